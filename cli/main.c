@@ -1,0 +1,253 @@
+/* tkc: the driver. Reads options, runs the pipeline stage by stage (the flat
+ * list in compile_file), prints what --emit asks for, and maps the outcome
+ * to an exit status: 0 success, 1 errors in the input, 2 bad usage or a
+ * stage that is not built yet. All process-wide state lives here. */
+#include "../lexer/lexer.h"
+#include "../parser/parser.h"
+#include "../sema/sema.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef TK_LLVM_VERSION
+#define TK_LLVM_VERSION "unknown"
+#endif
+#define TK_VERSION "0.1.0"
+
+enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2 };
+
+typedef enum emit_kind {
+    EMIT_TOKENS, EMIT_AST, EMIT_SEMA, EMIT_TIR, EMIT_TIR_GPU, EMIT_LLVM, EMIT_PTX,
+    EMIT_CUBIN, EMIT_HEADER, EMIT_ALL
+} emit_kind;
+
+static const char *const emit_names[] = {
+    "tokens", "ast", "sema", "tir", "tir-gpu", "llvm", "ptx", "cubin", "header", "all",
+};
+
+static const char *const supported_archs[] = {"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"};
+
+typedef struct options {
+    const char *input;
+    const char *output;
+    emit_kind emit;
+    const char *arch;
+    int opt_level;
+    bool debug_info, line_info, time_phases, warnings_are_errors, no_warnings;
+    tk_sema_options sema;
+} options;
+
+static void usage(FILE *out) {
+    fputs(
+        "usage: tkc [options] file.tk\n"
+        "Compiles the GPU kernels of a .tk file into PTX, a cubin and a C launch header.\n"
+        "\n"
+        "options:\n"
+        "  -o PATH            write the output to PATH (a file for --emit, a folder otherwise)\n"
+        "  --emit=STAGE       print one stage: tokens, ast, sema, tir, tir-gpu, llvm, ptx, cubin, header\n"
+        "  --arch=SM          target: sm_80, sm_86, sm_89, sm_90, sm_90a (default sm_90a)\n"
+        "  -D NAME=VALUE      set the constexpr parameter NAME of every kernel to VALUE\n"
+        "  --kernel NAME      compile only the kernel NAME\n"
+        "  -O0 -O1 -O2 -O3    optimization level (default -O3)\n"
+        "  -g                 debug information (.loc lines for .tk source)\n"
+        "  -lineinfo          line tables only, for profilers\n"
+        "  -Werror            treat warnings as errors\n"
+        "  -w                 suppress warnings\n"
+        "  --time             print the milliseconds each phase took\n"
+        "  --version          print the version and exit\n"
+        "  --help             print this help and exit\n",
+        out);
+}
+
+static int usage_error(const char *fmt, const char *arg) {
+    fputs("tkc: error: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputs("\n(run 'tkc --help' for the options)\n", stderr);
+    return EXIT_USAGE;
+}
+
+static bool is_identifier(const char *s, size_t len) {
+    if (len == 0 || (s[0] >= '0' && s[0] <= '9')) return false;
+    for (size_t i = 0; i < len; i++) {
+        char c = s[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
+            return false;
+    }
+    return true;
+}
+
+/* Returns -1 when the options are fine, else the exit status. */
+static int parse_options(int argc, char **argv, options *opt, tk_arena *arena) {
+    opt->emit = EMIT_ALL;
+    opt->arch = "sm_90a";
+    opt->opt_level = 3;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            exit(EXIT_OK);
+        } else if (strcmp(a, "--version") == 0) {
+            printf("tkc %s (LLVM %s)\n", TK_VERSION, TK_LLVM_VERSION);
+            exit(EXIT_OK);
+        } else if (strcmp(a, "-o") == 0) {
+            if (++i == argc) return usage_error("%s needs a path", a);
+            opt->output = argv[i];
+        } else if (strncmp(a, "--emit=", 7) == 0) {
+            size_t k = 0;
+            while (k < sizeof emit_names / sizeof emit_names[0] - 1 && strcmp(a + 7, emit_names[k]) != 0)
+                k++;
+            if (k == sizeof emit_names / sizeof emit_names[0] - 1)
+                return usage_error("unknown stage in '%s'; use tokens, ast, sema, tir, tir-gpu, llvm, "
+                                   "ptx, cubin or header", a);
+            opt->emit = (emit_kind)k;
+        } else if (strncmp(a, "--arch=", 7) == 0) {
+            size_t k = 0;
+            while (k < sizeof supported_archs / sizeof supported_archs[0] &&
+                   strcmp(a + 7, supported_archs[k]) != 0)
+                k++;
+            if (k == sizeof supported_archs / sizeof supported_archs[0])
+                return usage_error("unsupported target in '%s'; use sm_80, sm_86, sm_89, sm_90 or sm_90a", a);
+            opt->arch = a + 7;
+        } else if (strncmp(a, "-D", 2) == 0) {
+            const char *def = a[2] ? a + 2 : (++i < argc ? argv[i] : NULL);
+            if (!def) return usage_error("%s needs NAME=VALUE", a);
+            const char *eq = strchr(def, '=');
+            if (!eq || !is_identifier(def, (size_t)(eq - def)) || !eq[1])
+                return usage_error("'-D %s' is not of the form NAME=VALUE", def);
+            tk_sema_define d = {tk_arena_strndup(arena, def, (size_t)(eq - def)),
+                                tk_arena_strndup(arena, eq + 1, strlen(eq + 1))};
+            tk_vec_push(arena, &opt->sema.defines, d);
+        } else if (strcmp(a, "--kernel") == 0 || strncmp(a, "--kernel=", 9) == 0) {
+            const char *name = a[8] == '=' ? a + 9 : (++i < argc ? argv[i] : NULL);
+            if (!name || !*name) return usage_error("%s needs a kernel name", a);
+            opt->sema.only_kernel = name;
+        } else if (a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && !a[3]) {
+            opt->opt_level = a[2] - '0';
+        } else if (strcmp(a, "-g") == 0) {
+            opt->debug_info = true;
+        } else if (strcmp(a, "-lineinfo") == 0 || strcmp(a, "--lineinfo") == 0) {
+            opt->line_info = true;
+        } else if (strcmp(a, "-Werror") == 0) {
+            opt->warnings_are_errors = true;
+        } else if (strcmp(a, "-w") == 0) {
+            opt->no_warnings = true;
+        } else if (strcmp(a, "--time") == 0) {
+            opt->time_phases = true;
+        } else if (a[0] == '-' && a[1]) {
+            return usage_error("unknown option '%s'", a);
+        } else if (opt->input) {
+            return usage_error("one input file at a time; '%s' is a second one", a);
+        } else {
+            opt->input = a;
+        }
+    }
+    if (!opt->input) return usage_error("%s", "no input file");
+    return -1;
+}
+
+static bool use_color(void) {
+    const char *no_color = getenv("NO_COLOR");
+    if (no_color && *no_color) return false;
+    return isatty(fileno(stderr));
+}
+
+typedef struct phase_times {
+    double read, lex, parse, sema;
+} phase_times;
+
+static void print_times(const phase_times *t) {
+    fprintf(stderr,
+            "tkc: time: read %.3f ms, lex %.3f ms, parse %.3f ms, sema %.3f ms; front end %.3f ms\n",
+            t->read, t->lex, t->parse, t->sema, t->lex + t->parse + t->sema);
+}
+
+static FILE *open_output(const options *opt) {
+    if (!opt->output || strcmp(opt->output, "-") == 0) return stdout;
+    FILE *f = fopen(opt->output, "w");
+    if (!f) fprintf(stderr, "tkc: error: cannot write '%s': %s\n", opt->output, strerror(errno));
+    return f;
+}
+
+static int finish_output(FILE *out, const options *opt) {
+    if (out == stdout) return fflush(stdout) == 0 ? EXIT_OK : EXIT_INPUT;
+    if (fclose(out) != 0) {
+        fprintf(stderr, "tkc: error: cannot write '%s': %s\n", opt->output, strerror(errno));
+        return EXIT_INPUT;
+    }
+    return EXIT_OK;
+}
+
+/* The pipeline, one stage after another; each may stop it with errors. */
+static int compile_file(const options *opt, tk_arena *arena, tk_diag *diag) {
+    phase_times times = {0};
+    double t0 = tk_now_ms();
+    tk_source *src = tk_source_read(arena, opt->input);
+    if (!src) {
+        fprintf(stderr, "tkc: error: cannot read '%s': %s\n", opt->input, strerror(errno));
+        return EXIT_INPUT;
+    }
+    tk_interner names;
+    tk_interner_init(&names, arena);
+    double t1 = tk_now_ms();
+    times.read = t1 - t0;
+
+    tk_token_list tokens = tk_lex_source(arena, &names, diag, src);
+    double t2 = tk_now_ms();
+    times.lex = t2 - t1;
+    if (opt->emit == EMIT_TOKENS) {
+        if (diag->error_count) return EXIT_INPUT;
+        FILE *out = open_output(opt);
+        if (!out) return EXIT_INPUT;
+        tk_lex_print(out, &tokens);
+        if (opt->time_phases) print_times(&times);
+        return finish_output(out, opt);
+    }
+
+    tk_module *module = tk_parse_tokens(arena, &names, diag, src, &tokens);
+    double t3 = tk_now_ms();
+    times.parse = t3 - t2;
+    if (diag->error_count) return EXIT_INPUT;
+    if (opt->emit == EMIT_AST) {
+        FILE *out = open_output(opt);
+        if (!out) return EXIT_INPUT;
+        tk_ast_print(out, module);
+        if (opt->time_phases) print_times(&times);
+        return finish_output(out, opt);
+    }
+
+    tk_sema_program *program = tk_sema_check(arena, &names, diag, module, &opt->sema);
+    times.sema = tk_now_ms() - t3;
+    if (opt->time_phases) print_times(&times);
+    if (diag->error_count) return EXIT_INPUT;
+    if (opt->emit == EMIT_SEMA) {
+        FILE *out = open_output(opt);
+        if (!out) return EXIT_INPUT;
+        tk_sema_print(out, program);
+        return finish_output(out, opt);
+    }
+
+    const char *what = opt->emit == EMIT_ALL ? "code generation (PTX, cubin, header)"
+                                             : emit_names[opt->emit];
+    fprintf(stderr, "tkc: --emit=%s: not implemented yet; the front end checked '%s' "
+            "(see --emit=sema)\n", opt->emit == EMIT_ALL ? "all" : what, opt->input);
+    return EXIT_USAGE;
+}
+
+int main(int argc, char **argv) {
+    tk_arena arena = {0};
+    options opt = {0};
+    int status = parse_options(argc, argv, &opt, &arena);
+    if (status < 0) {
+        tk_diag diag;
+        tk_diag_init(&diag, stderr, use_color());
+        diag.warnings_are_errors = opt.warnings_are_errors;
+        diag.suppress_warnings = opt.no_warnings;
+        status = compile_file(&opt, &arena, &diag);
+        tk_diag_flush(&diag);
+        if (diag.error_count && status == EXIT_OK) status = EXIT_INPUT;
+    }
+    tk_arena_free(&arena);
+    return status;
+}

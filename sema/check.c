@@ -1,0 +1,2823 @@
+/* The checker: interprets each kernel variant over the AST with constexprs
+ * known, and writes the runtime work it finds as the typed tree of sema.h.
+ *
+ * Needs: a parsed module (possibly with errors already reported). Guarantees:
+ * every sx has a type; every tile dimension is a power of two; a name has
+ * one type across the branches of a runtime `if` and across the iterations
+ * of a runtime loop; constexpr `if` keeps only the branch taken;
+ * static_range is unrolled; each @func is specialized once per distinct
+ * signature. Errors never stop the checker: an erroneous value becomes
+ * V_ERROR, which silences what follows from it. */
+#include "internal.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- values --------------------------------------------------------- */
+
+void sema_error(checker *c, tk_loc loc, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    tk_verror(c->diag, loc, fmt, ap);
+    va_end(ap);
+}
+
+value v_error(void) { return (value){.kind = V_ERROR}; }
+
+value v_int(tk_loc loc, int64_t i) {
+    value v = {.kind = V_INT, .loc = loc};
+    v.u.i = i;
+    return v;
+}
+
+value v_float(tk_loc loc, double f) {
+    value v = {.kind = V_FLOAT, .loc = loc};
+    v.u.f = f;
+    return v;
+}
+
+value v_bool(tk_loc loc, bool b) {
+    value v = {.kind = V_BOOL, .loc = loc};
+    v.u.b = b;
+    return v;
+}
+
+value v_rt(tk_sx *rt) {
+    value v = {.kind = rt ? V_RT : V_ERROR};
+    if (rt) v.loc = rt->loc;
+    v.u.rt = rt;
+    return v;
+}
+
+value v_tuple(checker *c, tk_loc loc, uint32_t count) {
+    value v = {.kind = V_TUPLE, .loc = loc, .count = count};
+    v.items = TK_NEW_ARRAY(c->arena, value, count ? count : 1);
+    return v;
+}
+
+bool v_is_number(const value *v) {
+    return v->kind == V_INT || v->kind == V_FLOAT || v->kind == V_BOOL;
+}
+
+bool v_is_const(const value *v) {
+    if (v->kind == V_TUPLE) {
+        for (uint32_t i = 0; i < v->count; i++)
+            if (!v_is_const(&v->items[i])) return false;
+        return true;
+    }
+    return v->kind != V_RT && v->kind != V_ERROR;
+}
+
+static double v_as_double(const value *v) {
+    return v->kind == V_FLOAT ? v->u.f : v->kind == V_BOOL ? (double)v->u.b : (double)v->u.i;
+}
+
+static int64_t v_as_int(const value *v) { return v->kind == V_BOOL ? v->u.b : v->u.i; }
+
+/* Writes a constexpr as the dumps show it. */
+static void print_const(FILE *out, const value *v) {
+    switch (v->kind) {
+    case V_NONE: fputs("None", out); break;
+    case V_INT: fprintf(out, "%" PRId64, v->u.i); break;
+    case V_FLOAT: {
+        char buf[64];
+        tk_format_double(buf, sizeof buf, v->u.f);
+        fputs(buf, out);
+        break;
+    }
+    case V_BOOL: fputs(v->u.b ? "True" : "False", out); break;
+    case V_STR: fprintf(out, "\"%.*s\"", (int)v->u.str.len, v->u.str.text); break;
+    case V_DTYPE: fprintf(out, "tl.%s", tk_dtype_name(v->u.dtype)); break;
+    case V_TUPLE:
+        fputc('(', out);
+        for (uint32_t i = 0; i < v->count; i++) {
+            if (i) fputs(", ", out);
+            print_const(out, &v->items[i]);
+        }
+        if (v->count == 1) fputc(',', out);
+        fputc(')', out);
+        break;
+    case V_FUNC: fprintf(out, "%s", v->u.def->name); break;
+    case V_BUILTIN: fprintf(out, "tl.%s", tk_sema_builtin_name(v->u.builtin)); break;
+    case V_MODULE: fputs(v->u.module, out); break;
+    case V_RT: tk_type_print(out, v->u.rt->type); break;
+    default: fputs("?", out); break;
+    }
+}
+
+static const char *const_text(checker *c, const value *v) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return "?";
+    print_const(f, v);
+    fclose(f);
+    const char *s = tk_intern(c->names, buf, len);
+    free(buf);
+    return s;
+}
+
+const char *v_describe(checker *c, const value *v) {
+    switch (v->kind) {
+    case V_ERROR: return "an erroneous value";
+    case V_NONE: return "None";
+    case V_INT: return tk_arena_printf(c->arena, "the constant %" PRId64, v->u.i);
+    case V_FLOAT: return tk_arena_printf(c->arena, "the constant %s", const_text(c, v));
+    case V_BOOL: return v->u.b ? "the constant True" : "the constant False";
+    case V_STR: return tk_arena_printf(c->arena, "the string %s", const_text(c, v));
+    case V_DTYPE: return tk_arena_printf(c->arena, "the dtype %s", tk_dtype_name(v->u.dtype));
+    case V_TUPLE: return tk_arena_printf(c->arena, "the tuple %s", const_text(c, v));
+    case V_RT: {
+        const tk_type *t = v->u.rt->type;
+        if (t->kind == TK_TYPE_TILE) return tk_arena_printf(c->arena, "a tile of type %s", tk_type_str(c->arena, t));
+        return tk_arena_printf(c->arena, "a value of type %s", tk_type_str(c->arena, t));
+    }
+    case V_BUILTIN: return tk_arena_printf(c->arena, "the builtin '%s'", tk_sema_builtin_name(v->u.builtin));
+    case V_METHOD: return tk_arena_printf(c->arena, "the method '%s'", tk_sema_builtin_name(v->u.builtin));
+    case V_MODULE: return tk_arena_printf(c->arena, "the module '%s'", v->u.module);
+    case V_FUNC: return tk_arena_printf(c->arena, "the function '%s'", v->u.def->name);
+    case V_META: return "the grid's meta-parameters";
+    }
+    return "?";
+}
+
+/* ---- the typed tree --------------------------------------------------- */
+
+tk_sx *sx_new(checker *c, tk_sx_kind kind, const tk_type *type, tk_loc loc) {
+    tk_sx *x = TK_NEW(c->arena, tk_sx);
+    x->kind = kind;
+    x->type = type;
+    x->loc = loc;
+    return x;
+}
+
+void sx_add_arg(checker *c, tk_sx *sx, tk_sx *arg) { tk_vec_push(c->arena, &sx->args, arg); }
+
+void sx_add_attr_int(checker *c, tk_sx *sx, const char *name, int64_t i) {
+    struct tk_sema_attr a = {name, NULL, i};
+    tk_vec_push(c->arena, &sx->attrs, a);
+}
+
+void sx_add_attr_text(checker *c, tk_sx *sx, const char *name, const char *text) {
+    struct tk_sema_attr a = {name, text, 0};
+    tk_vec_push(c->arena, &sx->attrs, a);
+}
+
+tk_ss *ss_new(checker *c, tk_ss_kind kind, tk_loc loc) {
+    tk_ss *s = TK_NEW(c->arena, tk_ss);
+    s->kind = kind;
+    s->loc = loc;
+    s->num_stages = -1;
+    return s;
+}
+
+void emit_stmt(checker *c, tk_ss *s) { tk_vec_push(c->arena, c->frame->out, s); }
+
+tk_sema_var *new_var(checker *c, const char *name, const tk_type *type, tk_loc loc) {
+    tk_sema_var *v = TK_NEW(c->arena, tk_sema_var);
+    v->name = name;
+    v->type = type;
+    v->loc = loc;
+    v->id = (*c->frame->var_counter)++;
+    return v;
+}
+
+static tk_sx *sx_var(checker *c, const tk_sema_var *var, tk_loc loc) {
+    tk_sx *x = sx_new(c, TK_SX_VAR, var->type, loc);
+    x->var = var;
+    return x;
+}
+
+static bool const_fits(int64_t i, tk_dtype d) {
+    if (tk_dtype_is_float(d)) return true;
+    if (i < 0) return i >= dtype_int_min(d);
+    return (uint64_t)i <= dtype_int_max(d);
+}
+
+static tk_sx *sx_const(checker *c, const value *v, tk_dtype d, tk_loc loc) {
+    tk_sx *x = sx_new(c, TK_SX_CONST, ty_scalar(c, d), loc);
+    if (tk_dtype_is_float(d)) x->value.f = v_as_double(v);
+    else if (v->kind == V_FLOAT) x->value.i = (int64_t)v->u.f;
+    else x->value.i = v_as_int(v);
+    if (d == TK_I1) x->value.i = x->value.i != 0;
+    return x;
+}
+
+tk_sx *to_runtime(checker *c, const value *v, const tk_dtype *want) {
+    tk_dtype d;
+    switch (v->kind) {
+    case V_RT: return v->u.rt;
+    case V_INT: case V_FLOAT: case V_BOOL:
+        if (!literal_dtype(v, &d)) return NULL;
+        if (want) d = *want;
+        return sx_const(c, v, d, v->loc);
+    case V_ERROR: return NULL;
+    default:
+        sema_error(c, v->loc, "%s is not a runtime value here", v_describe(c, v));
+        return NULL;
+    }
+}
+
+tk_sx *convert(checker *c, tk_sx *x, tk_dtype d, tk_loc loc) {
+    if (!x) return NULL;
+    const tk_type *elem = ty_elem(x->type);
+    if (elem->kind == TK_TYPE_SCALAR && elem->dtype == d) return x;
+    if (x->kind == TK_SX_CONST) {
+        value v = elem->kind == TK_TYPE_SCALAR && tk_dtype_is_float(elem->dtype)
+                      ? v_float(x->loc, x->value.f)
+                      : v_int(x->loc, x->value.i);
+        return sx_const(c, &v, d, x->loc);
+    }
+    tk_sx *cast = sx_new(c, TK_SX_CAST, ty_with_elem(c, x->type, ty_scalar(c, d)), loc);
+    sx_add_arg(c, cast, x);
+    return cast;
+}
+
+tk_sx *broadcast_to_shape(checker *c, tk_sx *x, uint32_t rank, const int64_t *shape, tk_loc loc) {
+    if (!x) return NULL;
+    if (ty_rank(x->type) == rank && memcmp(ty_shape(x->type), shape, sizeof(int64_t) * rank) == 0)
+        return x;
+    if (rank == 0) return x;
+    tk_sx *b = sx_new(c, TK_SX_BROADCAST, ty_tile(c, ty_elem(x->type), rank, shape), loc);
+    sx_add_arg(c, b, x);
+    return b;
+}
+
+static void shape_text(char *buf, size_t size, uint32_t rank, const int64_t *shape) {
+    size_t n = (size_t)snprintf(buf, size, "[");
+    for (uint32_t i = 0; i < rank && n < size; i++)
+        n += (size_t)snprintf(buf + n, size - n, "%s%lld", i ? ", " : "", (long long)shape[i]);
+    if (n < size) snprintf(buf + n, size - n, "]");
+}
+
+bool broadcast_shapes(checker *c, const tk_type *a, const tk_type *b, tk_loc loc,
+                      const char *what, uint32_t *rank, int64_t *shape) {
+    uint32_t ra = ty_rank(a), rb = ty_rank(b);
+    uint32_t r = ra > rb ? ra : rb;
+    for (uint32_t i = 0; i < r; i++) {
+        int64_t da = i + ra >= r ? a->shape[i + ra - r] : 1;
+        int64_t db = i + rb >= r ? b->shape[i + rb - r] : 1;
+        if (ra == 0) da = 1;
+        if (rb == 0) db = 1;
+        if (da != db && da != 1 && db != 1) {
+            char sa[96], sb[96];
+            shape_text(sa, sizeof sa, ra, a->shape);
+            shape_text(sb, sizeof sb, rb, b->shape);
+            sema_error(c, loc, "shape mismatch in %s: %s and %s cannot be broadcast together "
+                       "(dimension %u is %lld against %lld)", what, sa, sb, i, (long long)da,
+                       (long long)db);
+            return false;
+        }
+        shape[i] = da == 1 ? db : da;
+    }
+    *rank = r;
+    return true;
+}
+
+static void note_origin(checker *c, const value *origin) {
+    if (origin && origin->origin.src && origin->origin_name)
+        tk_note(c->diag, origin->origin, "%s", origin->origin_name);
+}
+
+bool check_tile_shape(checker *c, uint32_t rank, const int64_t *shape, tk_loc loc,
+                      const value *origin) {
+    if (rank > TK_MAX_RANK) {
+        sema_error(c, loc, "a tile has at most %d dimensions; this one would have %u", TK_MAX_RANK, rank);
+        return false;
+    }
+    int64_t total = 1;
+    for (uint32_t i = 0; i < rank; i++) {
+        if (!tk_is_pow2(shape[i])) {
+            int64_t up = 1;
+            while (up < shape[i] && up < ((int64_t)1 << 40)) up <<= 1;
+            if (shape[i] <= 0)
+                sema_error(c, loc, "tile dimension %lld is not positive", (long long)shape[i]);
+            else
+                sema_error(c, loc, "tile dimension %lld is not a power of two; round it up to "
+                           "%lld and mask the tail", (long long)shape[i], (long long)up);
+            note_origin(c, origin);
+            return false;
+        }
+        total *= shape[i];
+        if (total > TK_MAX_TILE_ELEMENTS) {
+            sema_error(c, loc, "tile too large: more than %d elements; split the work over "
+                       "more programs or loop over smaller blocks", TK_MAX_TILE_ELEMENTS);
+            note_origin(c, origin);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* ---- names ------------------------------------------------------------ */
+
+static binding *lookup_in(scope *s, const char *name) {
+    for (uint32_t i = s->len; i-- > 0;)
+        if (s->data[i].name == name) return &s->data[i];
+    return NULL;
+}
+
+static binding *lookup(checker *c, const char *name) {
+    binding *b = c->frame ? lookup_in(&c->frame->names, name) : NULL;
+    if (b) return b;
+    for (uint32_t i = c->globals.len; i-- > 0;)
+        if (c->globals.data[i].name == name) return &c->globals.data[i];
+    return NULL;
+}
+
+static binding *bind(checker *c, scope *s, const char *name, value v, tk_loc def_loc) {
+    binding *b = lookup_in(s, name);
+    if (!b) {
+        binding nb = {0};
+        nb.name = name;
+        tk_vec_push(c->arena, s, nb);
+        b = &s->data[s->len - 1];
+    }
+    b->val = v;
+    b->var = NULL;
+    b->state = BOUND;
+    b->def_loc = def_loc;
+    return b;
+}
+
+const char *suggest(checker *c, const char *name, const char *const *candidates, size_t n) {
+    (void)c;
+    const char *best = NULL;
+    unsigned best_d = 3;
+    size_t len = strlen(name);
+    unsigned limit = len <= 3 ? 1 : len <= 6 ? 2 : 3;
+    for (size_t i = 0; i < n; i++) {
+        if (!candidates[i] || strcmp(candidates[i], name) == 0) continue;
+        unsigned d = tk_edit_distance(name, candidates[i]);
+        if (d <= limit && d < best_d + (best ? 0 : 1)) {
+            if (!best || d < best_d) {
+                best = candidates[i];
+                best_d = d;
+            }
+        }
+    }
+    return best;
+}
+
+static void unknown_name(checker *c, const char *name, tk_loc loc) {
+    const char *cands[512];
+    size_t n = 0;
+    if (c->frame)
+        for (uint32_t i = 0; i < c->frame->names.len && n < 256; i++)
+            cands[n++] = c->frame->names.data[i].name;
+    for (uint32_t i = 0; i < c->globals.len && n < 300; i++) cands[n++] = c->globals.data[i].name;
+    n += builtin_names(cands + n, 512 - n);
+    const char *s = suggest(c, name, cands, n);
+    if (s) {
+        sema_error(c, loc, "unknown name '%s'; did you mean '%s'?", name, s);
+    } else {
+        sema_error(c, loc, "unknown name '%s'", name);
+    }
+}
+
+static value eval(checker *c, const tk_expr *e);
+static void exec_block(checker *c, const tk_stmt_list *body);
+
+/* ---- constexpr arithmetic (Python's rules) ---------------------------- */
+
+static value fold_error(checker *c, tk_loc loc, const char *msg) {
+    sema_error(c, loc, "%s", msg);
+    return v_error();
+}
+
+static int64_t py_floordiv(int64_t a, int64_t b) {
+    int64_t q = a / b;
+    if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
+    return q;
+}
+
+static int64_t py_mod(int64_t a, int64_t b) {
+    int64_t m = a % b;
+    if (m != 0 && ((m < 0) != (b < 0))) m += b;
+    return m;
+}
+
+static bool const_equal(const value *a, const value *b) {
+    if (v_is_number(a) && v_is_number(b)) {
+        if (a->kind == V_FLOAT || b->kind == V_FLOAT) return v_as_double(a) == v_as_double(b);
+        return v_as_int(a) == v_as_int(b);
+    }
+    if (a->kind != b->kind) return false;
+    switch (a->kind) {
+    case V_NONE: return true;
+    case V_STR: return a->u.str.len == b->u.str.len && memcmp(a->u.str.text, b->u.str.text, a->u.str.len) == 0;
+    case V_DTYPE: return a->u.dtype == b->u.dtype;
+    case V_TUPLE:
+        if (a->count != b->count) return false;
+        for (uint32_t i = 0; i < a->count; i++)
+            if (!const_equal(&a->items[i], &b->items[i])) return false;
+        return true;
+    case V_FUNC: return a->u.def == b->u.def;
+    case V_BUILTIN: return a->u.builtin == b->u.builtin;
+    default: return false;
+    }
+}
+
+static value fold_binary(checker *c, tk_binop op, const value *a, const value *b, tk_loc loc) {
+    value r = v_error();
+    r.loc = loc;
+    r.origin = a->origin.src ? a->origin : b->origin;
+    r.origin_name = a->origin.src ? a->origin_name : b->origin_name;
+    if (op == TK_BINOP_EQ || op == TK_BINOP_NE || op == TK_BINOP_IS || op == TK_BINOP_IS_NOT) {
+        bool eq = const_equal(a, b);
+        bool want_eq = op == TK_BINOP_EQ || op == TK_BINOP_IS;
+        value out = v_bool(loc, eq == want_eq);
+        out.origin = r.origin;
+        out.origin_name = r.origin_name;
+        return out;
+    }
+    if (op == TK_BINOP_IN || op == TK_BINOP_NOT_IN) {
+        if (b->kind != V_TUPLE) return fold_error(c, loc, "'in' needs a tuple or list on its right");
+        bool found = false;
+        for (uint32_t i = 0; i < b->count; i++) found |= const_equal(a, &b->items[i]);
+        return v_bool(loc, found == (op == TK_BINOP_IN));
+    }
+    if (a->kind == V_STR && b->kind == V_STR && op == TK_BINOP_ADD) {
+        char *s = tk_arena_alloc(c->arena, a->u.str.len + b->u.str.len + 1);
+        memcpy(s, a->u.str.text, a->u.str.len);
+        memcpy(s + a->u.str.len, b->u.str.text, b->u.str.len);
+        r.kind = V_STR;
+        r.u.str.text = s;
+        r.u.str.len = a->u.str.len + b->u.str.len;
+        return r;
+    }
+    if (a->kind == V_TUPLE && b->kind == V_TUPLE && op == TK_BINOP_ADD) {
+        value t = v_tuple(c, loc, a->count + b->count);
+        for (uint32_t i = 0; i < a->count; i++) t.items[i] = a->items[i];
+        for (uint32_t i = 0; i < b->count; i++) t.items[a->count + i] = b->items[i];
+        return t;
+    }
+    if (!v_is_number(a) || !v_is_number(b)) {
+        sema_error(c, loc, "'%s' does not apply to %s and %s", tk_ast_binop_spelling(op),
+                   v_describe(c, a), v_describe(c, b));
+        return v_error();
+    }
+    bool is_float = a->kind == V_FLOAT || b->kind == V_FLOAT;
+    bool is_cmp = op >= TK_BINOP_LT && op <= TK_BINOP_GE;
+    if (is_cmp) {
+        bool res;
+        if (is_float) {
+            double x = v_as_double(a), y = v_as_double(b);
+            res = op == TK_BINOP_LT ? x < y : op == TK_BINOP_GT ? x > y : op == TK_BINOP_LE ? x <= y : x >= y;
+        } else {
+            int64_t x = v_as_int(a), y = v_as_int(b);
+            res = op == TK_BINOP_LT ? x < y : op == TK_BINOP_GT ? x > y : op == TK_BINOP_LE ? x <= y : x >= y;
+        }
+        value out = v_bool(loc, res);
+        out.origin = r.origin;
+        out.origin_name = r.origin_name;
+        return out;
+    }
+    if (op == TK_BINOP_DIV || (is_float && op != TK_BINOP_AND && op != TK_BINOP_OR &&
+                               op != TK_BINOP_XOR && op != TK_BINOP_SHL && op != TK_BINOP_SHR)) {
+        double x = v_as_double(a), y = v_as_double(b), z;
+        switch (op) {
+        case TK_BINOP_ADD: z = x + y; break;
+        case TK_BINOP_SUB: z = x - y; break;
+        case TK_BINOP_MUL: z = x * y; break;
+        case TK_BINOP_DIV:
+            if (y == 0) return fold_error(c, loc, "division by zero in a constant expression");
+            z = x / y;
+            break;
+        case TK_BINOP_FLOORDIV:
+            if (y == 0) return fold_error(c, loc, "division by zero in a constant expression");
+            z = floor(x / y);
+            break;
+        case TK_BINOP_MOD:
+            if (y == 0) return fold_error(c, loc, "modulo by zero in a constant expression");
+            z = fmod(x, y);
+            if (z != 0 && ((z < 0) != (y < 0))) z += y;
+            break;
+        case TK_BINOP_POW: z = pow(x, y); break;
+        default:
+            sema_error(c, loc, "'%s' does not apply to floating-point constants", tk_ast_binop_spelling(op));
+            return v_error();
+        }
+        value out = v_float(loc, z);
+        out.origin = r.origin;
+        out.origin_name = r.origin_name;
+        return out;
+    }
+    int64_t x = v_as_int(a), y = v_as_int(b), z = 0;
+    bool overflow = false;
+    switch (op) {
+    case TK_BINOP_ADD: overflow = __builtin_add_overflow(x, y, &z); break;
+    case TK_BINOP_SUB: overflow = __builtin_sub_overflow(x, y, &z); break;
+    case TK_BINOP_MUL: overflow = __builtin_mul_overflow(x, y, &z); break;
+    case TK_BINOP_FLOORDIV:
+        if (y == 0) return fold_error(c, loc, "division by zero in a constant expression");
+        if (x == INT64_MIN && y == -1) overflow = true; else z = py_floordiv(x, y);
+        break;
+    case TK_BINOP_MOD:
+        if (y == 0) return fold_error(c, loc, "modulo by zero in a constant expression");
+        z = y == -1 ? 0 : py_mod(x, y);
+        break;
+    case TK_BINOP_POW:
+        if (y < 0) {
+            value out = v_float(loc, pow((double)x, (double)y));
+            return out;
+        }
+        z = 1;
+        for (int64_t k = 0; k < y && !overflow; k++) overflow = __builtin_mul_overflow(z, x, &z);
+        break;
+    case TK_BINOP_SHL:
+        if (y < 0 || y >= 63) overflow = true; else overflow = __builtin_mul_overflow(x, (int64_t)1 << y, &z);
+        break;
+    case TK_BINOP_SHR:
+        if (y < 0) return fold_error(c, loc, "negative shift count in a constant expression");
+        z = y >= 64 ? (x < 0 ? -1 : 0) : x >> y;
+        break;
+    case TK_BINOP_AND: z = x & y; break;
+    case TK_BINOP_OR: z = x | y; break;
+    case TK_BINOP_XOR: z = x ^ y; break;
+    default:
+        sema_error(c, loc, "'%s' does not apply to constants", tk_ast_binop_spelling(op));
+        return v_error();
+    }
+    if (overflow) return fold_error(c, loc, "constant expression overflows 64 bits");
+    bool both_bool = a->kind == V_BOOL && b->kind == V_BOOL &&
+                     (op == TK_BINOP_AND || op == TK_BINOP_OR || op == TK_BINOP_XOR);
+    value out = both_bool ? v_bool(loc, z != 0) : v_int(loc, z);
+    out.origin = r.origin;
+    out.origin_name = r.origin_name;
+    return out;
+}
+
+/* ---- runtime arithmetic ----------------------------------------------- */
+
+static bool is_cmp_op(tk_binop op) { return op >= TK_BINOP_LT && op <= TK_BINOP_NE; }
+static bool is_bitwise_op(tk_binop op) {
+    return op == TK_BINOP_AND || op == TK_BINOP_OR || op == TK_BINOP_XOR ||
+           op == TK_BINOP_SHL || op == TK_BINOP_SHR;
+}
+
+/* Checks that constexpr `lit` can take dtype d without changing value. */
+static bool check_literal_fits(checker *c, const value *lit, tk_dtype d, tk_loc loc) {
+    if (lit->kind != V_INT || tk_dtype_is_float(d)) return true;
+    if (!tk_dtype_is_signed(d) && lit->u.i < 0) {
+        sema_error(c, loc, "the constant %" PRId64 " is negative but the other operand is "
+                   "unsigned (%s)", lit->u.i, tk_dtype_name(d));
+        return false;
+    }
+    if (!const_fits(lit->u.i, d)) {
+        sema_error(c, loc, "the constant %" PRId64 " does not fit in %s, the other operand's "
+                   "type; convert that operand with .to() first", lit->u.i, tk_dtype_name(d));
+        note_origin(c, lit);
+        return false;
+    }
+    return true;
+}
+
+static value pointer_arith(checker *c, tk_binop op, value a, value b, tk_loc loc) {
+    bool a_ptr = a.kind == V_RT && ty_elem_is_pointer(a.u.rt->type);
+    bool b_ptr = b.kind == V_RT && ty_elem_is_pointer(b.u.rt->type);
+    if (a_ptr && b_ptr) {
+        sema_error(c, loc, "pointer %s pointer: only an integer offset can be added to a pointer",
+                   tk_ast_binop_spelling(op));
+        return v_error();
+    }
+    if (op != TK_BINOP_ADD && op != TK_BINOP_SUB) {
+        sema_error(c, loc, "'%s' does not apply to pointers; only '+' and '-' with an integer "
+                   "offset do", tk_ast_binop_spelling(op));
+        return v_error();
+    }
+    if (b_ptr) {
+        if (op == TK_BINOP_SUB) {
+            sema_error(c, loc, "an integer minus a pointer has no meaning; write pointer - offset");
+            return v_error();
+        }
+        value t = a;
+        a = b;
+        b = t;
+    }
+    tk_dtype od;
+    if (b.kind == V_RT) {
+        const tk_type *be = ty_elem(b.u.rt->type);
+        od = be->dtype;
+        if (be->kind != TK_TYPE_SCALAR || tk_dtype_is_float(od)) {
+            sema_error(c, b.loc, "a float used as an index: pointer offsets must be integers "
+                       "(this one is %s)", tk_type_str(c->arena, b.u.rt->type));
+            return v_error();
+        }
+    } else if (b.kind == V_INT || b.kind == V_BOOL) {
+        literal_dtype(&b, &od);
+    } else if (b.kind == V_FLOAT) {
+        sema_error(c, b.loc, "a float used as an index: pointer offsets must be integers");
+        return v_error();
+    } else {
+        sema_error(c, b.loc, "%s cannot be added to a pointer", v_describe(c, &b));
+        return v_error();
+    }
+    tk_sx *p = a.u.rt, *off = to_runtime(c, &b, &od);
+    if (!off) return v_error();
+    uint32_t rank;
+    int64_t shape[TK_MAX_RANK];
+    if (!broadcast_shapes(c, p->type, off->type, loc, "pointer arithmetic", &rank, shape)) return v_error();
+    tk_sx *x = sx_new(c, TK_SX_BINARY, ty_tile(c, ty_elem(p->type), rank, shape), loc);
+    x->op = op;
+    sx_add_arg(c, x, broadcast_to_shape(c, p, rank, shape, loc));
+    sx_add_arg(c, x, broadcast_to_shape(c, off, rank, shape, loc));
+    return v_rt(x);
+}
+
+value arith(checker *c, tk_binop op, value a, value b, tk_loc loc) {
+    if (a.kind == V_ERROR || b.kind == V_ERROR) return v_error();
+    if (v_is_const(&a) && v_is_const(&b)) return fold_binary(c, op, &a, &b, loc);
+    if (op == TK_BINOP_MATMUL) {
+        int dot = builtin_lookup(c, "dot", true);
+        value args[2] = {a, b};
+        return builtin_call(c, dot, NULL, args, 2, NULL, NULL, NULL, 0, loc);
+    }
+    if (op == TK_BINOP_IS || op == TK_BINOP_IS_NOT || op == TK_BINOP_IN || op == TK_BINOP_NOT_IN) {
+        sema_error(c, loc, "'%s' compares compile-time values only", tk_ast_binop_spelling(op));
+        return v_error();
+    }
+    if (op == TK_BINOP_POW) {
+        sema_error(c, loc, "'**' on runtime values is not supported; multiply, or use tl.exp2 "
+                   "and tl.log2");
+        return v_error();
+    }
+    for (int side = 0; side < 2; side++) {
+        const value *v = side ? &b : &a;
+        if (v->kind != V_RT && !v_is_number(v)) {
+            sema_error(c, v->loc, "%s cannot be used in '%s' with a runtime value",
+                       v_describe(c, v), tk_ast_binop_spelling(op));
+            return v_error();
+        }
+        if (v->kind == V_RT && (v->u.rt->type->kind == TK_TYPE_TUPLE ||
+                                v->u.rt->type->kind == TK_TYPE_BLOCK_PTR ||
+                                v->u.rt->type->kind == TK_TYPE_VOID)) {
+            sema_error(c, v->loc, "'%s' does not apply to %s", tk_ast_binop_spelling(op),
+                       v_describe(c, v));
+            return v_error();
+        }
+    }
+    bool a_ptr = a.kind == V_RT && ty_elem_is_pointer(a.u.rt->type);
+    bool b_ptr = b.kind == V_RT && ty_elem_is_pointer(b.u.rt->type);
+    if (a_ptr || b_ptr) {
+        if (is_cmp_op(op)) {
+            sema_error(c, loc, "pointers cannot be compared; compare the offsets instead");
+            return v_error();
+        }
+        return pointer_arith(c, op, a, b, loc);
+    }
+    bool lit_a = a.kind != V_RT, lit_b = b.kind != V_RT;
+    tk_dtype da, db;
+    if (lit_a) literal_dtype(&a, &da); else da = ty_elem(a.u.rt->type)->dtype;
+    if (lit_b) literal_dtype(&b, &db); else db = ty_elem(b.u.rt->type)->dtype;
+    tk_dtype result;
+    const char *err = NULL;
+    bool div_or_mod = op == TK_BINOP_DIV || op == TK_BINOP_FLOORDIV || op == TK_BINOP_MOD;
+    if (is_cmp_op(op)) {
+        /* comparisons do not let a constant adapt: it takes its own dtype */
+        result = promote_dtypes(da, false, db, false, false, &err);
+    } else {
+        result = promote_dtypes(da, lit_a, db, lit_b, div_or_mod, &err);
+    }
+    if (err) {
+        sema_error(c, loc, "%s (operands are %s and %s)", err, tk_dtype_name(da), tk_dtype_name(db));
+        return v_error();
+    }
+    if (is_bitwise_op(op) && (tk_dtype_is_float(da) || tk_dtype_is_float(db))) {
+        sema_error(c, loc, "bitwise '%s' on %s: bitwise operators need integers (reinterpret "
+                   "the bits with .to(tl.int32, bitcast=True))", tk_ast_binop_spelling(op),
+                   tk_dtype_is_float(da) ? tk_dtype_name(da) : tk_dtype_name(db));
+        return v_error();
+    }
+    if (op == TK_BINOP_FLOORDIV && tk_dtype_is_float(result)) {
+        sema_error(c, loc, "'//' needs integer operands (these are %s and %s); use '/' and "
+                   "tl.floor for floats", tk_dtype_name(da), tk_dtype_name(db));
+        return v_error();
+    }
+    if (!is_cmp_op(op)) {
+        if (lit_a && !check_literal_fits(c, &a, result, a.loc)) return v_error();
+        if (lit_b && !check_literal_fits(c, &b, result, b.loc)) return v_error();
+    }
+    /* int / int is a float division in f32 (Triton's rule) */
+    if (op == TK_BINOP_DIV && !tk_dtype_is_float(result)) result = TK_F32;
+    tk_sx *xa = lit_a ? to_runtime(c, &a, &result) : a.u.rt;
+    tk_sx *xb = lit_b ? to_runtime(c, &b, &result) : b.u.rt;
+    if (!xa || !xb) return v_error();
+    uint32_t rank;
+    int64_t shape[TK_MAX_RANK];
+    char what[32];
+    snprintf(what, sizeof what, "'%s'", tk_ast_binop_spelling(op));
+    if (!broadcast_shapes(c, xa->type, xb->type, loc, what, &rank, shape)) return v_error();
+    xa = broadcast_to_shape(c, convert(c, xa, result, loc), rank, shape, loc);
+    xb = broadcast_to_shape(c, convert(c, xb, result, loc), rank, shape, loc);
+    tk_dtype out = is_cmp_op(op) ? TK_I1 : result;
+    tk_sx *x = sx_new(c, TK_SX_BINARY, ty_tile(c, ty_scalar(c, out), rank, shape), loc);
+    x->op = op;
+    /* '>>' is arithmetic when the left operand was signed before promotion */
+    if (op == TK_BINOP_SHR) sx_add_attr_int(c, x, "arithmetic", tk_dtype_is_signed(da) && da != TK_I1);
+    sx_add_arg(c, x, xa);
+    sx_add_arg(c, x, xb);
+    return v_rt(x);
+}
+
+static value logical(checker *c, tk_binop op, const tk_expr *lhs_e, const tk_expr *rhs_e, tk_loc loc) {
+    value a = eval(c, lhs_e);
+    if (a.kind == V_ERROR) return a;
+    if (v_is_const(&a)) {
+        /* Python's short circuit: the constant decides whether rhs runs */
+        bool truth = v_is_number(&a) ? v_as_double(&a) != 0 : a.kind == V_STR ? a.u.str.len > 0
+                   : a.kind == V_TUPLE ? a.count > 0 : a.kind != V_NONE;
+        if (op == TK_BINOP_LOGICAL_AND && !truth) return a;
+        if (op == TK_BINOP_LOGICAL_OR && truth) return a;
+        value b = eval(c, rhs_e);
+        if (b.kind != V_RT) return b;
+        a = v_bool(a.loc, truth);
+        return arith(c, op == TK_BINOP_LOGICAL_AND ? TK_BINOP_AND : TK_BINOP_OR, a, b, loc);
+    }
+    value b = eval(c, rhs_e);
+    if (b.kind == V_ERROR) return b;
+    for (int side = 0; side < 2; side++) {
+        const value *v = side ? &b : &a;
+        if (v->kind == V_RT && ty_elem(v->u.rt->type)->dtype != TK_I1) {
+            sema_error(c, v->loc, "'%s' needs boolean (i1) operands; this is %s; compare it "
+                       "first (x != 0)", op == TK_BINOP_LOGICAL_AND ? "and" : "or",
+                       tk_type_str(c->arena, v->u.rt->type));
+            return v_error();
+        }
+    }
+    return arith(c, op == TK_BINOP_LOGICAL_AND ? TK_BINOP_AND : TK_BINOP_OR, a, b, loc);
+}
+
+static value unary(checker *c, tk_unop op, value a, tk_loc loc) {
+    if (a.kind == V_ERROR) return a;
+    if (v_is_const(&a)) {
+        if (op == TK_UNOP_NOT) {
+            bool truth = v_is_number(&a) ? v_as_double(&a) != 0 : a.kind == V_STR ? a.u.str.len > 0
+                       : a.kind == V_TUPLE ? a.count > 0 : a.kind != V_NONE;
+            return v_bool(loc, !truth);
+        }
+        if (!v_is_number(&a)) {
+            sema_error(c, loc, "'%s' does not apply to %s", tk_ast_unop_spelling(op), v_describe(c, &a));
+            return v_error();
+        }
+        if (op == TK_UNOP_POS) return a;
+        if (op == TK_UNOP_NEG) {
+            if (a.kind == V_FLOAT) return v_float(loc, -a.u.f);
+            if (v_as_int(&a) == INT64_MIN) return fold_error(c, loc, "constant expression overflows 64 bits");
+            return v_int(loc, -v_as_int(&a));
+        }
+        if (a.kind == V_FLOAT) return fold_error(c, loc, "'~' needs an integer");
+        return v_int(loc, ~v_as_int(&a));
+    }
+    if (a.kind != V_RT) {
+        sema_error(c, loc, "'%s' does not apply to %s", tk_ast_unop_spelling(op), v_describe(c, &a));
+        return v_error();
+    }
+    const tk_type *et = ty_elem(a.u.rt->type);
+    if (et->kind != TK_TYPE_SCALAR) {
+        sema_error(c, loc, "'%s' does not apply to %s", tk_ast_unop_spelling(op), v_describe(c, &a));
+        return v_error();
+    }
+    if (op == TK_UNOP_POS) return a;
+    if (op == TK_UNOP_INVERT && tk_dtype_is_float(et->dtype)) {
+        sema_error(c, loc, "bitwise '~' on %s: bitwise operators need integers", tk_dtype_name(et->dtype));
+        return v_error();
+    }
+    if (op == TK_UNOP_NOT && et->dtype != TK_I1) {
+        sema_error(c, loc, "'not' needs a boolean (i1) operand; this is %s; compare it first",
+                   tk_type_str(c->arena, a.u.rt->type));
+        return v_error();
+    }
+    tk_sx *x = sx_new(c, TK_SX_UNARY, a.u.rt->type, loc);
+    x->op = op;
+    sx_add_arg(c, x, a.u.rt);
+    return v_rt(x);
+}
+
+/* ---- expressions -------------------------------------------------------- */
+
+static value eval_name(checker *c, const tk_expr *e) {
+    binding *b = lookup(c, e->u.name);
+    if (b) {
+        if (b->state == ONLY_IN_BRANCH) {
+            sema_error(c, e->loc, "'%s' is assigned in only some branches of the if above, so it "
+                       "may be undefined here", e->u.name);
+            tk_note(c->diag, b->where, "the if is here");
+            return v_error();
+        }
+        if (b->state == ONLY_IN_LOOP) {
+            sema_error(c, e->loc, "'%s' is assigned only inside the loop above; assign it before "
+                       "the loop to use it after", e->u.name);
+            tk_note(c->diag, b->where, "the loop is here");
+            return v_error();
+        }
+        value v = b->val;
+        if (b->var) v = v_rt(sx_var(c, b->var, e->loc));
+        else v.loc = e->loc;
+        return v;
+    }
+    int id = builtin_lookup(c, e->u.name, false);
+    if (id >= 0) {
+        value v = {.kind = V_BUILTIN, .loc = e->loc};
+        v.u.builtin = id;
+        return v;
+    }
+    if (e->u.name == c->n_tl || e->u.name == c->n_triton) {
+        value v = {.kind = V_MODULE, .loc = e->loc};
+        v.u.module = e->u.name;
+        return v;
+    }
+    tk_dtype d;
+    if (dtype_from_name(e->u.name, &d)) {
+        value v = {.kind = V_DTYPE, .loc = e->loc};
+        v.u.dtype = d;
+        return v;
+    }
+    unknown_name(c, e->u.name, e->loc);
+    return v_error();
+}
+
+static value eval_attr(checker *c, const tk_expr *e) {
+    value obj = eval(c, e->u.attr.object);
+    const char *name = e->u.attr.name;
+    tk_loc loc = e->loc;
+    if (obj.kind == V_ERROR) return obj;
+    if (obj.kind == V_MODULE) {
+        if (obj.u.module == c->n_triton && name == c->n_language) {
+            value v = obj;
+            v.u.module = c->n_tl;
+            return v;
+        }
+        if (name == c->n_math && obj.u.module == c->n_tl) return obj;
+        tk_dtype d;
+        if (dtype_from_name(name, &d) && strchr(name, '_') == NULL && strlen(name) > 3) {
+            value v = {.kind = V_DTYPE, .loc = loc};
+            v.u.dtype = d;
+            return v;
+        }
+        if (dtype_from_name(name, &d)) {
+            value v = {.kind = V_DTYPE, .loc = loc};
+            v.u.dtype = d;
+            return v;
+        }
+        int id = builtin_lookup(c, name, true);
+        if (id >= 0) {
+            value v = {.kind = V_BUILTIN, .loc = loc};
+            v.u.builtin = id;
+            return v;
+        }
+        const char *cands[300];
+        size_t n = builtin_names(cands, 300);
+        const char *s = suggest(c, name, cands, n);
+        if (s)
+            sema_error(c, e->u.attr.name_loc, "'%s' has no member '%s'; did you mean '%s'?",
+                       obj.u.module, name, s);
+        else
+            sema_error(c, e->u.attr.name_loc, "'%s' has no member '%s'", obj.u.module, name);
+        return v_error();
+    }
+    if (obj.kind == V_RT) {
+        const tk_type *t = obj.u.rt->type;
+        if (strcmp(name, "T") == 0) {
+            int id = builtin_lookup(c, "trans", true);
+            return builtin_call(c, id, NULL, &obj, 1, NULL, NULL, NULL, 0, loc);
+        }
+        if (strcmp(name, "dtype") == 0 && ty_elem(t)->kind == TK_TYPE_SCALAR) {
+            value v = {.kind = V_DTYPE, .loc = loc};
+            v.u.dtype = ty_elem(t)->dtype;
+            return v;
+        }
+        if (strcmp(name, "shape") == 0) {
+            uint32_t r = ty_rank(t);
+            value v = v_tuple(c, loc, r);
+            for (uint32_t i = 0; i < r; i++) v.items[i] = v_int(loc, t->shape[i]);
+            return v;
+        }
+        if (strcmp(name, "numel") == 0) {
+            int64_t n = 1;
+            for (uint32_t i = 0; i < ty_rank(t); i++) n *= t->shape[i];
+            return v_int(loc, n);
+        }
+        int id = builtin_lookup(c, name, true);
+        if (id >= 0 && builtin_is_method(id)) {
+            value v = {.kind = V_METHOD, .loc = loc};
+            v.u.builtin = id;
+            v.items = TK_NEW(c->arena, value);
+            v.items[0] = obj;
+            v.count = 1;
+            return v;
+        }
+        sema_error(c, e->u.attr.name_loc, "%s has no attribute or method '%s'",
+                   v_describe(c, &obj), name);
+        return v_error();
+    }
+    if (obj.kind == V_DTYPE) {
+        if (strcmp(name, "primitive_bitwidth") == 0) return v_int(loc, tk_dtype_bits(obj.u.dtype));
+        if (strcmp(name, "is_floating") == 0 || strcmp(name, "is_float") == 0) {
+            /* a method in Triton; the call is handled by eval_call */
+        }
+    }
+    sema_error(c, e->u.attr.name_loc, "%s has no attribute '%s'", v_describe(c, &obj), name);
+    return v_error();
+}
+
+static value eval_subscript(checker *c, const tk_expr *e) {
+    value obj = eval(c, e->u.subscript.object);
+    if (obj.kind == V_ERROR) return obj;
+    const tk_expr_list *idx = &e->u.subscript.indices;
+    if (obj.kind == V_META) {
+        if (idx->len == 1 && idx->data[0]->kind == TK_EXPR_STRING) {
+            const tk_expr *s = idx->data[0];
+            const char *name = tk_intern(c->names, s->u.string.text, s->u.string.len);
+            binding *b = lookup(c, name);
+            if (b) {
+                value v = b->val;
+                if (b->var) v = v_rt(sx_var(c, b->var, e->loc));
+                return v;
+            }
+            sema_error(c, s->loc, "the kernel has no parameter '%s'", name);
+            return v_error();
+        }
+        sema_error(c, e->loc, "index the meta-parameters with a string: meta['BLOCK']");
+        return v_error();
+    }
+    if (obj.kind == V_TUPLE) {
+        if (idx->len != 1) {
+            sema_error(c, e->loc, "a tuple takes one index");
+            return v_error();
+        }
+        value i = eval(c, idx->data[0]);
+        if (i.kind == V_ERROR) return i;
+        if (i.kind != V_INT) {
+            sema_error(c, idx->data[0]->loc, "a tuple index must be a constant integer");
+            return v_error();
+        }
+        int64_t k = i.u.i < 0 ? i.u.i + obj.count : i.u.i;
+        if (k < 0 || k >= (int64_t)obj.count) {
+            sema_error(c, idx->data[0]->loc, "tuple index %" PRId64 " is out of range for a "
+                       "tuple of %u", i.u.i, obj.count);
+            return v_error();
+        }
+        return obj.items[k];
+    }
+    if (obj.kind != V_RT || obj.u.rt->type->kind == TK_TYPE_TUPLE) {
+        sema_error(c, e->loc, "%s cannot be indexed", v_describe(c, &obj));
+        return v_error();
+    }
+    /* tile[:, None]: ':' keeps a dimension, None inserts one of size 1 */
+    tk_sx *x = obj.u.rt;
+    uint32_t rank = ty_rank(x->type), kept = 0, out_rank = 0;
+    int64_t shape[TK_MAX_RANK];
+    for (uint32_t i = 0; i < idx->len; i++) {
+        const tk_expr *ix = idx->data[i];
+        if (ix->kind == TK_EXPR_NONE) {
+            if (out_rank == TK_MAX_RANK) {
+                sema_error(c, e->loc, "too many dimensions");
+                return v_error();
+            }
+            shape[out_rank++] = 1;
+        } else if (ix->kind == TK_EXPR_SLICE && !ix->u.slice.lo && !ix->u.slice.hi && !ix->u.slice.step) {
+            if (kept == rank) {
+                sema_error(c, ix->loc, "too many ':' for a tile of rank %u", rank);
+                return v_error();
+            }
+            shape[out_rank++] = x->type->shape[kept++];
+        } else {
+            sema_error(c, ix->loc, "tiles are indexed only with ':' and None (x[:, None]); use "
+                       "tl.load with offsets to pick elements");
+            return v_error();
+        }
+    }
+    while (kept < rank && out_rank < TK_MAX_RANK) shape[out_rank++] = x->type->shape[kept++];
+    if (out_rank == rank) return obj;
+    tk_sx *r = sx_new(c, TK_SX_BUILTIN, ty_tile(c, ty_elem(x->type), out_rank, shape), e->loc);
+    r->builtin = builtin_lookup(c, "reshape", true);
+    sx_add_arg(c, r, x);
+    return v_rt(r);
+}
+
+static value eval_call(checker *c, const tk_expr *e) {
+    value callee = eval(c, e->u.call.callee);
+    const tk_expr_list *args = &e->u.call.args;
+    uint32_t npos = 0, nkw = 0;
+    for (uint32_t i = 0; i < args->len; i++) {
+        if (args->data[i]->kind == TK_EXPR_KEYWORD) nkw++;
+        else npos++;
+    }
+    value *pos = TK_NEW_ARRAY(c->arena, value, npos + 1);
+    value *kwv = TK_NEW_ARRAY(c->arena, value, nkw + 1);
+    const char **kwn = TK_NEW_ARRAY(c->arena, const char *, nkw + 1);
+    tk_loc *kwl = TK_NEW_ARRAY(c->arena, tk_loc, nkw + 1);
+    uint32_t ip = 0, ik = 0;
+    bool failed = callee.kind == V_ERROR;
+    for (uint32_t i = 0; i < args->len; i++) {
+        const tk_expr *a = args->data[i];
+        if (a->kind == TK_EXPR_KEYWORD) {
+            for (uint32_t j = 0; j < ik; j++) {
+                if (kwn[j] == a->u.keyword.name) {
+                    sema_error(c, a->u.keyword.name_loc, "keyword argument '%s' given twice", a->u.keyword.name);
+                    failed = true;
+                }
+            }
+            kwn[ik] = a->u.keyword.name;
+            kwl[ik] = a->u.keyword.name_loc;
+            kwv[ik] = eval(c, a->u.keyword.value);
+            failed |= kwv[ik].kind == V_ERROR;
+            ik++;
+        } else if (a->kind == TK_EXPR_STARRED) {
+            value t = eval(c, a->u.starred);
+            if (t.kind != V_TUPLE) {
+                if (t.kind != V_ERROR) sema_error(c, a->loc, "only a constant tuple can be unpacked with '*'");
+                failed = true;
+                continue;
+            }
+            value *bigger = TK_NEW_ARRAY(c->arena, value, npos + t.count + 1);
+            memcpy(bigger, pos, sizeof(value) * ip);
+            pos = bigger;
+            npos += t.count - 1;
+            for (uint32_t j = 0; j < t.count; j++) pos[ip++] = t.items[j];
+        } else {
+            pos[ip] = eval(c, a);
+            failed |= pos[ip].kind == V_ERROR;
+            ip++;
+        }
+    }
+    if (failed) return v_error();
+    switch (callee.kind) {
+    case V_BUILTIN:
+        return builtin_call(c, callee.u.builtin, NULL, pos, ip, kwn, kwv, kwl, ik, e->loc);
+    case V_METHOD:
+        return builtin_call(c, callee.u.builtin, &callee.items[0], pos, ip, kwn, kwv, kwl, ik, e->loc);
+    case V_FUNC:
+        return call_func(c, callee.u.def, pos, ip, kwn, kwv, ik, e->loc);
+    case V_DTYPE:
+        if (ip == 1 && ik == 0 && v_is_number(&pos[0])) {
+            /* tl.float32(1.0): a typed constant */
+            tk_dtype d = callee.u.dtype;
+            tk_sx *x = to_runtime(c, &pos[0], &d);
+            return v_rt(x);
+        }
+        break;
+    default:
+        break;
+    }
+    sema_error(c, e->u.call.callee->loc, "%s is not callable", v_describe(c, &callee));
+    return v_error();
+}
+
+static value eval_compare(checker *c, const tk_expr *e) {
+    const tk_expr_list *ops = &e->u.compare.operands;
+    value lhs = eval(c, ops->data[0]);
+    value result = v_error();
+    for (uint32_t i = 0; i < e->u.compare.ops.len; i++) {
+        value rhs = eval(c, ops->data[i + 1]);
+        if (lhs.kind == V_ERROR || rhs.kind == V_ERROR) return v_error();
+        tk_loc loc = tk_loc_span(ops->data[i]->loc, ops->data[i + 1]->loc);
+        value r = arith(c, e->u.compare.ops.data[i], lhs, rhs, loc);
+        if (r.kind == V_ERROR) return r;
+        if (i == 0) {
+            result = r;
+        } else if (v_is_const(&result) && v_is_const(&r)) {
+            if (!result.u.b) return result;
+            result = r;
+        } else {
+            sema_error(c, e->loc, "chained comparisons of runtime values are not supported; "
+                       "write (a < b) & (b < c)");
+            return v_error();
+        }
+        if (v_is_const(&r) && !r.u.b) return r;
+        lhs = rhs;
+    }
+    result.loc = e->loc;
+    return result;
+}
+
+static value eval_ternary(checker *c, const tk_expr *e) {
+    value cond = eval(c, e->u.ternary.cond);
+    if (cond.kind == V_ERROR) return cond;
+    if (v_is_const(&cond)) {
+        bool truth = v_is_number(&cond) ? v_as_double(&cond) != 0 : cond.kind != V_NONE;
+        return eval(c, truth ? e->u.ternary.then : e->u.ternary.otherwise);
+    }
+    value a = eval(c, e->u.ternary.then), b = eval(c, e->u.ternary.otherwise);
+    if (a.kind == V_ERROR || b.kind == V_ERROR) return v_error();
+    if (ty_rank(cond.u.rt->type) != 0 || ty_elem(cond.u.rt->type)->dtype != TK_I1) {
+        sema_error(c, e->u.ternary.cond->loc, "a runtime 'x if c else y' needs a scalar boolean "
+                   "condition; for tiles use tl.where(c, x, y)");
+        return v_error();
+    }
+    tk_sx *xa = a.kind == V_RT ? a.u.rt : NULL, *xb = b.kind == V_RT ? b.u.rt : NULL;
+    if (!xa && xb && v_is_number(&a)) xa = to_runtime(c, &a, &ty_elem(xb->type)->dtype);
+    if (!xb && xa && v_is_number(&b)) xb = to_runtime(c, &b, &ty_elem(xa->type)->dtype);
+    if (!xa) xa = to_runtime(c, &a, NULL);
+    if (!xb) xb = to_runtime(c, &b, NULL);
+    if (!xa || !xb) return v_error();
+    if (!tk_type_equal(xa->type, xb->type)) {
+        sema_error(c, e->loc, "the two sides of 'x if c else y' have different types: %s and %s",
+                   tk_type_str(c->arena, xa->type), tk_type_str(c->arena, xb->type));
+        return v_error();
+    }
+    tk_sx *x = sx_new(c, TK_SX_SELECT, xa->type, e->loc);
+    sx_add_arg(c, x, cond.u.rt);
+    sx_add_arg(c, x, xa);
+    sx_add_arg(c, x, xb);
+    return v_rt(x);
+}
+
+static value eval(checker *c, const tk_expr *e) {
+    switch (e->kind) {
+    case TK_EXPR_NAME: return eval_name(c, e);
+    case TK_EXPR_INT:
+        if (e->u.int_value > INT64_MAX) {
+            sema_error(c, e->loc, "integer constant %llu does not fit in i64",
+                       (unsigned long long)e->u.int_value);
+            return v_error();
+        }
+        return v_int(e->loc, (int64_t)e->u.int_value);
+    case TK_EXPR_FLOAT: return v_float(e->loc, e->u.float_value);
+    case TK_EXPR_STRING: {
+        value v = {.kind = V_STR, .loc = e->loc};
+        v.u.str.text = e->u.string.text;
+        v.u.str.len = e->u.string.len;
+        return v;
+    }
+    case TK_EXPR_BOOL: return v_bool(e->loc, e->u.bool_value);
+    case TK_EXPR_NONE: return (value){.kind = V_NONE, .loc = e->loc};
+    case TK_EXPR_UNARY: return unary(c, e->u.unary.op, eval(c, e->u.unary.operand), e->loc);
+    case TK_EXPR_BINARY:
+        if (e->u.binary.op == TK_BINOP_LOGICAL_AND || e->u.binary.op == TK_BINOP_LOGICAL_OR)
+            return logical(c, e->u.binary.op, e->u.binary.lhs, e->u.binary.rhs, e->loc);
+        {
+            value a = eval(c, e->u.binary.lhs);
+            value b = eval(c, e->u.binary.rhs);
+            return arith(c, e->u.binary.op, a, b, e->loc);
+        }
+    case TK_EXPR_COMPARE: return eval_compare(c, e);
+    case TK_EXPR_TERNARY: return eval_ternary(c, e);
+    case TK_EXPR_CALL: return eval_call(c, e);
+    case TK_EXPR_ATTR: return eval_attr(c, e);
+    case TK_EXPR_SUBSCRIPT: return eval_subscript(c, e);
+    case TK_EXPR_TUPLE:
+    case TK_EXPR_LIST: {
+        value t = v_tuple(c, e->loc, e->u.items.len);
+        for (uint32_t i = 0; i < e->u.items.len; i++) {
+            t.items[i] = eval(c, e->u.items.data[i]);
+            if (t.items[i].kind == V_ERROR) return v_error();
+        }
+        return t;
+    }
+    case TK_EXPR_LAMBDA:
+        sema_error(c, e->loc, "a lambda is allowed only as grid= or a @heuristics value");
+        return v_error();
+    case TK_EXPR_SLICE:
+        sema_error(c, e->loc, "a slice is allowed only inside a tile index, as ':'");
+        return v_error();
+    case TK_EXPR_KEYWORD:
+    case TK_EXPR_STARRED:
+        sema_error(c, e->loc, "unexpected argument syntax here");
+        return v_error();
+    case TK_EXPR_POINTER_TYPE:
+        sema_error(c, e->loc, "a pointer type is allowed only in a parameter annotation");
+        return v_error();
+    }
+    return v_error();
+}
+
+/* ---- assignment --------------------------------------------------------- */
+
+/* The runtime type a constexpr number takes to join `like` (a loop-carried
+ * or branch-merged variable): it adapts to a same-or-wider kind. */
+static tk_sx *adapt_const(checker *c, const value *v, const tk_type *like) {
+    tk_dtype d;
+    if (!literal_dtype(v, &d)) return NULL;
+    const tk_type *le = ty_elem(like);
+    if (like->kind == TK_TYPE_SCALAR && le->kind == TK_TYPE_SCALAR) {
+        bool lit_float = v->kind == V_FLOAT, like_float = tk_dtype_is_float(le->dtype);
+        if (lit_float == like_float || (!lit_float && like_float)) {
+            if (lit_float || const_fits(v_as_int(v), le->dtype)) d = le->dtype;
+        }
+    }
+    return sx_const(c, v, d, v->loc);
+}
+
+static void emit_assign(checker *c, tk_sema_var *var, tk_sx *rhs, tk_loc loc) {
+    tk_ss *s = ss_new(c, TK_SS_ASSIGN, loc);
+    s->var = var;
+    s->value = rhs;
+    emit_stmt(c, s);
+}
+
+static bool is_plain_var(const value *v) { return v->kind == V_RT && v->u.rt->kind == TK_SX_VAR; }
+
+/* Binds name to v, writing runtime values into a variable. */
+static void assign_name(checker *c, const char *name, value v, tk_loc loc) {
+    if (v.kind == V_ERROR) {
+        bind(c, &c->frame->names, name, v, loc);
+        return;
+    }
+    binding *b = lookup_in(&c->frame->names, name);
+    if (v.kind == V_NONE && v.loc.src == NULL) v.loc = loc;
+    if (b && b->fixed) {
+        /* inside a runtime loop: the name keeps the type it entered with */
+        if (!b->var) {
+            if (v_is_const(&v) && const_equal(&v, &b->val)) return;
+            sema_error(c, loc, "'%s' is a compile-time value that changes inside a runtime loop; "
+                       "make it a runtime value before the loop", name);
+            tk_note(c->diag, b->fixed_loc, "the loop is here");
+            return;
+        }
+        tk_sx *x = v.kind == V_RT ? v.u.rt : v_is_number(&v) ? adapt_const(c, &v, b->var->type) : NULL;
+        if (!x) {
+            sema_error(c, loc, "'%s' is %s before the loop but %s inside it", name,
+                       tk_type_str(c->arena, b->var->type), v_describe(c, &v));
+            tk_note(c->diag, b->fixed_loc, "the loop is here");
+            return;
+        }
+        if (!tk_type_equal(x->type, b->var->type)) {
+            sema_error(c, loc, "'%s' is %s before the loop but %s after an iteration; a loop-carried "
+                       "name must keep its type (convert with .to(), or initialize it with the "
+                       "right type)", name, tk_type_str(c->arena, b->var->type),
+                       tk_type_str(c->arena, x->type));
+            tk_note(c->diag, b->def_loc, "'%s' gets its type here", name);
+            return;
+        }
+        emit_assign(c, b->var, x, loc);
+        return;
+    }
+    if (v.kind == V_TUPLE) {
+        /* runtime items live in variables so that uses do not repeat work */
+        for (uint32_t i = 0; i < v.count; i++) {
+            if (v.items[i].kind == V_RT && !is_plain_var(&v.items[i])) {
+                tk_sema_var *var = new_var(c, name, v.items[i].u.rt->type, loc);
+                emit_assign(c, var, v.items[i].u.rt, loc);
+                v.items[i] = v_rt(sx_var(c, var, loc));
+            }
+        }
+        bind(c, &c->frame->names, name, v, loc);
+        return;
+    }
+    if (v.kind != V_RT) {
+        value cv = v;
+        if (!cv.origin.src) {
+            cv.origin = loc;
+            cv.origin_name = tk_arena_printf(c->arena, "%s is set here", name);
+        }
+        bind(c, &c->frame->names, name, cv, loc);
+        return;
+    }
+    if (v.u.rt->type->kind == TK_TYPE_VOID) {
+        sema_error(c, loc, "this call returns nothing, so there is nothing to assign to '%s'", name);
+        bind(c, &c->frame->names, name, v_error(), loc);
+        return;
+    }
+    tk_sema_var *var = b && b->var && b->state == BOUND && tk_type_equal(b->var->type, v.u.rt->type)
+                           ? b->var
+                           : new_var(c, name, v.u.rt->type, loc);
+    emit_assign(c, var, v.u.rt, loc);
+    b = bind(c, &c->frame->names, name, v, loc);
+    b->var = var;
+}
+
+static void assign_target(checker *c, const tk_expr *target, value v, tk_loc loc) {
+    if (target->kind == TK_EXPR_NAME) {
+        assign_name(c, target->u.name, v, target->loc);
+        return;
+    }
+    /* tuple unpacking */
+    const tk_expr_list *items = &target->u.items;
+    if (v.kind == V_ERROR) {
+        for (uint32_t i = 0; i < items->len; i++) assign_target(c, items->data[i], v, loc);
+        return;
+    }
+    if (v.kind != V_TUPLE) {
+        sema_error(c, loc, "cannot unpack %s into %u names", v_describe(c, &v), items->len);
+        for (uint32_t i = 0; i < items->len; i++) assign_target(c, items->data[i], v_error(), loc);
+        return;
+    }
+    if (v.count != items->len) {
+        sema_error(c, loc, "cannot unpack a tuple of %u into %u names", v.count, items->len);
+        for (uint32_t i = 0; i < items->len; i++) assign_target(c, items->data[i], v_error(), loc);
+        return;
+    }
+    for (uint32_t i = 0; i < items->len; i++) assign_target(c, items->data[i], v.items[i], loc);
+}
+
+/* ---- control flow ------------------------------------------------------- */
+
+static scope copy_scope(checker *c, const scope *s) {
+    scope out = {0};
+    for (uint32_t i = 0; i < s->len; i++) tk_vec_push(c->arena, &out, s->data[i]);
+    return out;
+}
+
+static bool const_truth(const value *v) {
+    if (v_is_number(v)) return v_as_double(v) != 0;
+    if (v->kind == V_STR) return v->u.str.len > 0;
+    if (v->kind == V_TUPLE) return v->count > 0;
+    return v->kind != V_NONE;
+}
+
+static bool same_binding(const binding *a, const binding *b) {
+    if (a->state != b->state) return false;
+    if (a->var || b->var) return a->var == b->var;
+    if (a->val.kind == V_ERROR || b->val.kind == V_ERROR) return true;
+    return v_is_const(&a->val) && v_is_const(&b->val) && const_equal(&a->val, &b->val);
+}
+
+/* The runtime form of a branch's binding for merging, or NULL. */
+static tk_sx *branch_value(checker *c, const binding *b, const tk_type *like, tk_loc loc) {
+    if (b->var) return sx_var(c, b->var, loc);
+    if (v_is_number(&b->val)) return like ? adapt_const(c, &b->val, like) : to_runtime(c, &b->val, NULL);
+    return NULL;
+}
+
+/* Joins the scopes after the two branches of a runtime if. A name bound
+ * differently in the two becomes one variable assigned at the end of each
+ * branch; a name bound in one branch only is marked so a later use says so. */
+static void merge_branches(checker *c, const scope *before, scope *then_s, bool then_returned,
+                           scope *else_s, bool else_returned, tk_ss *if_stmt) {
+    scope merged = copy_scope(c, before);
+    if (then_returned && else_returned) {
+        c->frame->names = merged;
+        return;
+    }
+    if (then_returned || else_returned) {
+        c->frame->names = copy_scope(c, then_returned ? else_s : then_s);
+        return;
+    }
+    scope *sides[2] = {then_s, else_s};
+    for (int side = 0; side < 2; side++) {
+        for (uint32_t i = 0; i < sides[side]->len; i++) {
+            const char *name = sides[side]->data[i].name;
+            if (side == 1 && lookup_in(then_s, name)) continue; /* done from the then side */
+            binding *bt = lookup_in(then_s, name), *be = lookup_in(else_s, name);
+            binding *bb = lookup_in(&merged, name);
+            if (!bt || !be) {
+                binding *only = bt ? bt : be;
+                binding nb = *only;
+                nb.state = ONLY_IN_BRANCH;
+                nb.where = if_stmt->loc;
+                if (bb) *bb = nb; else tk_vec_push(c->arena, &merged, nb);
+                continue;
+            }
+            if (same_binding(bt, be)) {
+                if (bb) *bb = *bt; else tk_vec_push(c->arena, &merged, *bt);
+                continue;
+            }
+            if (bt->state != BOUND || be->state != BOUND || bt->val.kind == V_ERROR ||
+                be->val.kind == V_ERROR) {
+                binding nb = *bt;
+                nb.val = v_error();
+                nb.var = NULL;
+                if (bb) *bb = nb; else tk_vec_push(c->arena, &merged, nb);
+                continue;
+            }
+            const tk_type *like = bt->var ? bt->var->type : be->var ? be->var->type : NULL;
+            tk_sx *xt = branch_value(c, bt, like, bt->def_loc);
+            tk_sx *xe = branch_value(c, be, like ? like : xt ? xt->type : NULL, be->def_loc);
+            if (!xt || !xe) {
+                sema_error(c, if_stmt->loc, "'%s' gets a different compile-time value in each "
+                           "branch of this runtime if (%s and %s)", name, v_describe(c, &bt->val),
+                           v_describe(c, &be->val));
+                continue;
+            }
+            if (!tk_type_equal(xt->type, xe->type)) {
+                sema_error(c, be->def_loc, "'%s' is %s in one branch of the if and %s in the "
+                           "other; a name must have one type after the if", name,
+                           tk_type_str(c->arena, xt->type), tk_type_str(c->arena, xe->type));
+                tk_note(c->diag, bt->def_loc, "'%s' is %s here", name, tk_type_str(c->arena, xt->type));
+                continue;
+            }
+            tk_sema_var *var = bt->var ? bt->var : be->var ? be->var : new_var(c, name, xt->type, if_stmt->loc);
+            if (bt->var != var) {
+                tk_ss *s = ss_new(c, TK_SS_ASSIGN, bt->def_loc);
+                s->var = var;
+                s->value = xt;
+                tk_vec_push(c->arena, &if_stmt->then, s);
+            }
+            if (be->var != var) {
+                tk_ss *s = ss_new(c, TK_SS_ASSIGN, be->def_loc);
+                s->var = var;
+                s->value = xe;
+                tk_vec_push(c->arena, &if_stmt->otherwise, s);
+            }
+            binding nb = *bt;
+            nb.var = var;
+            nb.val = v_rt(sx_var(c, var, if_stmt->loc));
+            if (bb) *bb = nb; else tk_vec_push(c->arena, &merged, nb);
+        }
+    }
+    c->frame->names = merged;
+}
+
+static void exec_if(checker *c, const tk_stmt *s) {
+    value cond = eval(c, s->u.if_.cond);
+    if (cond.kind == V_ERROR) {
+        /* check both branches anyway, for their own errors */
+        scope saved = copy_scope(c, &c->frame->names);
+        tk_ss_list sink = {0};
+        tk_ss_list *out = c->frame->out;
+        c->frame->out = &sink;
+        exec_block(c, &s->u.if_.then);
+        c->frame->names = copy_scope(c, &saved);
+        exec_block(c, &s->u.if_.otherwise);
+        c->frame->names = saved;
+        c->frame->out = out;
+        c->frame->returned = false;
+        return;
+    }
+    if (v_is_const(&cond)) {
+        exec_block(c, const_truth(&cond) ? &s->u.if_.then : &s->u.if_.otherwise);
+        return;
+    }
+    const tk_type *ct = cond.u.rt->type;
+    tk_sx *cx = cond.u.rt;
+    if (ty_rank(ct) != 0) {
+        sema_error(c, s->u.if_.cond->loc, "an if condition must be a scalar, not %s; reduce it "
+                   "(tl.max, tl.sum) or use tl.where for element-wise choice",
+                   tk_type_str(c->arena, ct));
+        return;
+    }
+    if (ct->kind == TK_TYPE_SCALAR && ct->dtype != TK_I1) {
+        value zero = v_int(cond.loc, 0);
+        value r = arith(c, TK_BINOP_NE, cond, zero, cond.loc);
+        if (r.kind == V_ERROR) return;
+        cx = r.u.rt;
+    } else if (ct->kind != TK_TYPE_SCALAR) {
+        sema_error(c, s->u.if_.cond->loc, "an if condition must be a boolean, not %s",
+                   tk_type_str(c->arena, ct));
+        return;
+    }
+    tk_ss *st = ss_new(c, TK_SS_IF, s->loc);
+    st->value = cx;
+    scope before = copy_scope(c, &c->frame->names);
+    tk_ss_list *out = c->frame->out;
+    c->frame->runtime_branch_depth++;
+    c->frame->out = &st->then;
+    exec_block(c, &s->u.if_.then);
+    scope then_s = c->frame->names;
+    bool then_ret = c->frame->returned;
+    c->frame->returned = false;
+    c->frame->names = copy_scope(c, &before);
+    c->frame->out = &st->otherwise;
+    exec_block(c, &s->u.if_.otherwise);
+    scope else_s = c->frame->names;
+    bool else_ret = c->frame->returned;
+    c->frame->runtime_branch_depth--;
+    c->frame->out = out;
+    emit_stmt(c, st);
+    merge_branches(c, &before, &then_s, then_ret, &else_s, else_ret, st);
+    c->frame->returned = then_ret && else_ret;
+}
+
+/* Names a block assigns, syntactically (nested blocks included). */
+static void collect_assigned(checker *c, const tk_stmt_list *body, name_list *out);
+
+static void collect_target(checker *c, const tk_expr *t, void *out_) {
+    name_list *out = out_;
+    if (t->kind == TK_EXPR_NAME) {
+        for (uint32_t i = 0; i < out->len; i++)
+            if (out->data[i] == t->u.name) return;
+        tk_vec_push(c->arena, out, t->u.name);
+    } else if (t->kind == TK_EXPR_TUPLE || t->kind == TK_EXPR_LIST) {
+        for (uint32_t i = 0; i < t->u.items.len; i++) collect_target(c, t->u.items.data[i], out);
+    }
+}
+
+static void collect_assigned(checker *c, const tk_stmt_list *body, name_list *out) {
+    for (uint32_t i = 0; i < body->len; i++) {
+        const tk_stmt *s = body->data[i];
+        switch (s->kind) {
+        case TK_STMT_ASSIGN:
+            for (uint32_t k = 0; k < s->u.assign.targets.len; k++)
+                collect_target(c, s->u.assign.targets.data[k], out);
+            break;
+        case TK_STMT_AUGASSIGN: collect_target(c, s->u.augassign.target, out); break;
+        case TK_STMT_IF:
+            collect_assigned(c, &s->u.if_.then, out);
+            collect_assigned(c, &s->u.if_.otherwise, out);
+            break;
+        case TK_STMT_FOR:
+            collect_target(c, s->u.for_.target, out);
+            collect_assigned(c, &s->u.for_.body, out);
+            break;
+        case TK_STMT_WHILE: collect_assigned(c, &s->u.while_.body, out); break;
+        default: break;
+        }
+    }
+}
+
+typedef struct loop_state {
+    scope before;
+    TK_VEC(struct fixed_save { const char *name; bool fixed; tk_loc loc; }) saved;
+} loop_state;
+
+/* Before a runtime loop: every name the body assigns that is already bound
+ * becomes a variable of fixed type for the loop's duration. */
+static void enter_runtime_loop(checker *c, const tk_stmt_list *body, tk_loc loop_loc,
+                               loop_state *ls) {
+    name_list names = {0};
+    collect_assigned(c, body, (void *)&names);
+    for (uint32_t i = 0; i < names.len; i++) {
+        binding *b = lookup_in(&c->frame->names, names.data[i]);
+        if (!b || b->state != BOUND || b->val.kind == V_ERROR) continue;
+        struct fixed_save sv = {b->name, b->fixed, b->fixed_loc};
+        tk_vec_push(c->arena, &ls->saved, sv);
+        if (!b->var && v_is_number(&b->val)) {
+            tk_sx *x = to_runtime(c, &b->val, NULL);
+            if (x) {
+                tk_sema_var *var = new_var(c, b->name, x->type, b->def_loc);
+                emit_assign(c, var, x, b->def_loc);
+                b->var = var;
+                b->val = v_rt(sx_var(c, var, b->def_loc));
+            }
+        } else if (!b->var && b->val.kind == V_TUPLE && !v_is_const(&b->val)) {
+            sema_error(c, loop_loc, "the tuple '%s' is reassigned inside this runtime loop; "
+                       "unpack it into separate names before the loop (not supported yet)", b->name);
+            continue;
+        }
+        b->fixed = true;
+        b->fixed_loc = loop_loc;
+    }
+    ls->before = copy_scope(c, &c->frame->names);
+    c->frame->runtime_loop_depth++;
+}
+
+static void leave_runtime_loop(checker *c, loop_state *ls, tk_loc loop_loc) {
+    c->frame->runtime_loop_depth--;
+    scope after = c->frame->names;
+    scope result = copy_scope(c, &ls->before);
+    for (uint32_t i = 0; i < after.len; i++) {
+        binding *b = &after.data[i];
+        binding *old = lookup_in(&result, b->name);
+        if (old && old->state == BOUND) {
+            if (old->fixed) continue; /* same variable, same type */
+            *old = *b;
+            continue;
+        }
+        if (old) {
+            *old = *b;
+            old->state = ONLY_IN_LOOP;
+            old->where = loop_loc;
+            continue;
+        }
+        binding nb = *b;
+        nb.state = ONLY_IN_LOOP;
+        nb.where = loop_loc;
+        tk_vec_push(c->arena, &result, nb);
+    }
+    for (uint32_t i = 0; i < ls->saved.len; i++) {
+        binding *b = lookup_in(&result, ls->saved.data[i].name);
+        if (b) {
+            b->fixed = ls->saved.data[i].fixed;
+            b->fixed_loc = ls->saved.data[i].loc;
+        }
+    }
+    c->frame->names = result;
+    c->frame->returned = false;
+}
+
+enum { STATIC_UNROLL_LIMIT = 4096 };
+
+static bool const_int_arg(checker *c, const value *v, int64_t *out, const char *what) {
+    if (v->kind == V_INT || v->kind == V_BOOL) {
+        *out = v_as_int(v);
+        return true;
+    }
+    if (v->kind != V_ERROR)
+        sema_error(c, v->loc, "%s must be a compile-time integer, not %s", what, v_describe(c, v));
+    return false;
+}
+
+static void exec_static_loop(checker *c, const tk_stmt *s, const value *items, uint32_t count,
+                             int64_t lo, int64_t step, bool is_range) {
+    for (uint32_t k = 0; k < count; k++) {
+        value iv = is_range ? v_int(s->u.for_.target->loc, lo + (int64_t)k * step) : items[k];
+        assign_target(c, s->u.for_.target, iv, s->u.for_.target->loc);
+        exec_block(c, &s->u.for_.body);
+        if (c->frame->returned) return;
+    }
+}
+
+static void exec_for(checker *c, const tk_stmt *s) {
+    const tk_expr *iter = s->u.for_.iter;
+    value it = v_error();
+    int range_id = builtin_lookup(c, "range", true);
+    int static_id = builtin_lookup(c, "static_range", true);
+    if (iter->kind == TK_EXPR_CALL) {
+        value callee = eval(c, iter->u.call.callee);
+        if (callee.kind == V_ERROR) return;
+        if (callee.kind == V_BUILTIN && (callee.u.builtin == range_id || callee.u.builtin == static_id)) {
+            bool is_static = callee.u.builtin == static_id;
+            value bounds[3];
+            uint32_t nb = 0;
+            int64_t num_stages = -1;
+            bool ok = true;
+            for (uint32_t i = 0; i < iter->u.call.args.len; i++) {
+                const tk_expr *a = iter->u.call.args.data[i];
+                if (a->kind == TK_EXPR_KEYWORD) {
+                    value kv = eval(c, a->u.keyword.value);
+                    const char *kn = a->u.keyword.name;
+                    if (strcmp(kn, "num_stages") == 0 && !is_static) {
+                        ok &= const_int_arg(c, &kv, &num_stages, "num_stages");
+                        if (ok && num_stages < 1) {
+                            sema_error(c, a->loc, "num_stages must be at least 1");
+                            ok = false;
+                        }
+                    } else if (!is_static && (strcmp(kn, "loop_unroll_factor") == 0 ||
+                               strcmp(kn, "disallow_acc_multi_buffer") == 0 ||
+                               strcmp(kn, "flatten") == 0 || strcmp(kn, "warp_specialize") == 0 ||
+                               strcmp(kn, "disable_licm") == 0)) {
+                        if (!v_is_const(&kv)) {
+                            sema_error(c, a->loc, "'%s' must be a compile-time value", kn);
+                            ok = false;
+                        }
+                    } else {
+                        sema_error(c, a->u.keyword.name_loc, "%s() has no parameter '%s'",
+                                   is_static ? "tl.static_range" : "range", kn);
+                        ok = false;
+                    }
+                    continue;
+                }
+                if (nb == 3) {
+                    sema_error(c, a->loc, "range() takes at most 3 positional arguments");
+                    ok = false;
+                    break;
+                }
+                bounds[nb] = eval(c, a);
+                ok &= bounds[nb].kind != V_ERROR;
+                nb++;
+            }
+            if (!ok) return;
+            if (nb == 0) {
+                sema_error(c, iter->loc, "range() needs at least an end");
+                return;
+            }
+            value lo = nb >= 2 ? bounds[0] : v_int(iter->loc, 0);
+            value hi = nb >= 2 ? bounds[1] : bounds[0];
+            value step = nb == 3 ? bounds[2] : v_int(iter->loc, 1);
+            bool all_const = v_is_const(&lo) && v_is_const(&hi) && v_is_const(&step);
+            if (is_static) {
+                int64_t l, h, st;
+                if (!all_const) {
+                    const value *bad = !v_is_const(&lo) ? &lo : !v_is_const(&hi) ? &hi : &step;
+                    sema_error(c, bad->loc, "tl.static_range bounds must be compile-time constants; "
+                               "use range() for a runtime loop");
+                    return;
+                }
+                if (!const_int_arg(c, &lo, &l, "a range bound") || !const_int_arg(c, &hi, &h, "a range bound") ||
+                    !const_int_arg(c, &step, &st, "a range step"))
+                    return;
+                if (st == 0) {
+                    sema_error(c, step.loc, "range step cannot be zero");
+                    return;
+                }
+                int64_t n = st > 0 ? (h > l ? (h - l + st - 1) / st : 0) : (l > h ? (l - h - st - 1) / -st : 0);
+                if (n > STATIC_UNROLL_LIMIT) {
+                    sema_error(c, iter->loc, "tl.static_range would unroll %" PRId64 " iterations; "
+                               "the limit is %d (use range() for a runtime loop)", n, STATIC_UNROLL_LIMIT);
+                    return;
+                }
+                if (s->u.for_.target->kind != TK_EXPR_NAME) {
+                    sema_error(c, s->u.for_.target->loc, "a range loop needs a single name");
+                    return;
+                }
+                exec_static_loop(c, s, NULL, (uint32_t)n, l, st, true);
+                return;
+            }
+            /* a runtime loop */
+            if (s->u.for_.target->kind != TK_EXPR_NAME) {
+                sema_error(c, s->u.for_.target->loc, "a range loop needs a single name");
+                return;
+            }
+            value *parts[3] = {&lo, &hi, &step};
+            tk_dtype d = TK_I32;
+            bool first = true;
+            for (int i = 0; i < 3; i++) {
+                value *p = parts[i];
+                tk_dtype pd;
+                if (p->kind == V_RT) {
+                    const tk_type *t = p->u.rt->type;
+                    if (t->kind != TK_TYPE_SCALAR || tk_dtype_is_float(t->dtype)) {
+                        sema_error(c, p->loc, "range bounds must be integer scalars, not %s",
+                                   tk_type_str(c->arena, t));
+                        return;
+                    }
+                    pd = t->dtype;
+                } else if (p->kind == V_INT || p->kind == V_BOOL) {
+                    literal_dtype(p, &pd);
+                } else {
+                    sema_error(c, p->loc, "range bounds must be integers, not %s", v_describe(c, p));
+                    return;
+                }
+                d = first ? pd : int_promote(d, pd);
+                first = false;
+            }
+            if (step.kind == V_INT && step.u.i == 0) {
+                sema_error(c, step.loc, "range step cannot be zero");
+                return;
+            }
+            tk_ss *st = ss_new(c, TK_SS_FOR, s->loc);
+            st->lo = convert(c, to_runtime(c, &lo, &d), d, lo.loc);
+            st->hi = convert(c, to_runtime(c, &hi, &d), d, hi.loc);
+            st->step = convert(c, to_runtime(c, &step, &d), d, step.loc);
+            st->num_stages = num_stages;
+            loop_state ls = {0};
+            enter_runtime_loop(c, &s->u.for_.body, s->loc, &ls);
+            tk_sema_var *iv = new_var(c, s->u.for_.target->u.name, ty_scalar(c, d), s->u.for_.target->loc);
+            st->var = iv;
+            binding *b = bind(c, &c->frame->names, iv->name, v_rt(sx_var(c, iv, iv->loc)), iv->loc);
+            b->var = iv;
+            tk_ss_list *out = c->frame->out;
+            c->frame->out = &st->then;
+            exec_block(c, &s->u.for_.body);
+            c->frame->out = out;
+            leave_runtime_loop(c, &ls, s->loc);
+            emit_stmt(c, st);
+            return;
+        }
+        it = callee.kind == V_ERROR ? callee : eval(c, iter);
+    } else {
+        it = eval(c, iter);
+    }
+    if (it.kind == V_ERROR) return;
+    if (it.kind == V_TUPLE && v_is_const(&it)) {
+        exec_static_loop(c, s, it.items, it.count, 0, 0, false);
+        return;
+    }
+    sema_error(c, iter->loc, "a for loop iterates over range(), tl.range(), tl.static_range() "
+               "or a constant tuple, not %s", v_describe(c, &it));
+}
+
+static void exec_while(checker *c, const tk_stmt *s) {
+    loop_state ls = {0};
+    enter_runtime_loop(c, &s->u.while_.body, s->loc, &ls);
+    value cond = eval(c, s->u.while_.cond);
+    tk_sx *cx = NULL;
+    if (cond.kind == V_RT) {
+        const tk_type *t = cond.u.rt->type;
+        if (t->kind != TK_TYPE_SCALAR) {
+            sema_error(c, s->u.while_.cond->loc, "a while condition must be a scalar, not %s",
+                       tk_type_str(c->arena, t));
+        } else if (t->dtype != TK_I1) {
+            value r = arith(c, TK_BINOP_NE, cond, v_int(cond.loc, 0), cond.loc);
+            if (r.kind == V_RT) cx = r.u.rt;
+        } else {
+            cx = cond.u.rt;
+        }
+    } else if (cond.kind != V_ERROR) {
+        if (v_is_number(&cond) && !const_truth(&cond)) {
+            c->frame->runtime_loop_depth--;
+            c->frame->names = ls.before;
+            return;
+        }
+        tk_dtype b = TK_I1;
+        cx = to_runtime(c, &cond, &b);
+    }
+    tk_ss *st = ss_new(c, TK_SS_WHILE, s->loc);
+    st->value = cx;
+    tk_ss_list *out = c->frame->out;
+    c->frame->out = &st->then;
+    exec_block(c, &s->u.while_.body);
+    c->frame->out = out;
+    leave_runtime_loop(c, &ls, s->loc);
+    if (cx) emit_stmt(c, st);
+}
+
+static void exec_return(checker *c, const tk_stmt *s) {
+    frame *f = c->frame;
+    if (f->in_kernel) {
+        if (s->u.expr) {
+            value v = eval(c, s->u.expr);
+            if (v.kind != V_NONE && v.kind != V_ERROR)
+                sema_error(c, s->u.expr->loc, "a kernel returns nothing; store results through a "
+                           "pointer parameter with tl.store");
+        }
+        emit_stmt(c, ss_new(c, TK_SS_RETURN, s->loc));
+        if (f->runtime_branch_depth == 0 && f->runtime_loop_depth == 0) f->returned = true;
+        else if (f->runtime_loop_depth == 0) f->returned = true;
+        return;
+    }
+    if (f->runtime_loop_depth > 0 || f->runtime_branch_depth > 0) {
+        sema_error(c, s->loc, "return inside a runtime if or loop of a @func is not supported yet; "
+                   "assign the result to a name and return it at the end");
+        return;
+    }
+    value v = s->u.expr ? eval(c, s->u.expr) : (value){.kind = V_NONE, .loc = s->loc};
+    f->returned = true;
+    f->has_return_value = true;
+    f->return_value = v;
+    f->return_loc = s->loc;
+}
+
+static void exec_assert(checker *c, const tk_stmt *s) {
+    value cond = eval(c, s->u.assert_.cond);
+    value msg = s->u.assert_.message ? eval(c, s->u.assert_.message) : (value){.kind = V_NONE};
+    if (cond.kind == V_ERROR || msg.kind == V_ERROR) return;
+    if (v_is_const(&cond)) {
+        if (!const_truth(&cond)) {
+            if (msg.kind == V_STR)
+                sema_error(c, s->loc, "assertion failed: %.*s", (int)msg.u.str.len, msg.u.str.text);
+            else
+                sema_error(c, s->loc, "assertion failed");
+        }
+        return;
+    }
+    int id = builtin_lookup(c, "device_assert", true);
+    value args[2] = {cond, msg};
+    uint32_t n = msg.kind == V_NONE ? 1 : 2;
+    builtin_call(c, id, NULL, args, n, NULL, NULL, NULL, 0, s->loc);
+}
+
+static void exec_stmt(checker *c, const tk_stmt *s) {
+    switch (s->kind) {
+    case TK_STMT_EXPR: {
+        value v = eval(c, s->u.expr);
+        (void)v;
+        break;
+    }
+    case TK_STMT_ASSIGN: {
+        value v = eval(c, s->u.assign.value);
+        for (uint32_t i = 0; i < s->u.assign.targets.len; i++)
+            assign_target(c, s->u.assign.targets.data[i], v, s->loc);
+        break;
+    }
+    case TK_STMT_AUGASSIGN: {
+        const tk_expr *t = s->u.augassign.target;
+        if (t->kind != TK_EXPR_NAME) break; /* reported by the parser */
+        value cur = eval(c, t);
+        value rhs = eval(c, s->u.augassign.value);
+        value v = arith(c, s->u.augassign.op, cur, rhs, s->loc);
+        assign_name(c, t->u.name, v, t->loc);
+        break;
+    }
+    case TK_STMT_IF: exec_if(c, s); break;
+    case TK_STMT_FOR: exec_for(c, s); break;
+    case TK_STMT_WHILE: exec_while(c, s); break;
+    case TK_STMT_RETURN: exec_return(c, s); break;
+    case TK_STMT_PASS: break;
+    case TK_STMT_BREAK:
+    case TK_STMT_CONTINUE:
+        sema_error(c, s->loc, "'%s' is not supported in kernels (nor in Triton); use a while loop "
+                   "whose condition ends it", s->kind == TK_STMT_BREAK ? "break" : "continue");
+        break;
+    case TK_STMT_ASSERT: exec_assert(c, s); break;
+    case TK_STMT_DEF:
+        sema_error(c, s->u.def->name_loc, "functions are defined at the top level of the file, "
+                   "not inside another function");
+        break;
+    case TK_STMT_IMPORT:
+        sema_error(c, s->loc, "imports belong at the top level of the file");
+        break;
+    }
+}
+
+static void exec_block(checker *c, const tk_stmt_list *body) {
+    for (uint32_t i = 0; i < body->len; i++) {
+        if (c->frame->returned) {
+            tk_warning(c->diag, body->data[i]->loc, "this code follows a return and never runs");
+            return;
+        }
+        exec_stmt(c, body->data[i]);
+    }
+}
+
+/* ---- @func calls ---------------------------------------------------------- */
+
+static bool param_is_constexpr(checker *c, const tk_param *p) {
+    if (!p->annotation) return false;
+    const char *name = p->annotation->kind == TK_EXPR_NAME ? p->annotation->u.name
+                       : p->annotation->kind == TK_EXPR_ATTR ? p->annotation->u.attr.name : NULL;
+    (void)c;
+    return name && strcmp(name, "constexpr") == 0;
+}
+
+static const tk_def *find_def(const def_list *defs, const char *name) {
+    for (uint32_t i = 0; i < defs->len; i++)
+        if (defs->data[i]->name == name) return defs->data[i];
+    return NULL;
+}
+
+/* Binds positional and keyword arguments to a def's parameters, defaults
+ * filled in. Returns false after reporting what does not match. */
+static bool bind_arguments(checker *c, const tk_def *def, value *args, uint32_t count,
+                           const char **kw_names, value *kw_values, uint32_t kw_count,
+                           tk_loc loc, value *out) {
+    uint32_t n = def->params.len;
+    bool *set = TK_NEW_ARRAY(c->arena, bool, n + 1);
+    if (count > n) {
+        sema_error(c, loc, "'%s' takes %u argument%s but %u were given", def->name, n,
+                   n == 1 ? "" : "s", count);
+        tk_note(c->diag, def->name_loc, "'%s' is defined here", def->name);
+        return false;
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        out[i] = args[i];
+        set[i] = true;
+    }
+    for (uint32_t k = 0; k < kw_count; k++) {
+        uint32_t i = 0;
+        while (i < n && def->params.data[i].name != kw_names[k]) i++;
+        if (i == n) {
+            const char *cands[64];
+            size_t nc = 0;
+            for (uint32_t j = 0; j < n && nc < 64; j++) cands[nc++] = def->params.data[j].name;
+            const char *s = suggest(c, kw_names[k], cands, nc);
+            if (s) sema_error(c, loc, "'%s' has no parameter '%s'; did you mean '%s'?", def->name, kw_names[k], s);
+            else sema_error(c, loc, "'%s' has no parameter '%s'", def->name, kw_names[k]);
+            tk_note(c->diag, def->name_loc, "'%s' is defined here", def->name);
+            return false;
+        }
+        if (set[i]) {
+            sema_error(c, loc, "'%s' gets parameter '%s' twice", def->name, kw_names[k]);
+            return false;
+        }
+        out[i] = kw_values[k];
+        set[i] = true;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        if (set[i]) continue;
+        const tk_param *p = &def->params.data[i];
+        if (!p->default_value) {
+            sema_error(c, loc, "'%s' is missing the argument '%s'", def->name, p->name);
+            tk_note(c->diag, p->loc, "'%s' is declared here", p->name);
+            return false;
+        }
+        frame *saved = c->frame;
+        c->frame = NULL; /* defaults see only top-level names */
+        out[i] = eval(c, p->default_value);
+        c->frame = saved;
+    }
+    return true;
+}
+
+static void append_signature(checker *c, char **buf, const value *v) {
+    const char *part = v->kind == V_RT ? tk_type_str(c->arena, v->u.rt->type) : const_text(c, v);
+    *buf = tk_arena_printf(c->arena, "%s%s%s", *buf, **buf ? "," : "", part);
+}
+
+static value runtime_result(checker *c, tk_sx *call, tk_loc loc) {
+    const tk_type *t = call->type;
+    if (t->kind == TK_TYPE_VOID) {
+        tk_ss *s = ss_new(c, TK_SS_EXPR, loc);
+        s->value = call;
+        emit_stmt(c, s);
+        return (value){.kind = V_NONE, .loc = loc};
+    }
+    tk_sema_var *var = new_var(c, "_", t, loc);
+    emit_assign(c, var, call, loc);
+    if (t->kind != TK_TYPE_TUPLE) return v_rt(sx_var(c, var, loc));
+    value tup = v_tuple(c, loc, t->count);
+    for (uint32_t i = 0; i < t->count; i++) {
+        tk_sx *g = sx_new(c, TK_SX_TUPLE_GET, t->items[i], loc);
+        g->index = i;
+        sx_add_arg(c, g, sx_var(c, var, loc));
+        tup.items[i] = v_rt(g);
+    }
+    return tup;
+}
+
+/* The runtime form of a @func's return value. */
+static tk_sx *return_sx(checker *c, const value *v) {
+    if (v->kind == V_NONE) return NULL;
+    if (v->kind == V_TUPLE) {
+        const tk_type **items = TK_NEW_ARRAY(c->arena, const tk_type *, v->count + 1);
+        tk_sx *t = sx_new(c, TK_SX_TUPLE, NULL, v->loc);
+        for (uint32_t i = 0; i < v->count; i++) {
+            tk_sx *x = to_runtime(c, &v->items[i], NULL);
+            if (!x) return NULL;
+            items[i] = x->type;
+            sx_add_arg(c, t, x);
+        }
+        t->type = ty_tuple(c, v->count, items);
+        return t;
+    }
+    return to_runtime(c, v, NULL);
+}
+
+value call_func(checker *c, const tk_def *def, value *args, uint32_t count,
+                const char **kw_names, value *kw_values, uint32_t kw_count, tk_loc loc) {
+    if (c->frame && c->frame->in_grid) {
+        sema_error(c, loc, "a @func cannot be called in a grid expression: grids are computed on "
+                   "the host");
+        return v_error();
+    }
+    for (uint32_t i = 0; i < c->call_stack.len; i++) {
+        if (c->call_stack.data[i] == def) {
+            sema_error(c, loc, "'%s' calls itself; recursion is not supported", def->name);
+            return v_error();
+        }
+    }
+    uint32_t n = def->params.len;
+    value *bound = TK_NEW_ARRAY(c->arena, value, n + 1);
+    if (!bind_arguments(c, def, args, count, kw_names, kw_values, kw_count, loc, bound))
+        return v_error();
+    char *sig = "";
+    for (uint32_t i = 0; i < n; i++) {
+        if (bound[i].kind == V_ERROR) return v_error();
+        if (param_is_constexpr(c, &def->params.data[i]) && !v_is_const(&bound[i])) {
+            sema_error(c, bound[i].loc, "'%s' is a constexpr parameter of '%s' but gets %s",
+                       def->params.data[i].name, def->name, v_describe(c, &bound[i]));
+            return v_error();
+        }
+        if (bound[i].kind == V_TUPLE && !v_is_const(&bound[i])) {
+            sema_error(c, bound[i].loc, "passing a tuple of runtime values to a @func is not "
+                       "supported yet; pass its items separately");
+            return v_error();
+        }
+        append_signature(c, &sig, &bound[i]);
+    }
+    const char *key = tk_intern_cstr(c->names, sig);
+    tk_sema_func *fn = NULL;
+    for (uint32_t i = 0; i < c->instances.len; i++)
+        if (c->instances.data[i].def == def && c->instances.data[i].signature == key)
+            fn = c->instances.data[i].func;
+    if (!fn) {
+        fn = TK_NEW(c->arena, tk_sema_func);
+        fn->name = def->name;
+        fn->loc = def->name_loc;
+        uint32_t index = 0;
+        for (uint32_t i = 0; i < c->instances.len; i++) index += c->instances.data[i].def == def;
+        fn->instance = index;
+        func_instance_key k = {def, key, fn};
+        tk_vec_push(c->arena, &c->instances, k);
+        uint32_t counter = 0;
+        frame f = {0};
+        f.out = &fn->body;
+        f.var_counter = &counter;
+        f.def = def;
+        frame *saved = c->frame;
+        c->frame = &f;
+        for (uint32_t i = 0; i < n; i++) {
+            const tk_param *p = &def->params.data[i];
+            if (bound[i].kind == V_RT) {
+                tk_sema_var *var = new_var(c, p->name, bound[i].u.rt->type, p->loc);
+                tk_vec_push(c->arena, &fn->params, var);
+                binding *b = bind(c, &f.names, p->name, v_rt(sx_var(c, var, p->loc)), p->loc);
+                b->var = var;
+            } else {
+                value cv = bound[i];
+                cv.origin = p->loc;
+                cv.origin_name = tk_arena_printf(c->arena, "%s is bound here by the call", p->name);
+                bind(c, &f.names, p->name, cv, p->loc);
+                tk_sema_const_binding cb = {p->name, const_text(c, &bound[i])};
+                tk_vec_push(c->arena, &fn->constexprs, cb);
+            }
+        }
+        tk_vec_push(c->arena, &c->call_stack, def);
+        exec_block(c, &def->body);
+        c->call_stack.len--;
+        fn->result = ty_void(c);
+        if (f.has_return_value) {
+            tk_sx *r = return_sx(c, &f.return_value);
+            if (r) {
+                tk_ss *s = ss_new(c, TK_SS_RETURN, f.return_loc);
+                s->value = r;
+                emit_stmt(c, s);
+                fn->result = r->type;
+            }
+        }
+        c->frame = saved;
+        tk_vec_push(c->arena, &c->program->funcs, fn);
+    }
+    tk_sx *call = sx_new(c, TK_SX_CALL, fn->result, loc);
+    call->func = fn;
+    for (uint32_t i = 0; i < n; i++)
+        if (bound[i].kind == V_RT) sx_add_arg(c, call, bound[i].u.rt);
+    return runtime_result(c, call, loc);
+}
+
+/* ---- kernels ---------------------------------------------------------- */
+
+typedef struct kernel_decl {
+    const tk_def *def;
+    const tk_expr *grid;
+    const tk_expr *num_warps, *num_stages;
+    const tk_expr *configs;   /* the list of config(...) calls */
+    const tk_expr *key;
+    TK_VEC(const tk_expr *) heuristics; /* KEYWORD nodes */
+    tk_loc kernel_loc;
+} kernel_decl;
+
+typedef struct variant {
+    TK_VEC(binding) constexprs;
+    TK_VEC(struct tk_sema_condition) conditions;
+    value num_warps, num_stages;
+    int config;          /* autotune config index, -1 for none */
+} variant;
+
+static const char *decorator_name(checker *c, const tk_expr *e) {
+    if (e->kind == TK_EXPR_CALL) e = e->u.call.callee;
+    if (e->kind == TK_EXPR_NAME) return e->u.name;
+    if (e->kind == TK_EXPR_ATTR) {
+        const tk_expr *o = e->u.attr.object;
+        if (o->kind == TK_EXPR_NAME && (o->u.name == c->n_triton || o->u.name == c->n_tl))
+            return e->u.attr.name;
+    }
+    return NULL;
+}
+
+static bool keyword_args(checker *c, const tk_expr *call, const char *what,
+                         const char *const *allowed, size_t n_allowed,
+                         const tk_expr **out) {
+    bool ok = true;
+    if (call->kind != TK_EXPR_CALL) return true;
+    for (uint32_t i = 0; i < call->u.call.args.len; i++) {
+        const tk_expr *a = call->u.call.args.data[i];
+        if (a->kind != TK_EXPR_KEYWORD) {
+            sema_error(c, a->loc, "%s takes keyword arguments only (name=value)", what);
+            ok = false;
+            continue;
+        }
+        size_t k = 0;
+        while (k < n_allowed && strcmp(allowed[k], a->u.keyword.name) != 0) k++;
+        if (k == n_allowed) {
+            const char *s = suggest(c, a->u.keyword.name, allowed, n_allowed);
+            if (s) sema_error(c, a->u.keyword.name_loc, "%s has no option '%s'; did you mean '%s'?", what, a->u.keyword.name, s);
+            else sema_error(c, a->u.keyword.name_loc, "%s has no option '%s'", what, a->u.keyword.name);
+            ok = false;
+            continue;
+        }
+        out[k] = a->u.keyword.value;
+    }
+    return ok;
+}
+
+static value eval_global(checker *c, const tk_expr *e) {
+    frame *saved = c->frame;
+    c->frame = NULL;
+    value v = eval(c, e);
+    c->frame = saved;
+    return v;
+}
+
+static const tk_param *find_param(const tk_def *def, const char *name) {
+    for (uint32_t i = 0; i < def->params.len; i++)
+        if (def->params.data[i].name == name) return &def->params.data[i];
+    return NULL;
+}
+
+/* The type a kernel parameter's annotation names; NULL for constexpr. */
+static bool annotation_type(checker *c, const tk_expr *a, const tk_type **out) {
+    if (a->kind == TK_EXPR_POINTER_TYPE) {
+        const tk_type *inner;
+        if (!annotation_type(c, a->u.pointee, &inner)) return false;
+        if (!inner) {
+            sema_error(c, a->loc, "a pointer to constexpr has no meaning");
+            return false;
+        }
+        *out = ty_pointer(c, inner);
+        return true;
+    }
+    const char *name = a->kind == TK_EXPR_NAME ? a->u.name : a->kind == TK_EXPR_ATTR ? a->u.attr.name : NULL;
+    if (a->kind == TK_EXPR_ATTR) {
+        const tk_expr *o = a->u.attr.object;
+        bool known = (o->kind == TK_EXPR_NAME && (o->u.name == c->n_tl || o->u.name == c->n_triton)) ||
+                     (o->kind == TK_EXPR_ATTR && o->u.attr.name == c->n_language);
+        if (!known) name = NULL;
+    }
+    if (name && strcmp(name, "constexpr") == 0) {
+        *out = NULL;
+        return true;
+    }
+    tk_dtype d;
+    if (name && dtype_from_name(name, &d)) {
+        *out = ty_scalar(c, d);
+        return true;
+    }
+    const char *cands[] = {"i1", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f16",
+                           "bf16", "f32", "f64", "f8e4m3", "f8e5m2", "constexpr"};
+    const char *s = name ? suggest(c, name, cands, sizeof cands / sizeof cands[0]) : NULL;
+    if (s) sema_error(c, a->loc, "unknown type '%s'; did you mean '%s'?", name, s);
+    else sema_error(c, a->loc, "not a type: expected a dtype such as f32, a pointer such as *f16, or constexpr");
+    return false;
+}
+
+static bool parse_kernel_decl(checker *c, const tk_def *def, kernel_decl *k) {
+    bool ok = true, has_kernel = false;
+    k->def = def;
+    for (uint32_t i = 0; i < def->decorators.len; i++) {
+        const tk_expr *d = def->decorators.data[i].expr;
+        const char *name = decorator_name(c, d);
+        if (name && strcmp(name, "kernel") == 0) {
+            static const char *const opts[] = {"grid", "num_warps", "num_stages"};
+            const tk_expr *vals[3] = {0};
+            ok &= keyword_args(c, d, "@kernel", opts, 3, vals);
+            k->grid = vals[0];
+            k->num_warps = vals[1];
+            k->num_stages = vals[2];
+            k->kernel_loc = def->decorators.data[i].loc;
+            has_kernel = true;
+            if (!k->grid) {
+                sema_error(c, def->decorators.data[i].loc, "@kernel needs grid=(...): the number "
+                           "of programs along each axis, from the scalar parameters");
+                ok = false;
+            }
+        } else if (name && strcmp(name, "autotune") == 0) {
+            static const char *const opts[] = {"configs", "key", "warmup", "rep", "prune_configs_by",
+                                               "reset_to_zero", "restore_value"};
+            const tk_expr *vals[7] = {0};
+            ok &= keyword_args(c, d, "@autotune", opts, 7, vals);
+            k->configs = vals[0];
+            k->key = vals[1];
+            if (!k->configs || (k->configs->kind != TK_EXPR_LIST && k->configs->kind != TK_EXPR_TUPLE)) {
+                sema_error(c, def->decorators.data[i].loc, "@autotune needs configs=[config(...), ...]");
+                ok = false;
+                k->configs = NULL;
+            }
+            for (uint32_t j = 4; j < 7; j++)
+                if (vals[j]) {
+                    sema_error(c, vals[j]->loc, "@autotune option '%s' is not supported yet", opts[j]);
+                    ok = false;
+                }
+        } else if (name && strcmp(name, "heuristics") == 0) {
+            if (d->kind != TK_EXPR_CALL) continue;
+            for (uint32_t j = 0; j < d->u.call.args.len; j++) {
+                const tk_expr *a = d->u.call.args.data[j];
+                if (a->kind != TK_EXPR_KEYWORD) {
+                    sema_error(c, a->loc, "@heuristics takes NAME=expression arguments");
+                    ok = false;
+                    continue;
+                }
+                tk_vec_push(c->arena, &k->heuristics, a);
+            }
+        } else if (name && strcmp(name, "func") == 0) {
+            sema_error(c, def->decorators.data[i].loc, "a function cannot be both @func and @kernel");
+            ok = false;
+        } else if (name && strcmp(name, "jit") == 0) {
+            sema_error(c, def->decorators.data[i].loc, "@jit is Triton's; in tkc write "
+                       "@kernel(grid=...) for a kernel and @func for a device function");
+            ok = false;
+        } else {
+            sema_error(c, def->decorators.data[i].loc, "unknown decorator; tkc knows @kernel, "
+                       "@func, @autotune and @heuristics");
+            ok = false;
+        }
+    }
+    (void)has_kernel;
+    for (uint32_t i = 0; i < def->params.len; i++) {
+        const tk_param *p = &def->params.data[i];
+        if (!p->annotation) {
+            sema_error(c, p->loc, "kernel parameter '%s' needs a type annotation (for example "
+                       "'%s: *f32', '%s: i32' or '%s: constexpr')", p->name, p->name, p->name, p->name);
+            ok = false;
+            continue;
+        }
+        const tk_type *t;
+        if (!annotation_type(c, p->annotation, &t)) {
+            ok = false;
+            continue;
+        }
+        if (p->promise != TK_PROMISE_NONE) {
+            if (!t) {
+                sema_error(c, p->promise_loc, "a constexpr parameter has a known value; a promise "
+                           "about it has no meaning");
+                ok = false;
+            } else if (t->kind == TK_TYPE_SCALAR && tk_dtype_is_float(t->dtype)) {
+                sema_error(c, p->promise_loc, "promises ('%% 16', '== 1') apply to integers and "
+                           "pointers, not to %s", tk_dtype_name(t->dtype));
+                ok = false;
+            } else if (p->promise == TK_PROMISE_EQUAL && t->kind == TK_TYPE_POINTER) {
+                sema_error(c, p->promise_loc, "'== 1' applies to integers, not to pointers");
+                ok = false;
+            } else if (p->promise == TK_PROMISE_DIVISIBLE && !tk_is_pow2((int64_t)p->promise_value)) {
+                sema_error(c, p->promise_loc, "a divisibility promise must be a power of two, not %llu",
+                           (unsigned long long)p->promise_value);
+                ok = false;
+            } else if (p->promise == TK_PROMISE_EQUAL && p->promise_value != 1) {
+                sema_error(c, p->promise_loc, "only '== 1' is supported as an equality promise");
+                ok = false;
+            }
+        }
+        if (p->default_value && t) {
+            sema_error(c, p->default_value->loc, "only constexpr parameters take defaults; the "
+                       "launcher passes every runtime argument");
+            ok = false;
+        }
+    }
+    return ok;
+}
+
+/* Parses a -D value: an integer, a float, True/False, or else a string. */
+static value define_value(checker *c, const char *text, tk_loc loc) {
+    char *end;
+    errno = 0;
+    long long i = strtoll(text, &end, 0);
+    if (*text && !*end && errno == 0) return v_int(loc, i);
+    double f = strtod(text, &end);
+    if (*text && !*end) return v_float(loc, f);
+    if (strcmp(text, "True") == 0 || strcmp(text, "true") == 0) return v_bool(loc, true);
+    if (strcmp(text, "False") == 0 || strcmp(text, "false") == 0) return v_bool(loc, false);
+    value v = {.kind = V_STR, .loc = loc};
+    size_t len = strlen(text);
+    if (len >= 2 && (text[0] == '"' || text[0] == '\'') && text[len - 1] == text[0]) {
+        text++;
+        len -= 2;
+    }
+    v.u.str.text = tk_arena_strndup(c->arena, text, len);
+    v.u.str.len = (uint32_t)len;
+    return v;
+}
+
+/* The frame of one kernel variant: runtime parameters as variables,
+ * constexprs bound to the variant's values. */
+static void setup_kernel_frame(checker *c, const kernel_decl *k, const variant *v, frame *f,
+                               tk_sema_kernel *out, uint32_t *counter) {
+    memset(f, 0, sizeof *f);
+    f->in_kernel = true;
+    f->var_counter = counter;
+    f->def = k->def;
+    c->frame = f;
+    for (uint32_t i = 0; i < k->def->params.len; i++) {
+        const tk_param *p = &k->def->params.data[i];
+        const tk_type *t = NULL;
+        annotation_type(c, p->annotation, &t);
+        tk_sema_param sp = {0};
+        sp.name = p->name;
+        sp.loc = p->loc;
+        sp.promise = p->promise;
+        sp.promise_value = p->promise_value;
+        if (!t) {
+            sp.is_constexpr = true;
+            for (uint32_t j = 0; j < v->constexprs.len; j++)
+                if (v->constexprs.data[j].name == p->name)
+                    bind(c, &f->names, p->name, v->constexprs.data[j].val, p->loc);
+        } else {
+            tk_sema_var *var = new_var(c, p->name, t, p->loc);
+            sp.type = t;
+            sp.var = var;
+            binding *b = bind(c, &f->names, p->name, v_rt(sx_var(c, var, p->loc)), p->loc);
+            b->var = var;
+        }
+        if (out) tk_vec_push(c->arena, &out->params, sp);
+    }
+}
+
+static bool sx_uses_pointer(const tk_sx *x, const tk_sema_var **which) {
+    if (!x) return false;
+    if (x->kind == TK_SX_VAR && x->var->type->kind == TK_TYPE_POINTER) {
+        *which = x->var;
+        return true;
+    }
+    for (uint32_t i = 0; i < x->args.len; i++)
+        if (sx_uses_pointer(x->args.data[i], which)) return true;
+    return false;
+}
+
+/* A grid or heuristic value computed on the host: a constexpr or an
+ * integer scalar over the scalar parameters. */
+static tk_sx *host_int(checker *c, value v, tk_loc loc, const char *what) {
+    if (v.kind == V_ERROR) return NULL;
+    if (v.kind == V_INT || v.kind == V_BOOL) {
+        tk_dtype d = TK_I32;
+        if (!const_fits(v_as_int(&v), TK_I32)) d = TK_I64;
+        return sx_const(c, &v, d, v.loc);
+    }
+    if (v.kind != V_RT) {
+        sema_error(c, loc, "%s must be an integer, not %s", what, v_describe(c, &v));
+        return NULL;
+    }
+    const tk_sema_var *ptr;
+    if (sx_uses_pointer(v.u.rt, &ptr)) {
+        sema_error(c, v.loc, "%s uses the pointer '%s'; grids depend on sizes, not addresses",
+                   what, ptr->name);
+        return NULL;
+    }
+    const tk_type *t = v.u.rt->type;
+    if (t->kind != TK_TYPE_SCALAR || tk_dtype_is_float(t->dtype)) {
+        sema_error(c, v.loc, "%s must be an integer scalar, not %s", what, tk_type_str(c->arena, t));
+        return NULL;
+    }
+    return v.u.rt;
+}
+
+static value eval_host(checker *c, const tk_expr *e) {
+    bool saved = c->frame->in_grid;
+    c->frame->in_grid = true;
+    value v;
+    if (e->kind == TK_EXPR_LAMBDA) {
+        if (e->u.lambda.params.len != 1) {
+            sema_error(c, e->loc, "a grid or heuristics lambda takes one parameter (the "
+                       "meta-parameters)");
+            c->frame->in_grid = saved;
+            return v_error();
+        }
+        value meta = {.kind = V_META, .loc = e->loc};
+        scope before = copy_scope(c, &c->frame->names);
+        bind(c, &c->frame->names, e->u.lambda.params.data[0], meta, e->loc);
+        v = eval(c, e->u.lambda.body);
+        c->frame->names = before;
+    } else {
+        v = eval(c, e);
+    }
+    c->frame->in_grid = saved;
+    return v;
+}
+
+static void check_grid(checker *c, const kernel_decl *k, tk_sema_kernel *out) {
+    value g = eval_host(c, k->grid);
+    if (g.kind == V_ERROR) return;
+    if (g.kind != V_TUPLE) {
+        value t = v_tuple(c, g.loc, 1);
+        t.items[0] = g;
+        g = t;
+    }
+    if (g.count < 1 || g.count > 3) {
+        sema_error(c, k->grid->loc, "a grid has 1 to 3 dimensions, not %u", g.count);
+        return;
+    }
+    for (uint32_t i = 0; i < g.count; i++) {
+        tk_sx *x = host_int(c, g.items[i], k->grid->loc, "a grid dimension");
+        if (!x) return;
+        out->grid[i] = x;
+    }
+    out->grid_rank = g.count;
+}
+
+static bool const_launch_option(checker *c, const value *v, const char *what, int64_t lo,
+                                int64_t hi, bool pow2, int64_t *out) {
+    if (v->kind == V_ERROR) return false;
+    if (v->kind != V_INT) {
+        sema_error(c, v->loc, "%s must be a constant integer, not %s", what, v_describe(c, v));
+        return false;
+    }
+    if (v->u.i < lo || v->u.i > hi || (pow2 && !tk_is_pow2(v->u.i))) {
+        sema_error(c, v->loc, "%s must be %s between %lld and %lld, not %lld", what,
+                   pow2 ? "a power of two" : "an integer", (long long)lo, (long long)hi,
+                   (long long)v->u.i);
+        return false;
+    }
+    *out = v->u.i;
+    return true;
+}
+
+static void check_variant(checker *c, const kernel_decl *k, const variant *v, uint32_t index) {
+    tk_sema_kernel *out = TK_NEW(c->arena, tk_sema_kernel);
+    out->name = k->def->name;
+    out->loc = k->def->name_loc;
+    out->variant = index;
+    out->num_warps = 4;
+    out->num_stages = 3;
+    if (v->num_warps.kind != V_NONE)
+        const_launch_option(c, &v->num_warps, "num_warps", 1, 32, true, &out->num_warps);
+    if (v->num_stages.kind != V_NONE)
+        const_launch_option(c, &v->num_stages, "num_stages", 1, 16, false, &out->num_stages);
+    for (uint32_t i = 0; i < v->constexprs.len; i++) {
+        tk_sema_const_binding b = {v->constexprs.data[i].name, const_text(c, &v->constexprs.data[i].val)};
+        tk_vec_push(c->arena, &out->constexprs, b);
+    }
+    for (uint32_t i = 0; i < v->conditions.len; i++) tk_vec_push(c->arena, &out->conditions, v->conditions.data[i]);
+    if (k->key) {
+        for (uint32_t i = 0; i < k->key->u.items.len; i++) {
+            const tk_expr *e = k->key->u.items.data[i];
+            const char *name = e->kind == TK_EXPR_NAME ? e->u.name
+                               : e->kind == TK_EXPR_STRING ? tk_intern(c->names, e->u.string.text, e->u.string.len)
+                               : NULL;
+            tk_vec_push(c->arena, &out->autotune_key, name);
+        }
+    }
+    frame f;
+    uint32_t counter = 0;
+    setup_kernel_frame(c, k, v, &f, out, &counter);
+    f.out = &out->body;
+    check_grid(c, k, out);
+    exec_block(c, &k->def->body);
+    out->var_count = counter;
+    c->frame = NULL;
+    tk_vec_push(c->arena, &c->program->kernels, out);
+}
+
+static void add_constexpr(checker *c, variant *v, const char *name, value val, tk_loc origin,
+                          const char *origin_what) {
+    val.origin = origin;
+    val.origin_name = tk_arena_printf(c->arena, "%s %s", name, origin_what);
+    for (uint32_t i = 0; i < v->constexprs.len; i++) {
+        if (v->constexprs.data[i].name == name) {
+            v->constexprs.data[i].val = val;
+            return;
+        }
+    }
+    binding b = {0};
+    b.name = name;
+    b.val = val;
+    tk_vec_push(c->arena, &v->constexprs, b);
+}
+
+static variant copy_variant(checker *c, const variant *v) {
+    variant out = *v;
+    memset(&out.constexprs, 0, sizeof out.constexprs);
+    memset(&out.conditions, 0, sizeof out.conditions);
+    for (uint32_t i = 0; i < v->constexprs.len; i++) tk_vec_push(c->arena, &out.constexprs, v->constexprs.data[i]);
+    for (uint32_t i = 0; i < v->conditions.len; i++) tk_vec_push(c->arena, &out.conditions, v->conditions.data[i]);
+    return out;
+}
+
+static void check_kernel(checker *c, const tk_def *def) {
+    kernel_decl k = {0};
+    if (!parse_kernel_decl(c, def, &k)) return;
+    variant base = {0};
+    base.config = -1;
+    base.num_warps = k.num_warps ? eval_global(c, k.num_warps) : (value){.kind = V_NONE};
+    base.num_stages = k.num_stages ? eval_global(c, k.num_stages) : (value){.kind = V_NONE};
+    for (uint32_t i = 0; i < def->params.len; i++) {
+        const tk_param *p = &def->params.data[i];
+        const tk_type *t;
+        if (!annotation_type(c, p->annotation, &t) || t || !p->default_value) continue;
+        value dv = eval_global(c, p->default_value);
+        if (dv.kind == V_ERROR) return;
+        if (!v_is_const(&dv)) {
+            sema_error(c, p->default_value->loc, "the default of '%s' must be a compile-time value", p->name);
+            return;
+        }
+        add_constexpr(c, &base, p->name, dv, p->default_value->loc, "has its default here");
+    }
+    for (uint32_t i = 0; i < c->options->defines.len; i++) {
+        const tk_sema_define *d = &c->options->defines.data[i];
+        const char *name = tk_intern_cstr(c->names, d->name);
+        const tk_param *p = find_param(def, name);
+        const tk_type *t;
+        if (!p || !annotation_type(c, p->annotation, &t) || t) continue;
+        add_constexpr(c, &base, name, define_value(c, d->value, p->loc), p->loc,
+                      tk_arena_printf(c->arena, "is set by -D %s=%s", d->name, d->value));
+    }
+    TK_VEC(variant) variants = {0};
+    if (k.configs) {
+        for (uint32_t i = 0; i < k.configs->u.items.len; i++) {
+            const tk_expr *cfg = k.configs->u.items.data[i];
+            const char *cname = cfg->kind == TK_EXPR_CALL ? decorator_name(c, cfg) : NULL;
+            if (!cname || (strcmp(cname, "config") != 0 && strcmp(cname, "Config") != 0)) {
+                sema_error(c, cfg->loc, "an autotune config is written config(NAME=value, ..., "
+                           "num_warps=4, num_stages=3)");
+                continue;
+            }
+            variant v = copy_variant(c, &base);
+            v.config = (int)i;
+            bool ok = true;
+            for (uint32_t j = 0; j < cfg->u.call.args.len; j++) {
+                const tk_expr *a = cfg->u.call.args.data[j];
+                if (a->kind != TK_EXPR_KEYWORD) {
+                    sema_error(c, a->loc, "config() takes NAME=value arguments (a dict as in "
+                               "triton.Config is not supported; write config(BM=128, ...))");
+                    ok = false;
+                    continue;
+                }
+                value val = eval_global(c, a->u.keyword.value);
+                if (val.kind == V_ERROR) { ok = false; continue; }
+                const char *name = a->u.keyword.name;
+                if (strcmp(name, "num_warps") == 0) { v.num_warps = val; continue; }
+                if (strcmp(name, "num_stages") == 0) { v.num_stages = val; continue; }
+                if (strcmp(name, "num_ctas") == 0 || strcmp(name, "maxnreg") == 0) {
+                    sema_error(c, a->u.keyword.name_loc, "config option '%s' is not supported yet", name);
+                    ok = false;
+                    continue;
+                }
+                const tk_param *p = find_param(def, name);
+                const tk_type *t = NULL;
+                if (!p || !annotation_type(c, p->annotation, &t) || t) {
+                    sema_error(c, a->u.keyword.name_loc, "'%s' is not a constexpr parameter of '%s'",
+                               name, def->name);
+                    ok = false;
+                    continue;
+                }
+                add_constexpr(c, &v, name, val, a->loc, "comes from this autotune config");
+            }
+            if (ok) tk_vec_push(c->arena, &variants, v);
+        }
+        if (k.key) {
+            if (k.key->kind != TK_EXPR_LIST && k.key->kind != TK_EXPR_TUPLE) {
+                sema_error(c, k.key->loc, "key= is a list of parameter names");
+            } else {
+                for (uint32_t i = 0; i < k.key->u.items.len; i++) {
+                    const tk_expr *e = k.key->u.items.data[i];
+                    const char *name = e->kind == TK_EXPR_NAME ? e->u.name
+                                       : e->kind == TK_EXPR_STRING ? tk_intern(c->names, e->u.string.text, e->u.string.len)
+                                       : NULL;
+                    const tk_param *p = name ? find_param(def, name) : NULL;
+                    const tk_type *t = NULL;
+                    if (!p) {
+                        sema_error(c, e->loc, "autotune key entries name parameters of '%s'", def->name);
+                    } else if (annotation_type(c, p->annotation, &t) && (!t || t->kind != TK_TYPE_SCALAR)) {
+                        sema_error(c, e->loc, "autotune key '%s' must be a scalar runtime parameter", name);
+                    }
+                }
+            }
+        }
+    } else {
+        tk_vec_push(c->arena, &variants, base);
+    }
+    /* heuristics: a constexpr result binds; a runtime boolean doubles the variants */
+    for (uint32_t h = 0; h < k.heuristics.len; h++) {
+        const tk_expr *kw = k.heuristics.data[h];
+        const char *name = kw->u.keyword.name;
+        const tk_param *p = find_param(def, name);
+        const tk_type *t = NULL;
+        if (!p || !annotation_type(c, p->annotation, &t) || t) {
+            sema_error(c, kw->u.keyword.name_loc, "@heuristics sets constexpr parameters; '%s' is "
+                       "not one of '%s'", name, def->name);
+            return;
+        }
+        TK_VEC(variant) next = {0};
+        for (uint32_t i = 0; i < variants.len; i++) {
+            frame f;
+            uint32_t counter = 0;
+            setup_kernel_frame(c, &k, &variants.data[i], &f, NULL, &counter);
+            value r = eval_host(c, kw->u.keyword.value);
+            c->frame = NULL;
+            if (r.kind == V_ERROR) return;
+            if (v_is_const(&r)) {
+                variant v = copy_variant(c, &variants.data[i]);
+                add_constexpr(c, &v, name, r, kw->loc, "comes from @heuristics");
+                tk_vec_push(c->arena, &next, v);
+                continue;
+            }
+            const tk_type *rt = r.u.rt->type;
+            const tk_sema_var *ptr;
+            if (rt->kind != TK_TYPE_SCALAR || rt->dtype != TK_I1 || sx_uses_pointer(r.u.rt, &ptr)) {
+                sema_error(c, kw->u.keyword.value->loc, "a heuristic that depends on runtime "
+                           "arguments must be a boolean over scalar parameters (each value becomes "
+                           "a compiled variant); this one is %s", tk_type_str(c->arena, rt));
+                return;
+            }
+            for (int truth = 1; truth >= 0; truth--) {
+                variant v = copy_variant(c, &variants.data[i]);
+                add_constexpr(c, &v, name, v_bool(kw->loc, truth), kw->loc, "comes from @heuristics");
+                struct tk_sema_condition cond = {r.u.rt, truth, name};
+                tk_vec_push(c->arena, &v.conditions, cond);
+                tk_vec_push(c->arena, &next, v);
+            }
+        }
+        variants.data = next.data;
+        variants.len = next.len;
+        variants.cap = next.cap;
+    }
+    if (variants.len > 64) {
+        sema_error(c, def->name_loc, "'%s' would be compiled in %u variants; the limit is 64",
+                   def->name, variants.len);
+        return;
+    }
+    for (uint32_t i = 0; i < variants.len; i++) {
+        const variant *v = &variants.data[i];
+        bool complete = true;
+        for (uint32_t j = 0; j < def->params.len; j++) {
+            const tk_param *p = &def->params.data[j];
+            const tk_type *t;
+            if (!annotation_type(c, p->annotation, &t) || t) continue;
+            bool found = false;
+            for (uint32_t m = 0; m < v->constexprs.len; m++) found |= v->constexprs.data[m].name == p->name;
+            if (!found) {
+                sema_error(c, p->loc, "constexpr parameter '%s' has no value: give it a default, "
+                           "set it with -D %s=..., or list it in every autotune config", p->name, p->name);
+                complete = false;
+            }
+        }
+        if (!complete) return;
+        int errors_before = c->diag->error_count;
+        check_variant(c, &k, v, i);
+        if (c->diag->error_count > errors_before && variants.len > 1) {
+            char *desc = "";
+            for (uint32_t m = 0; m < v->constexprs.len; m++)
+                desc = tk_arena_printf(c->arena, "%s%s%s=%s", desc, m ? ", " : "", v->constexprs.data[m].name,
+                                       const_text(c, &v->constexprs.data[m].val));
+            tk_note(c->diag, def->name_loc, "in the variant of '%s' with %s", def->name, desc);
+            return; /* the other variants would mostly repeat these errors */
+        }
+    }
+}
+
+/* ---- the module -------------------------------------------------------- */
+
+static void check_import(checker *c, const tk_stmt *s) {
+    const char *module = s->u.import.module, *name = s->u.import.name, *alias = s->u.import.alias;
+    const char *full = name ? tk_arena_printf(c->arena, "%s.%s", module, name) : module;
+    const char *bound_as = alias ? alias : name ? name : module;
+    value v = {.kind = V_MODULE, .loc = s->loc};
+    if (strcmp(full, "triton.language") == 0) v.u.module = c->n_tl;
+    else if (strcmp(full, "triton") == 0) v.u.module = c->n_triton;
+    else if (strcmp(full, "triton.language.math") == 0) v.u.module = c->n_tl;
+    else if (name && strcmp(module, "triton.language") == 0 && builtin_lookup(c, name, true) >= 0) {
+        v.kind = V_BUILTIN;
+        v.u.builtin = builtin_lookup(c, name, true);
+    } else {
+        sema_error(c, s->loc, "tkc knows the modules triton and triton.language; '%s' cannot be "
+                   "imported", full);
+        return;
+    }
+    if (!alias && !name && strchr(module, '.')) bound_as = c->n_triton, v.u.module = c->n_triton;
+    binding b = {0};
+    b.name = tk_intern_cstr(c->names, bound_as);
+    b.val = v;
+    tk_vec_push(c->arena, &c->globals, b);
+}
+
+static bool is_func_decorated(checker *c, const tk_def *def) {
+    for (uint32_t i = 0; i < def->decorators.len; i++) {
+        const char *name = decorator_name(c, def->decorators.data[i].expr);
+        if (name && strcmp(name, "func") == 0) return true;
+    }
+    return false;
+}
+
+static bool is_kernel_decorated(checker *c, const tk_def *def) {
+    for (uint32_t i = 0; i < def->decorators.len; i++) {
+        const char *name = decorator_name(c, def->decorators.data[i].expr);
+        if (name && strcmp(name, "kernel") == 0) return true;
+    }
+    return false;
+}
+
+tk_sema_program *tk_sema_check(tk_arena *arena, tk_interner *names, tk_diag *diag,
+                               const tk_module *module, const tk_sema_options *options) {
+    checker cc = {0};
+    checker *c = &cc;
+    c->arena = arena;
+    c->names = names;
+    c->diag = diag;
+    c->module = module;
+    c->options = options;
+    c->program = TK_NEW(arena, tk_sema_program);
+    c->n_tl = tk_intern_cstr(names, "tl");
+    c->n_triton = tk_intern_cstr(names, "triton");
+    c->n_language = tk_intern_cstr(names, "language");
+    c->n_math = tk_intern_cstr(names, "math");
+    for (uint32_t i = 0; i < module->body.len; i++) {
+        const tk_stmt *s = module->body.data[i];
+        if (s->kind == TK_STMT_IMPORT) {
+            check_import(c, s);
+        } else if (s->kind == TK_STMT_DEF) {
+            const tk_def *def = s->u.def;
+            const tk_def *prev = find_def(&c->funcs, def->name);
+            if (!prev) prev = find_def(&c->kernels, def->name);
+            if (prev) {
+                sema_error(c, def->name_loc, "'%s' is defined twice", def->name);
+                tk_note(diag, prev->name_loc, "the first definition is here");
+                continue;
+            }
+            if (is_func_decorated(c, def) && !is_kernel_decorated(c, def)) {
+                if (def->decorators.len > 1)
+                    sema_error(c, def->decorators.data[1].loc, "a @func takes no other decorators");
+                tk_vec_push(arena, &c->funcs, def);
+                binding b = {0};
+                b.name = def->name;
+                b.val = (value){.kind = V_FUNC, .loc = def->name_loc};
+                b.val.u.def = def;
+                tk_vec_push(arena, &c->globals, b);
+            } else if (is_kernel_decorated(c, def)) {
+                tk_vec_push(arena, &c->kernels, def);
+            } else {
+                sema_error(c, def->name_loc, "'%s' needs @kernel(grid=...) to be a kernel or @func "
+                           "to be a device function", def->name);
+            }
+        } else if (s->kind == TK_STMT_ASSIGN) {
+            value v = eval_global(c, s->u.assign.value);
+            if (v.kind == V_ERROR) continue;
+            if (!v_is_const(&v)) {
+                sema_error(c, s->u.assign.value->loc, "a top-level assignment must be a compile-time value");
+                continue;
+            }
+            for (uint32_t t = 0; t < s->u.assign.targets.len; t++) {
+                const tk_expr *target = s->u.assign.targets.data[t];
+                if (target->kind != TK_EXPR_NAME) {
+                    sema_error(c, target->loc, "a top-level assignment binds a single name");
+                    continue;
+                }
+                binding b = {0};
+                b.name = target->u.name;
+                b.val = v;
+                b.val.origin = target->loc;
+                b.val.origin_name = tk_arena_printf(c->arena, "%s is set here", target->u.name);
+                tk_vec_push(arena, &c->globals, b);
+            }
+        } else if (s->kind != TK_STMT_PASS &&
+                   !(s->kind == TK_STMT_EXPR && s->u.expr->kind == TK_EXPR_STRING)) {
+            sema_error(c, s->loc, "only functions, imports and constant assignments belong at the "
+                       "top level of a .tk file");
+        }
+    }
+    /* -D names must belong to some kernel */
+    for (uint32_t i = 0; i < options->defines.len; i++) {
+        const char *name = tk_intern_cstr(names, options->defines.data[i].name);
+        bool found = false;
+        for (uint32_t k = 0; k < c->kernels.len && !found; k++) {
+            const tk_param *p = find_param(c->kernels.data[k], name);
+            const tk_type *t = NULL;
+            found = p && p->annotation && annotation_type(c, p->annotation, &t) && !t;
+        }
+        if (!found)
+            sema_error(c, (tk_loc){0}, "-D %s: no kernel in %s has a constexpr parameter '%s'",
+                       name, module->src->name, name);
+    }
+    bool matched = false;
+    for (uint32_t k = 0; k < c->kernels.len; k++) {
+        const tk_def *def = c->kernels.data[k];
+        if (options->only_kernel && strcmp(options->only_kernel, def->name) != 0) continue;
+        matched = true;
+        check_kernel(c, def);
+    }
+    if (options->only_kernel && !matched)
+        sema_error(c, (tk_loc){0}, "--kernel %s: %s has no kernel of that name",
+                   options->only_kernel, module->src->name);
+    return c->program;
+}

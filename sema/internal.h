@@ -1,0 +1,174 @@
+/* Private to sema/: the checker's values, scopes and context, shared by its
+ * files (types.c, check.c, builtins.c, print.c). */
+#ifndef TK_SEMA_INTERNAL_H
+#define TK_SEMA_INTERNAL_H
+
+#include "sema.h"
+
+/* What an expression evaluates to while sema interprets a kernel: a
+ * compile-time value, or runtime work (an sx with a type). */
+typedef enum value_kind {
+    V_ERROR,    /* already reported; silences follow-on errors */
+    V_NONE, V_INT, V_FLOAT, V_BOOL, V_STR, V_DTYPE, V_TUPLE,
+    V_RT,       /* runtime value: rt */
+    V_BUILTIN,  /* a builtin function: builtin */
+    V_METHOD,   /* a builtin bound to a receiver: builtin, items[0] */
+    V_MODULE,   /* tl, triton, math: name */
+    V_FUNC,     /* a user @func: def */
+    V_META      /* the parameter of a grid/heuristics lambda */
+} value_kind;
+
+typedef struct value value;
+struct value {
+    value_kind kind;
+    tk_loc loc;      /* where this value was computed */
+    tk_loc origin;   /* for constexprs: where the value was set (notes) */
+    const char *origin_name;
+    union {
+        int64_t i;
+        double f;
+        bool b;
+        struct { const char *text; uint32_t len; } str;
+        tk_dtype dtype;
+        tk_sx *rt;
+        int builtin;
+        const char *module;
+        const tk_def *def;
+    } u;
+    /* V_TUPLE items; V_METHOD receiver in items[0] */
+    value *items;
+    uint32_t count;
+};
+
+typedef enum binding_state { BOUND, ONLY_IN_BRANCH, ONLY_IN_LOOP } binding_state;
+
+typedef struct binding {
+    const char *name;
+    value val;
+    tk_sema_var *var;     /* the variable a runtime value lives in, if any */
+    binding_state state;
+    /* inside a runtime loop, a name live across iterations keeps one type */
+    bool fixed;
+    tk_loc fixed_loc;     /* the loop, for messages */
+    tk_loc where;         /* the branch or loop for ONLY_IN_* */
+    tk_loc def_loc;
+} binding;
+
+typedef TK_VEC(binding) scope;
+
+typedef struct func_instance_key {
+    const tk_def *def;
+    const char *signature;   /* interned text of argument types and constexprs */
+    tk_sema_func *func;
+} func_instance_key;
+
+typedef struct checker checker;
+typedef TK_VEC(const char *) name_list;
+typedef TK_VEC(const tk_def *) def_list;
+
+/* The state of interpreting one kernel variant or @func instance. */
+typedef struct frame {
+    scope names;
+    tk_ss_list *out;          /* where statements go */
+    bool in_kernel;           /* a kernel body (else a @func body) */
+    bool in_grid;             /* evaluating grid=/heuristics on the host */
+    int runtime_loop_depth;
+    int runtime_branch_depth;
+    bool returned;
+    value return_value;
+    bool has_return_value;
+    tk_loc return_loc;
+    uint32_t *var_counter;
+    const tk_def *def;
+} frame;
+
+struct checker {
+    tk_arena *arena;
+    tk_interner *names;
+    tk_diag *diag;
+    const tk_module *module;
+    const tk_sema_options *options;
+    tk_sema_program *program;
+    def_list funcs;                      /* @func definitions */
+    def_list kernels;
+    TK_VEC(func_instance_key) instances;
+    def_list call_stack;                 /* recursion detection */
+    TK_VEC(binding) globals;             /* module-level constexprs, imports */
+    frame *frame;
+    /* interned names used by the checker */
+    const char *n_tl, *n_triton, *n_language, *n_math;
+};
+
+/* ---- types.c ---- */
+const tk_type *ty_scalar(checker *c, tk_dtype d);
+const tk_type *ty_pointer(checker *c, const tk_type *pointee);
+const tk_type *ty_void(checker *c);
+/* A tile of elem (scalar or pointer type) with shape; rank 0 gives elem. */
+const tk_type *ty_tile(checker *c, const tk_type *elem, uint32_t rank, const int64_t *shape);
+const tk_type *ty_block_ptr(checker *c, tk_dtype elem, uint32_t rank, const int64_t *shape);
+const tk_type *ty_tuple(checker *c, uint32_t count, const tk_type **items);
+/* The element type: the type itself for scalars and pointers. */
+const tk_type *ty_elem(const tk_type *t);
+uint32_t ty_rank(const tk_type *t);
+const int64_t *ty_shape(const tk_type *t);
+bool ty_is_tile(const tk_type *t);
+bool ty_elem_is_pointer(const tk_type *t);
+/* Same shape as `like`, element replaced. */
+const tk_type *ty_with_elem(checker *c, const tk_type *like, const tk_type *elem);
+bool dtype_from_name(const char *name, tk_dtype *out);
+/* The dtype a constexpr number takes when it becomes runtime on its own. */
+bool literal_dtype(const value *v, tk_dtype *out);
+/* Triton's computation type of a binary arithmetic operation; sets *error
+ * to a message when the pair is invalid. lit_a/lit_b: that side is a
+ * constexpr number. */
+tk_dtype promote_dtypes(tk_dtype a, bool lit_a, tk_dtype b, bool lit_b, bool div_or_mod,
+                        const char **error);
+tk_dtype int_promote(tk_dtype a, tk_dtype b);
+int64_t dtype_int_min(tk_dtype d);
+uint64_t dtype_int_max(tk_dtype d);
+
+/* ---- check.c (used by builtins.c) ---- */
+void sema_error(checker *c, tk_loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+value v_error(void);
+value v_int(tk_loc loc, int64_t i);
+value v_float(tk_loc loc, double f);
+value v_bool(tk_loc loc, bool b);
+value v_rt(tk_sx *rt);
+value v_tuple(checker *c, tk_loc loc, uint32_t count);
+bool v_is_const(const value *v);
+bool v_is_number(const value *v);   /* INT, FLOAT, BOOL */
+const char *v_describe(checker *c, const value *v);
+tk_sx *sx_new(checker *c, tk_sx_kind kind, const tk_type *type, tk_loc loc);
+void sx_add_arg(checker *c, tk_sx *sx, tk_sx *arg);
+void sx_add_attr_int(checker *c, tk_sx *sx, const char *name, int64_t i);
+void sx_add_attr_text(checker *c, tk_sx *sx, const char *name, const char *text);
+/* Makes a runtime sx of v (a constexpr number becomes a constant of its
+ * literal dtype, or of `want` when want_dtype is set). NULL after an error. */
+tk_sx *to_runtime(checker *c, const value *v, const tk_dtype *want);
+tk_sx *convert(checker *c, tk_sx *x, tk_dtype d, tk_loc loc);
+tk_sx *broadcast_to_shape(checker *c, tk_sx *x, uint32_t rank, const int64_t *shape, tk_loc loc);
+/* numpy broadcasting of two shapes; false after reporting a mismatch */
+bool broadcast_shapes(checker *c, const tk_type *a, const tk_type *b, tk_loc loc,
+                      const char *what, uint32_t *rank, int64_t *shape);
+bool check_tile_shape(checker *c, uint32_t rank, const int64_t *shape, tk_loc loc,
+                      const value *origin);
+value arith(checker *c, tk_binop op, value a, value b, tk_loc loc);
+value call_func(checker *c, const tk_def *def, value *args, uint32_t count,
+                const char **kw_names, value *kw_values, uint32_t kw_count, tk_loc loc);
+tk_sema_var *new_var(checker *c, const char *name, const tk_type *type, tk_loc loc);
+void emit_stmt(checker *c, tk_ss *s);
+tk_ss *ss_new(checker *c, tk_ss_kind kind, tk_loc loc);
+const char *suggest(checker *c, const char *name, const char *const *candidates, size_t n);
+
+/* ---- builtins.c ---- */
+/* Finds a builtin by name: in the tl namespace (tl_only) or bare. -1 if none. */
+int builtin_lookup(checker *c, const char *name, bool tl_namespace);
+bool builtin_is_method(int id);
+bool builtin_allowed_in_grid(int id);
+value builtin_call(checker *c, int id, const value *receiver, value *args, uint32_t count,
+                   const char **kw_names, value *kw_values, tk_loc *kw_locs,
+                   uint32_t kw_count, tk_loc loc);
+/* The names of all builtins, for "did you mean". */
+size_t builtin_names(const char **out, size_t max);
+
+#endif

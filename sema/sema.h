@@ -1,0 +1,178 @@
+/* sema: AST -> typed, specialized kernels (prefix tk_sema_).
+ *
+ * Sema interprets each kernel once per specialization (defaults, -D values,
+ * autotune configs, heuristics variants): constexpr values are computed, a
+ * constexpr `if` keeps only the branch taken, static_range is unrolled, and
+ * each @func is specialized per distinct argument signature. Everything left
+ * is runtime work with a known dtype and shape, in the tree below, which is
+ * what lower/ consumes. Every error has its own message and position. */
+#ifndef TK_SEMA_H
+#define TK_SEMA_H
+
+#include "../parser/parser.h"
+
+enum { TK_MAX_RANK = 8 };
+/* Triton's limit on the elements of one tile (TRITON_MAX_TENSOR_NUMEL). */
+#define TK_MAX_TILE_ELEMENTS (1 << 20)
+
+typedef enum tk_dtype {
+    TK_I1, TK_I8, TK_I16, TK_I32, TK_I64, TK_U8, TK_U16, TK_U32, TK_U64,
+    TK_F8E4M3, TK_F8E5M2, TK_F16, TK_BF16, TK_F32, TK_F64, TK_DTYPE_COUNT
+} tk_dtype;
+
+typedef enum tk_type_kind {
+    TK_TYPE_VOID, TK_TYPE_SCALAR, TK_TYPE_POINTER, TK_TYPE_TILE, TK_TYPE_BLOCK_PTR,
+    TK_TYPE_TUPLE
+} tk_type_kind;
+
+typedef struct tk_type tk_type;
+struct tk_type {
+    tk_type_kind kind;
+    tk_dtype dtype;        /* SCALAR */
+    const tk_type *elem;   /* POINTER: pointee; TILE: scalar or pointer element;
+                              BLOCK_PTR: pointee scalar */
+    uint32_t rank;         /* TILE, BLOCK_PTR: the block's shape */
+    int64_t shape[TK_MAX_RANK];
+    uint32_t count;        /* TUPLE */
+    const tk_type **items;
+};
+
+const char *tk_dtype_name(tk_dtype d);          /* "f16" */
+unsigned tk_dtype_bits(tk_dtype d);
+bool tk_dtype_is_float(tk_dtype d);
+bool tk_dtype_is_int(tk_dtype d);                /* including i1 */
+bool tk_dtype_is_signed(tk_dtype d);
+/* Writes a type as the dumps and messages spell it: i32, *f16, f32[64, 64]. */
+void tk_type_print(FILE *out, const tk_type *t);
+const char *tk_type_str(tk_arena *arena, const tk_type *t);
+bool tk_type_equal(const tk_type *a, const tk_type *b);
+
+/* ---- the typed tree ---------------------------------------------------- */
+
+typedef struct tk_sx tk_sx;
+typedef struct tk_ss tk_ss;
+typedef TK_VEC(tk_sx *) tk_sx_list;
+typedef TK_VEC(tk_ss *) tk_ss_list;
+
+/* A variable of a kernel or function instance: parameters and locals. */
+typedef struct tk_sema_var {
+    const char *name;
+    uint32_t id;       /* unique in its instance; the dump shows name.id */
+    const tk_type *type;
+    tk_loc loc;
+} tk_sema_var;
+
+typedef enum tk_sx_kind {
+    TK_SX_CONST,     /* a constant of scalar type: int_value or float_value */
+    TK_SX_VAR,       /* var */
+    TK_SX_UNARY,     /* op, args[0] */
+    TK_SX_BINARY,    /* op, args[0], args[1]; operands already converted */
+    TK_SX_CAST,      /* args[0] converted to type (bitcast flag) */
+    TK_SX_BROADCAST, /* args[0] broadcast to type's shape */
+    TK_SX_SELECT,    /* args: cond, then, otherwise (a runtime ternary) */
+    TK_SX_BUILTIN,   /* builtin, args in the builtin's parameter order */
+    TK_SX_CALL,      /* func instance, args: its runtime arguments */
+    TK_SX_TUPLE,     /* args */
+    TK_SX_TUPLE_GET  /* args[0] is a tuple; index */
+} tk_sx_kind;
+
+typedef struct tk_sema_func tk_sema_func;
+
+struct tk_sx {
+    tk_sx_kind kind;
+    const tk_type *type;
+    tk_loc loc;
+    int op;                 /* tk_binop / tk_unop */
+    int builtin;            /* tk_builtin id */
+    bool bitcast;
+    uint32_t index;
+    union { int64_t i; double f; } value;
+    const tk_sema_var *var;
+    const tk_sema_func *func;
+    tk_sx_list args;
+    /* constant attributes of a builtin call: axis, cache modifiers, ... */
+    TK_VEC(struct tk_sema_attr { const char *name; const char *text; int64_t i; }) attrs;
+};
+
+typedef enum tk_ss_kind {
+    TK_SS_ASSIGN,   /* var = value */
+    TK_SS_EXPR,     /* value, for its effect */
+    TK_SS_IF,       /* cond, then, otherwise */
+    TK_SS_FOR,      /* var in range(lo, hi, step), body; num_stages */
+    TK_SS_WHILE,    /* cond, body */
+    TK_SS_RETURN,   /* value (may be NULL) */
+    TK_SS_BREAK, TK_SS_CONTINUE
+} tk_ss_kind;
+
+struct tk_ss {
+    tk_ss_kind kind;
+    tk_loc loc;
+    const tk_sema_var *var;
+    tk_sx *value, *lo, *hi, *step;
+    tk_ss_list then, otherwise;  /* IF; FOR/WHILE use then as the body */
+    int64_t num_stages;          /* FOR: -1 when not given */
+};
+
+/* A parameter of a kernel as the launcher sees it. */
+typedef struct tk_sema_param {
+    const char *name;
+    tk_loc loc;
+    bool is_constexpr;
+    const tk_type *type;           /* runtime parameters */
+    tk_promise promise;
+    uint64_t promise_value;
+    const tk_sema_var *var;
+} tk_sema_param;
+
+typedef struct tk_sema_const_binding {
+    const char *name;
+    const char *value_text;        /* as the dump prints it: 128, True, "relu" */
+} tk_sema_const_binding;
+
+struct tk_sema_func {
+    const char *name;
+    tk_loc loc;
+    uint32_t instance;             /* which specialization of this @func */
+    TK_VEC(tk_sema_var *) params;  /* runtime parameters */
+    TK_VEC(tk_sema_const_binding) constexprs;
+    const tk_type *result;         /* VOID when it returns nothing */
+    tk_ss_list body;
+};
+
+/* One specialization of a kernel: every constexpr bound to a value. */
+typedef struct tk_sema_kernel {
+    const char *name;
+    tk_loc loc;
+    uint32_t variant;              /* index among the kernel's variants */
+    TK_VEC(tk_sema_param) params;
+    TK_VEC(tk_sema_const_binding) constexprs;
+    tk_sx *grid[3];                /* host expressions over scalar parameters */
+    uint32_t grid_rank;
+    int64_t num_warps, num_stages;
+    /* runtime conditions that select this variant (from @heuristics) */
+    TK_VEC(struct tk_sema_condition { tk_sx *cond; bool value; const char *name; }) conditions;
+    TK_VEC(const char *) autotune_key;
+    tk_ss_list body;
+    uint32_t var_count;
+} tk_sema_kernel;
+
+typedef struct tk_sema_program {
+    TK_VEC(tk_sema_kernel *) kernels;
+    TK_VEC(tk_sema_func *) funcs;
+} tk_sema_program;
+
+typedef struct tk_sema_define { const char *name, *value; } tk_sema_define;
+
+typedef struct tk_sema_options {
+    TK_VEC(tk_sema_define) defines;  /* -D NAME=VALUE */
+    const char *only_kernel;         /* --kernel NAME */
+} tk_sema_options;
+
+tk_sema_program *tk_sema_check(tk_arena *arena, tk_interner *names, tk_diag *diag,
+                               const tk_module *module, const tk_sema_options *options);
+/* The stable dump of `tkc --emit=sema`. */
+void tk_sema_print(FILE *out, const tk_sema_program *program);
+/* The name of builtin `id` as the dump prints it ("load"). */
+const char *tk_sema_builtin_name(int id);
+
+#endif

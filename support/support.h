@@ -1,0 +1,131 @@
+/* support: the basics every stage shares (prefix tk_).
+ *
+ * - tk_arena: bump allocation per compilation; everything a compilation
+ *   builds lives in one and dies with it (no frees, no free-lists).
+ * - TK_VEC: growable arrays whose storage comes from an arena.
+ * - tk_intern: unique copies of strings, compared by pointer.
+ * - tk_source / tk_loc: the text of a file and exact positions in it.
+ * - tk_diag: GCC-style diagnostics with the source line, a caret and an
+ *   underline, notes, warnings that -Werror turns into errors.
+ */
+#ifndef TK_SUPPORT_H
+#define TK_SUPPORT_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ---- arena ---------------------------------------------------------- */
+
+typedef struct tk_arena_block tk_arena_block;
+typedef struct tk_arena {
+    tk_arena_block *head;
+    size_t used_total;
+} tk_arena;
+
+/* Returns zeroed memory aligned to 16 bytes; aborts only when malloc fails. */
+void *tk_arena_alloc(tk_arena *arena, size_t size);
+char *tk_arena_strndup(tk_arena *arena, const char *s, size_t len);
+char *tk_arena_printf(tk_arena *arena, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void tk_arena_free(tk_arena *arena);
+
+#define TK_NEW(arena, T) ((T *)tk_arena_alloc((arena), sizeof(T)))
+#define TK_NEW_ARRAY(arena, T, n) ((T *)tk_arena_alloc((arena), sizeof(T) * (size_t)(n)))
+
+/* ---- growable arrays in an arena ------------------------------------ */
+
+#define TK_VEC(T) struct { T *data; uint32_t len, cap; }
+
+/* Makes room for `need` elements; the old storage stays in the arena. */
+void tk_vec_reserve_(tk_arena *arena, void **data, uint32_t *cap, uint32_t need,
+                     size_t elem_size);
+
+#define tk_vec_push(arena, vec, value)                                          \
+    (tk_vec_reserve_((arena), (void **)&(vec)->data, &(vec)->cap, (vec)->len + 1, \
+                     sizeof *(vec)->data),                                      \
+     (vec)->data[(vec)->len++] = (value))
+
+/* ---- string interning ----------------------------------------------- */
+
+typedef struct tk_interner {
+    tk_arena *arena;
+    const char **slots;
+    uint32_t cap, count;
+} tk_interner;
+
+void tk_interner_init(tk_interner *in, tk_arena *arena);
+const char *tk_intern(tk_interner *in, const char *s, size_t len);
+const char *tk_intern_cstr(tk_interner *in, const char *s);
+
+/* ---- sources and locations ------------------------------------------ */
+
+typedef struct tk_source {
+    const char *name;     /* as the user spelled it */
+    const char *text;     /* NUL-terminated copy of the file */
+    uint32_t len;
+    uint32_t *line_starts; /* byte offset of each line, 1-based line n at [n-1] */
+    uint32_t line_count;
+} tk_source;
+
+/* A range in one source: line/col (1-based, col counts bytes) of the first
+ * byte, and the byte range [begin, end). */
+typedef struct tk_loc {
+    const tk_source *src;
+    uint32_t line, col;
+    uint32_t begin, end;
+} tk_loc;
+
+/* Reads a file into the arena; returns NULL and sets errno on failure. */
+tk_source *tk_source_read(tk_arena *arena, const char *path);
+tk_source *tk_source_from_string(tk_arena *arena, const char *name, const char *text,
+                                 size_t len);
+/* The location spanning from the start of a to the end of b. */
+tk_loc tk_loc_span(tk_loc a, tk_loc b);
+/* The location of byte offset `at` (length `len`) in src. */
+tk_loc tk_loc_at(const tk_source *src, uint32_t at, uint32_t len);
+
+/* ---- diagnostics ----------------------------------------------------- */
+
+typedef struct tk_diag {
+    FILE *out;
+    bool color;
+    bool warnings_are_errors;
+    bool suppress_warnings;
+    int error_count, warning_count;
+    int error_limit;      /* stop reporting after this many (0: no limit) */
+    bool last_suppressed; /* notes after a suppressed error are dropped */
+    /* Reports wait here until tk_diag_flush, which writes them in source
+     * order (a report's notes stay with it). */
+    struct tk_diag_entry { uint32_t line, col, seq; char *text; } *pending;
+    uint32_t pending_count, pending_cap;
+} tk_diag;
+
+void tk_diag_init(tk_diag *d, FILE *out, bool color);
+void tk_error(tk_diag *d, tk_loc loc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void tk_warning(tk_diag *d, tk_loc loc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* A note belongs to the error or warning reported just before it. */
+void tk_note(tk_diag *d, tk_loc loc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* A note with no position (hints like "did you mean"). */
+void tk_note_plain(tk_diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void tk_verror(tk_diag *d, tk_loc loc, const char *fmt, va_list ap);
+/* Writes the pending reports sorted by position and frees them. */
+void tk_diag_flush(tk_diag *d);
+
+/* ---- small helpers ----------------------------------------------------- */
+
+/* Edit distance used for "did you mean" suggestions. */
+unsigned tk_edit_distance(const char *a, const char *b);
+bool tk_is_pow2(int64_t v);
+uint64_t tk_hash_bytes(const void *p, size_t n);
+double tk_now_ms(void);
+/* The shortest decimal that reads back as f, with a '.0' when it looks
+ * like an integer (Python's repr). */
+void tk_format_double(char *buf, size_t size, double f);
+
+#endif
