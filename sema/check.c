@@ -2349,8 +2349,17 @@ static void setup_kernel_frame(checker *c, const kernel_decl *k, const variant *
             tk_sema_var *var = new_var(c, p->name, t, p->loc);
             sp.type = t;
             sp.var = var;
-            binding *b = bind(c, &f->names, p->name, v_rt(sx_var(c, var, p->loc)), p->loc);
-            b->var = var;
+            if (p->promise == TK_PROMISE_EQUAL) {
+                /* as in Triton: a parameter promised == 1 is the constant 1 in
+                 * the body; the launcher checks the argument */
+                value one = v_int(p->loc, 1);
+                one.origin = p->promise_loc;
+                one.origin_name = tk_arena_printf(c->arena, "%s is promised == 1 here", p->name);
+                bind(c, &f->names, p->name, one, p->loc);
+            } else {
+                binding *b = bind(c, &f->names, p->name, v_rt(sx_var(c, var, p->loc)), p->loc);
+                b->var = var;
+            }
         }
         if (out) tk_vec_push(c->arena, &out->params, sp);
     }
