@@ -56,6 +56,9 @@ typedef struct tk_token {
 typedef struct tk_token_list {
     tk_token *data;
     uint32_t len, cap;
+    /* byte offset of the outermost bracket never closed (already reported),
+     * UINT32_MAX if none: syntax errors after it are its consequences */
+    uint32_t unclosed_at;
 } tk_token_list;
 
 /* Scans all of src. Always ends the list with EOF, even after errors. */

@@ -21,7 +21,9 @@ typedef struct lexer {
     tk_loc brackets[64];
     tk_tok bracket_kinds[64];
     /* indentation of each open block, as the exact whitespace it used */
-    struct { uint32_t begin, len; } indents[128];
+    /* reported: this level's indentation was already reported as
+     * inconsistent, so lines compared with it are not reported again */
+    struct { uint32_t begin, len; bool reported; } indents[128];
     int indent_depth;
 } lexer;
 
@@ -155,6 +157,18 @@ static void emit_string(lexer *lx, const unsigned char *from, const unsigned cha
     t->text_len = (uint32_t)n;
 }
 
+/* Emits a closer for every open bracket, so one mistake (an unclosed
+ * bracket, an unterminated string) does not become several. */
+static void close_brackets(lexer *lx, const unsigned char *at) {
+    for (int i = lx->bracket_depth - 1; i >= 0; i--) {
+        if (i >= (int)(sizeof lx->brackets / sizeof lx->brackets[0])) continue;
+        tk_tok open = lx->bracket_kinds[i];
+        emit(lx, open == TK_TOK_LPAREN ? TK_TOK_RPAREN
+                 : open == TK_TOK_LBRACKET ? TK_TOK_RBRACKET : TK_TOK_RBRACE, at, at);
+    }
+    lx->bracket_depth = 0;
+}
+
 static raw punct(lexer *lx, tk_tok kind, const unsigned char *start) {
     emit(lx, kind, start, lx->cursor);
     return RAW_TOKEN;
@@ -223,7 +237,8 @@ static raw scan_raw(lexer *lx) {
         [0-9] [0-9a-zA-Z_]* {
             tk_error(lx->diag, loc_of(lx, start, lx->cursor), "invalid number literal '%.*s'",
                      (int)(lx->cursor - start), (const char *)start);
-            return RAW_ERROR; }
+            emit(lx, TK_TOK_INT, start, lx->cursor); /* stands in, so parsing goes on */
+            return RAW_TOKEN; }
         name { emit_name(lx, start, lx->cursor); return RAW_TOKEN; }
 
         "'" sq_item* "'"   { emit_string(lx, start, lx->cursor, 1); return RAW_TOKEN; }
@@ -238,7 +253,11 @@ static raw scan_raw(lexer *lx) {
             tk_error(lx->diag, loc_of(lx, start, lx->cursor),
                      "unterminated string: the closing quote is missing on this line");
             while (lx->cursor < lx->limit && *lx->cursor != '\n' && *lx->cursor != '\r') lx->cursor++;
-            return RAW_ERROR; }
+            /* the rest of the line is the string: close what it left open */
+            tk_token *t = emit(lx, TK_TOK_STRING, start, lx->cursor);
+            t->u.text = "";
+            close_brackets(lx, lx->cursor);
+            return RAW_TOKEN; }
 
         "(" { return open_bracket(lx, TK_TOK_LPAREN, start); }
         "[" { return open_bracket(lx, TK_TOK_LBRACKET, start); }
@@ -305,63 +324,60 @@ static bool is_blank_line_rest(const unsigned char *p) {
     return *p == '\n' || *p == '\r' || *p == '#';
 }
 
+/* The width of indentation as an editor shows it: tabs to multiples of 8. */
+static uint32_t visual_width(const char *text, uint32_t len) {
+    uint32_t w = 0;
+    for (uint32_t i = 0; i < len; i++) w = text[i] == '\t' ? (w / 8 + 1) * 8 : w + 1;
+    return w;
+}
+
 /* Called at the start of a logical line outside brackets: measures the
  * indentation and emits INDENT/DEDENT. Returns false for a blank or
- * comment-only line, which the caller skips without any token. */
+ * comment-only line, which the caller skips without any token.
+ * Errors: indentation that mixes tabs and spaces in one step or that is
+ * inconsistent with the enclosing block's; a dedent to no enclosing level.
+ * Recovery follows the visual widths, so the block structure stays sane. */
 static bool handle_indentation(lexer *lx) {
     const unsigned char *line = lx->cursor, *p = line;
     while (*p == ' ' || *p == '\t' || *p == '\f') p++;
     if (is_blank_line_rest(p) || (p == lx->limit)) return false;
     uint32_t begin = (uint32_t)(line - lx->base), len = (uint32_t)(p - line);
-    const char *text = lx->src->text;
+    const char *text = lx->src->text + begin;
     int top = lx->indent_depth - 1;
     uint32_t top_len = top >= 0 ? lx->indents[top].len : 0;
-    const char *top_text = top >= 0 ? text + lx->indents[top].begin : "";
+    const char *top_text = top >= 0 ? lx->src->text + lx->indents[top].begin : "";
     tk_loc here = loc_of(lx, line, p);
-    if (len == top_len && memcmp(text + begin, top_text, len) == 0) return true;
-    if (len > top_len && memcmp(text + begin, top_text, top_len) == 0) {
-        /* deeper: the added step must be all spaces or all tabs */
+    uint32_t common = len < top_len ? len : top_len;
+    bool consistent = memcmp(text, top_text, common) == 0;
+    bool already_reported = top >= 0 && lx->indents[top].reported;
+    if (!consistent && !already_reported)
+        tk_error(lx->diag, here, "inconsistent use of tabs and spaces in indentation; use spaces only");
+    uint32_t width = visual_width(text, len), top_width = visual_width(top_text, top_len);
+    if (width > top_width) {
         bool spaces = false, tabs = false;
-        for (uint32_t i = top_len; i < len; i++) {
-            if (text[begin + i] == '\t') tabs = true; else spaces = true;
+        for (uint32_t i = consistent ? top_len : 0; i < len; i++) {
+            if (text[i] == '\t') tabs = true; else spaces = true;
         }
-        if (spaces && tabs) {
+        if (consistent && spaces && tabs)
             tk_error(lx->diag, here, "indentation mixes tabs and spaces in one step; use spaces only");
-        }
         if (lx->indent_depth == (int)(sizeof lx->indents / sizeof lx->indents[0])) {
             tk_error(lx->diag, here, "blocks are nested too deeply");
             return true;
         }
         lx->indents[lx->indent_depth].begin = begin;
         lx->indents[lx->indent_depth].len = len;
+        lx->indents[lx->indent_depth].reported = !consistent;
         lx->indent_depth++;
         emit(lx, TK_TOK_INDENT, line, p);
         return true;
     }
-    /* shallower: pop to a level with exactly this indentation */
     int level = top;
-    while (level >= 0) {
-        uint32_t l = lx->indents[level].len;
-        if (l == len && memcmp(text + lx->indents[level].begin, text + begin, len) == 0) break;
+    while (level >= 0 && visual_width(lx->src->text + lx->indents[level].begin, lx->indents[level].len) > width)
         level--;
-    }
-    bool matched = level >= 0 || len == 0;
-    if (!matched) {
-        bool prefix_of_top = len < top_len && memcmp(top_text, text + begin, len) == 0;
-        if (prefix_of_top)
-            tk_error(lx->diag, here, "this line's indentation matches no enclosing block");
-        else
-            tk_error(lx->diag, here,
-                     "inconsistent use of tabs and spaces in indentation; use spaces only");
-        /* recover: treat the line as belonging to the innermost block whose
-         * indentation is not deeper than it */
-        level = top;
-        while (level >= 0 && lx->indents[level].len > len) level--;
-        if (level < top && len > (level >= 0 ? lx->indents[level].len : 0)) {
-            /* between two levels: stay in the current block */
-            return true;
-        }
-    }
+    uint32_t level_width = level >= 0 ? visual_width(lx->src->text + lx->indents[level].begin,
+                                                      lx->indents[level].len) : 0;
+    if (level_width != width && consistent && !already_reported)
+        tk_error(lx->diag, here, "this line's indentation matches no enclosing block");
     while (lx->indent_depth - 1 > level) {
         lx->indent_depth--;
         emit(lx, TK_TOK_DEDENT, p, p);
@@ -379,6 +395,7 @@ tk_token_list tk_lex_source(tk_arena *arena, tk_interner *names, tk_diag *diag,
     lx.base = (const unsigned char *)src->text;
     lx.cursor = lx.base;
     lx.limit = lx.base + src->len;
+    lx.out.unclosed_at = UINT32_MAX;
     bool line_start = true;
     /* A logical line has content once it emitted something besides layout. */
     bool line_has_tokens = false;
@@ -411,15 +428,10 @@ tk_token_list tk_lex_source(tk_arena *arena, tk_interner *names, tk_diag *diag,
             shown = (int)(sizeof lx.brackets / sizeof lx.brackets[0]) - 1;
         tk_loc open = lx.brackets[shown];
         tk_error(diag, open, "'%.*s' is never closed", 1, src->text + open.begin);
+        lx.out.unclosed_at = lx.brackets[0].begin;
     }
     const unsigned char *end = lx.limit;
-    /* Close what is open, so the parser does not report the same mistake. */
-    for (int i = lx.bracket_depth - 1; i >= 0; i--) {
-        if (i >= (int)(sizeof lx.brackets / sizeof lx.brackets[0])) continue;
-        tk_tok open = lx.bracket_kinds[i];
-        emit(&lx, open == TK_TOK_LPAREN ? TK_TOK_RPAREN
-                  : open == TK_TOK_LBRACKET ? TK_TOK_RBRACKET : TK_TOK_RBRACE, end, end);
-    }
+    close_brackets(&lx, end);
     if (line_has_tokens) emit(&lx, TK_TOK_NEWLINE, end, end);
     while (lx.indent_depth > 0) {
         lx.indent_depth--;

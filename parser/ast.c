@@ -325,7 +325,7 @@ tk_stmt_list tk_ast_stmt_list_cat(tk_parser *p, tk_stmt_list a, tk_stmt_list b) 
 }
 
 tk_param tk_ast_param(tk_parser *p, const tk_token *name, tk_expr *annotation,
-                      tk_promise promise, const tk_token *promise_value,
+                      tk_promise promise, const tk_token *promise_value, tk_loc promise_loc,
                       tk_expr *default_value) {
     (void)p;
     tk_param param = {0};
@@ -335,7 +335,7 @@ tk_param tk_ast_param(tk_parser *p, const tk_token *name, tk_expr *annotation,
     param.promise = promise;
     if (promise_value) {
         param.promise_value = promise_value->u.int_value;
-        param.promise_loc = promise_value->loc;
+        param.promise_loc = promise_loc;
     }
     param.default_value = default_value;
     return param;

@@ -232,11 +232,11 @@ params
 
 param
     : T_NAME annotation_opt default_opt
-        { $$ = tk_ast_param(p, &$1, $2, TK_PROMISE_NONE, NULL, $3); }
+        { $$ = tk_ast_param(p, &$1, $2, TK_PROMISE_NONE, NULL, @1, $3); }
     | T_NAME T_COLON type_expr T_PERCENT T_INT default_opt
-        { $$ = tk_ast_param(p, &$1, $3, TK_PROMISE_DIVISIBLE, &$5, $6); }
+        { $$ = tk_ast_param(p, &$1, $3, TK_PROMISE_DIVISIBLE, &$5, tk_loc_span(@4, @5), $6); }
     | T_NAME T_COLON type_expr T_EQ T_INT default_opt
-        { $$ = tk_ast_param(p, &$1, $3, TK_PROMISE_EQUAL, &$5, $6); }
+        { $$ = tk_ast_param(p, &$1, $3, TK_PROMISE_EQUAL, &$5, tk_loc_span(@4, @5), $6); }
     ;
 
 annotation_opt
@@ -539,6 +539,7 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, tk_parser *p) {
     int n = yypcontext_expected_tokens(ctx, expected_syms, YYNTOKENS);
     int found = lexer_kind_of_symbol(yypcontext_token(ctx));
     tk_loc loc = *yypcontext_location(ctx);
+    if (loc.begin > p->tokens->unclosed_at) return 0; /* the unclosed bracket's doing */
     int expected[YYNTOKENS], count = 0;
     bool wants_expression = false, wants_colon = false;
     for (int i = 0; i < n; i++) {

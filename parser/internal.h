@@ -75,7 +75,8 @@ tk_stmt_list tk_ast_stmt_list_cat(tk_parser *p, tk_stmt_list a, tk_stmt_list b);
 typedef TK_VEC(tk_param) tk_param_list;
 typedef TK_VEC(tk_decorator) tk_decorator_list;
 tk_param tk_ast_param(tk_parser *p, const tk_token *name, tk_expr *annotation,
-                      tk_promise promise, const tk_token *promise_value, tk_expr *default_value);
+                      tk_promise promise, const tk_token *promise_value, tk_loc promise_loc,
+                      tk_expr *default_value);
 tk_param_list tk_ast_param_list_add(tk_parser *p, tk_param_list list, tk_param param);
 tk_decorator_list tk_ast_decorator_add(tk_parser *p, tk_decorator_list list, tk_loc loc,
                                        tk_expr *e);

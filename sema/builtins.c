@@ -132,7 +132,14 @@ static bool dtype_arg(checker *c, call *k, uint32_t i, tk_dtype *out) {
     }
     if (v->kind == V_STR) {
         char *s = tk_arena_strndup(c->arena, v->u.str.text, v->u.str.len);
-        if (dtype_from_name(s, out)) return true;
+        tk_dtype d;
+        if (dtype_from_name(s, &d))
+            sema_error(c, v->loc, "'%s' of %s must be a dtype, not the string \"%s\"; write tl.%s",
+                       pname(k, i), k->name, s, dtype_triton_name(d));
+        else
+            sema_error(c, v->loc, "'%s' of %s must be a dtype such as tl.float32, not a string",
+                       pname(k, i), k->name);
+        return false;
     }
     if (v->kind != V_ERROR)
         sema_error(c, v->loc, "'%s' of %s must be a dtype such as tl.float32, not %s",
@@ -166,9 +173,9 @@ static bool shape_of(checker *c, const value *v, const char *what, uint32_t *ran
             return false;
         }
         shape[i] = d->u.i;
-        if (!check_tile_shape(c, i + 1, shape, d->loc, d)) return false;
+        if (!check_tile_dim(c, shape[i], d->loc, d)) return false;
     }
-    return true;
+    return check_tile_total(c, *rank, shape, v->loc);
 }
 
 /* The shape from varargs (f(x, 2, 3)) or a single tuple (f(x, (2, 3))). */
@@ -318,6 +325,10 @@ static value make_full(checker *c, call *k, uint32_t rank, const int64_t *shape,
                        v_describe(c, fill), tk_dtype_name(d));
             return v_error();
         }
+        if (fill->kind == V_INT && !tk_dtype_is_float(d) &&
+            (fill->u.i < dtype_int_min(d) || (fill->u.i > 0 && (uint64_t)fill->u.i > dtype_int_max(d))))
+            tk_warning(c->diag, fill->loc, "tl.full: %" PRId64 " does not fit in %s and wraps",
+                       fill->u.i, tk_dtype_name(d));
         v = to_runtime(c, fill, &d);
     } else {
         if (fill->kind != V_ERROR)
@@ -358,6 +369,18 @@ static value b_zeros_like(checker *c, call *k) {
 static value b_cdiv(checker *c, call *k) {
     value a = k->args[0], b = k->args[1];
     if (a.kind == V_ERROR || b.kind == V_ERROR) return v_error();
+    for (int i = 0; i < 2; i++) {
+        const value *v = i ? &b : &a;
+        if (v->kind == V_RT && ty_elem_is_pointer(v->u.rt->type)) {
+            const tk_sx *x = v->u.rt;
+            if (c->frame && c->frame->in_grid && x->kind == TK_SX_VAR)
+                sema_error(c, v->loc, "the grid uses the pointer '%s'; grids depend on sizes, not "
+                           "addresses", x->var->name);
+            else
+                sema_error(c, v->loc, "cdiv needs integers, not %s", tk_type_str(c->arena, x->type));
+            return v_error();
+        }
+    }
     if ((a.kind == V_RT && is_float_tile(a.u.rt)) || a.kind == V_FLOAT ||
         (b.kind == V_RT && is_float_tile(b.u.rt)) || b.kind == V_FLOAT) {
         sema_error(c, k->loc, "cdiv needs integers");
@@ -706,8 +729,12 @@ static value b_dot(checker *c, call *k) {
         tk_sx *acc = rt_arg(c, k, 2);
         if (!acc) return v_error();
         if (!tk_type_equal(acc->type, rt)) {
+            bool f16_acc = ty_elem(acc->type)->kind == TK_TYPE_SCALAR && elem_dtype(acc) == TK_F16 &&
+                           out == TK_F32 && (da == TK_F16 || f8a);
             sema_error(c, k->args[2].loc, "the accumulator of tl.dot must be %s (the product's "
-                       "shape and dtype), not %s", tk_type_str(c->arena, rt), tk_type_str(c->arena, acc->type));
+                       "shape and dtype), not %s%s", tk_type_str(c->arena, rt),
+                       tk_type_str(c->arena, acc->type),
+                       f16_acc ? "; for an f16 accumulator pass out_dtype=tl.float16" : "");
             return v_error();
         }
         sx_add_arg(c, x, acc);
@@ -838,7 +865,7 @@ static const tk_sema_func *combine_fn(checker *c, call *k, uint32_t i, tk_dtype 
         tk_sx *p = sx_new(c, TK_SX_CONST, ty_scalar(c, d), k->loc);
         args[j] = v_rt(p);
     }
-    value r = call_func(c, f->u.def, args, 2, NULL, NULL, 0, k->loc);
+    value r = call_func(c, f->u.def, args, 2, NULL, NULL, NULL, 0, k->loc);
     c->frame->out = out;
     if (r.kind == V_ERROR || sink.len == 0) return NULL;
     tk_ss *s = sink.data[sink.len - 1];
@@ -989,28 +1016,38 @@ static value b_where(checker *c, call *k) {
         cond = r.u.rt;
     }
     /* x and y follow arithmetic promotion, constants adapting */
-    value sum = arith(c, TK_BINOP_ADD, k->args[1], k->args[2], k->loc);
-    if (sum.kind == V_ERROR) return sum;
-    if (sum.kind != V_RT) {
-        /* both constant: their literal dtype */
-        tk_sx *a = rt_arg(c, k, 1), *b = rt_arg(c, k, 2);
-        if (!a || !b) return v_error();
-        const char *err;
-        tk_dtype d = promote_dtypes(elem_dtype(a), false, elem_dtype(b), false, false, &err);
-        sum = v_rt(sx_new(c, TK_SX_CONST, ty_scalar(c, d), k->loc));
+    value *vx = &k->args[1], *vy = &k->args[2];
+    for (int i = 1; i <= 2; i++) {
+        const value *v = &k->args[i];
+        if (v->kind != V_RT && !v_is_number(v)) {
+            sema_error(c, v->loc, "'%s' of tl.where must be a tile or number, not %s", pname(k, (uint32_t)i),
+                       v_describe(c, v));
+            return v_error();
+        }
     }
-    const tk_type *vt = sum.u.rt->type;
-    bool ptr = ty_elem_is_pointer(vt);
-    tk_sx *a = ptr ? rt_arg(c, k, 1) : NULL, *b = ptr ? rt_arg(c, k, 2) : NULL;
-    tk_dtype d = ptr ? TK_I32 : ty_elem(vt)->dtype;
-    if (ptr) {
-        if (!a || !b || !tk_type_equal(ty_elem(a->type), ty_elem(b->type))) {
+    bool ptr_x = vx->kind == V_RT && ty_elem_is_pointer(vx->u.rt->type);
+    bool ptr_y = vy->kind == V_RT && ty_elem_is_pointer(vy->u.rt->type);
+    tk_sx *a, *b;
+    if (ptr_x || ptr_y) {
+        if (!ptr_x || !ptr_y || !tk_type_equal(ty_elem(vx->u.rt->type), ty_elem(vy->u.rt->type))) {
             sema_error(c, k->loc, "tl.where between pointers needs both sides to point to the same type");
             return v_error();
         }
+        a = vx->u.rt;
+        b = vy->u.rt;
     } else {
-        a = k->args[1].kind == V_RT ? convert(c, k->args[1].u.rt, d, k->loc) : to_runtime(c, &k->args[1], &d);
-        b = k->args[2].kind == V_RT ? convert(c, k->args[2].u.rt, d, k->loc) : to_runtime(c, &k->args[2], &d);
+        tk_dtype dx, dy;
+        bool lx = vx->kind != V_RT, ly = vy->kind != V_RT;
+        if (lx) literal_dtype(vx, &dx); else dx = ty_elem(vx->u.rt->type)->dtype;
+        if (ly) literal_dtype(vy, &dy); else dy = ty_elem(vy->u.rt->type)->dtype;
+        const char *err;
+        tk_dtype d = promote_dtypes(dx, lx, dy, ly, false, &err);
+        if (err) {
+            sema_error(c, k->loc, "tl.where: %s", err);
+            return v_error();
+        }
+        a = lx ? to_runtime(c, vx, &d) : convert(c, vx->u.rt, d, k->loc);
+        b = ly ? to_runtime(c, vy, &d) : convert(c, vy->u.rt, d, k->loc);
     }
     if (!a || !b) return v_error();
     uint32_t rank;
@@ -1341,7 +1378,7 @@ static value atomic(checker *c, call *k, bool cas) {
     const tk_type *elem = ty_elem(p->type)->elem;
     if (elem->kind != TK_TYPE_SCALAR) return v_error();
     tk_dtype d = elem->dtype;
-    const char *op = k->name + strlen("tl.atomic_");
+    const char *op = def_of(k->id)->name + strlen("atomic_");
     bool is_float = tk_dtype_is_float(d);
     unsigned bits = tk_dtype_bits(d);
     bool ok = bits >= 16 && d != TK_I16 && d != TK_U16 && d != TK_F8E4M3 && d != TK_F8E5M2;
@@ -1544,7 +1581,7 @@ static value b_random(checker *c, call *k) {
     }
     int64_t rounds = 10;
     if (given(k, 2) && !const_int(c, k, 2, &rounds)) return v_error();
-    bool is_int = strcmp(k->name, "tl.randint") == 0;
+    bool is_int = strcmp(def_of(k->id)->name, "randint") == 0;
     tk_sx *r = builtin_sx(c, k, ty_with_elem(c, offset->type, ty_scalar(c, is_int ? TK_U32 : TK_F32)));
     sx_add_arg(c, r, seed);
     sx_add_arg(c, r, offset);
@@ -1823,6 +1860,21 @@ int builtin_lookup(checker *c, const char *name, bool tl_namespace) {
     return -1;
 }
 
+/* Triton builtins tkc does not have yet: they get a clear message rather
+ * than "no member". */
+static const char *const not_yet[] = {
+    "gather", "histogram", "flip", "ravel", "item", "reduce_or", "logical_and", "logical_or",
+    "sort", "topk", "interleave", "swizzle2d", "inline_asm_elementwise", "make_tensor_descriptor",
+    "load_tensor_descriptor", "store_tensor_descriptor", "randint4x", "rand4x", "randn4x",
+    "philox", "dot_scaled", "tensor_descriptor", "assume", "max_constancy_hint", "map_elementwise",
+};
+
+bool builtin_not_supported_yet(const char *name) {
+    for (size_t i = 0; i < sizeof not_yet / sizeof not_yet[0]; i++)
+        if (strcmp(not_yet[i], name) == 0) return true;
+    return false;
+}
+
 bool builtin_is_method(int id) { return builtins[id].flags & B_METHOD; }
 bool builtin_allowed_in_grid(int id) { return builtins[id].flags & B_GRID; }
 
@@ -1857,7 +1909,9 @@ value builtin_call(checker *c, int id, const value *receiver, value *args, uint3
     call k = {0};
     k.id = id;
     k.loc = loc;
-    k.name = b->flags & B_PYTHON ? b->name : tk_arena_printf(c->arena, "tl.%s", b->name);
+    k.name = b->flags & B_PYTHON ? b->name
+             : receiver ? tk_arena_printf(c->arena, ".%s()", b->name)
+                        : tk_arena_printf(c->arena, "tl.%s", b->name);
     if (c->frame && c->frame->in_grid && !(b->flags & B_GRID)) {
         sema_error(c, loc, "%s cannot be used in a grid expression: the grid is computed on the "
                    "host from scalar parameters and constexprs (cdiv, min, max and arithmetic)", k.name);

@@ -282,34 +282,44 @@ static void note_origin(checker *c, const value *origin) {
         tk_note(c->diag, origin->origin, "%s", origin->origin_name);
 }
 
-bool check_tile_shape(checker *c, uint32_t rank, const int64_t *shape, tk_loc loc,
-                      const value *origin) {
+bool check_tile_dim(checker *c, int64_t dim, tk_loc loc, const value *origin) {
+    if (tk_is_pow2(dim)) return true;
+    int64_t up = 1;
+    while (up < dim && up < ((int64_t)1 << 40)) up <<= 1;
+    if (dim <= 0)
+        sema_error(c, loc, "tile dimension %lld is not positive", (long long)dim);
+    else
+        sema_error(c, loc, "tile dimension %lld is not a power of two; round it up to %lld and "
+                   "mask the tail", (long long)dim, (long long)up);
+    note_origin(c, origin);
+    return false;
+}
+
+bool check_tile_total(checker *c, uint32_t rank, const int64_t *shape, tk_loc loc) {
     if (rank > TK_MAX_RANK) {
         sema_error(c, loc, "a tile has at most %d dimensions; this one would have %u", TK_MAX_RANK, rank);
         return false;
     }
     int64_t total = 1;
+    bool over = false;
     for (uint32_t i = 0; i < rank; i++) {
-        if (!tk_is_pow2(shape[i])) {
-            int64_t up = 1;
-            while (up < shape[i] && up < ((int64_t)1 << 40)) up <<= 1;
-            if (shape[i] <= 0)
-                sema_error(c, loc, "tile dimension %lld is not positive", (long long)shape[i]);
-            else
-                sema_error(c, loc, "tile dimension %lld is not a power of two; round it up to "
-                           "%lld and mask the tail", (long long)shape[i], (long long)up);
-            note_origin(c, origin);
-            return false;
-        }
-        total *= shape[i];
-        if (total > TK_MAX_TILE_ELEMENTS) {
-            sema_error(c, loc, "tile too large: more than %d elements; split the work over "
-                       "more programs or loop over smaller blocks", TK_MAX_TILE_ELEMENTS);
-            note_origin(c, origin);
-            return false;
-        }
+        if (__builtin_mul_overflow(total, shape[i], &total)) over = true;
+        if (total > TK_MAX_TILE_ELEMENTS) over = true;
     }
-    return true;
+    if (!over) return true;
+    char text[128];
+    shape_text(text, sizeof text, rank, shape);
+    sema_error(c, loc, "tile too large: %s has %lld elements, more than the limit of %d; split "
+               "the work over more programs or loop over smaller blocks", text,
+               (long long)total, TK_MAX_TILE_ELEMENTS);
+    return false;
+}
+
+bool check_tile_shape(checker *c, uint32_t rank, const int64_t *shape, tk_loc loc,
+                      const value *origin) {
+    for (uint32_t i = 0; i < rank && i < TK_MAX_RANK; i++)
+        if (!check_tile_dim(c, shape[i], loc, origin)) return false;
+    return check_tile_total(c, rank, shape, loc);
 }
 
 /* ---- names ------------------------------------------------------------ */
@@ -351,6 +361,8 @@ const char *suggest(checker *c, const char *name, const char *const *candidates,
     unsigned limit = len <= 3 ? 1 : len <= 6 ? 2 : 3;
     for (size_t i = 0; i < n; i++) {
         if (!candidates[i] || strcmp(candidates[i], name) == 0) continue;
+        /* a name cut short (cache for cache_modifier) */
+        if (len >= 4 && strncmp(candidates[i], name, len) == 0 && !best) best = candidates[i];
         unsigned d = tk_edit_distance(name, candidates[i]);
         if (d <= limit && d < best_d + (best ? 0 : 1)) {
             if (!best || d < best_d) {
@@ -618,6 +630,10 @@ static value pointer_arith(checker *c, tk_binop op, value a, value b, tk_loc loc
     }
     tk_sx *p = a.u.rt, *off = to_runtime(c, &b, &od);
     if (!off) return v_error();
+    if (op == TK_BINOP_SUB && b.kind == V_RT && !tk_dtype_is_signed(od) && od != TK_I1)
+        tk_warning(c->diag, b.loc, "subtracting an unsigned offset (%s) from a pointer: the "
+                   "negated offset wraps to a large positive one; convert it to a signed type "
+                   "first", tk_dtype_name(od));
     uint32_t rank;
     int64_t shape[TK_MAX_RANK];
     if (!broadcast_shapes(c, p->type, off->type, loc, "pointer arithmetic", &rank, shape)) return v_error();
@@ -679,6 +695,12 @@ value arith(checker *c, tk_binop op, value a, value b, tk_loc loc) {
     if (is_cmp_op(op)) {
         /* comparisons do not let a constant adapt: it takes its own dtype */
         result = promote_dtypes(da, false, db, false, false, &err);
+        const value *lit = lit_a ? &a : lit_b ? &b : NULL;
+        if (!err && lit && lit->kind == V_INT && lit->u.i < 0 && !tk_dtype_is_signed(result) &&
+            !tk_dtype_is_float(result))
+            tk_warning(c->diag, lit->loc, "comparing an unsigned %s value with the negative "
+                       "constant %" PRId64 ": the constant becomes %llu", tk_dtype_name(result),
+                       lit->u.i, (unsigned long long)((uint64_t)lit->u.i & dtype_int_max(result)));
     } else {
         result = promote_dtypes(da, lit_a, db, lit_b, div_or_mod, &err);
     }
@@ -869,6 +891,10 @@ static value eval_attr(checker *c, const tk_expr *e) {
             v.u.builtin = id;
             return v;
         }
+        if (builtin_not_supported_yet(name)) {
+            sema_error(c, e->u.attr.name_loc, "tl.%s is not supported yet", name);
+            return v_error();
+        }
         const char *cands[300];
         size_t n = builtin_names(cands, 300);
         const char *s = suggest(c, name, cands, n);
@@ -910,8 +936,11 @@ static value eval_attr(checker *c, const tk_expr *e) {
             v.count = 1;
             return v;
         }
-        sema_error(c, e->u.attr.name_loc, "%s has no attribute or method '%s'",
-                   v_describe(c, &obj), name);
+        if (builtin_not_supported_yet(name))
+            sema_error(c, e->u.attr.name_loc, "the method '%s' is not supported yet", name);
+        else
+            sema_error(c, e->u.attr.name_loc, "%s has no attribute or method '%s'",
+                       v_describe(c, &obj), name);
         return v_error();
     }
     if (obj.kind == V_DTYPE) {
@@ -1052,7 +1081,7 @@ static value eval_call(checker *c, const tk_expr *e) {
     case V_METHOD:
         return builtin_call(c, callee.u.builtin, &callee.items[0], pos, ip, kwn, kwv, kwl, ik, e->loc);
     case V_FUNC:
-        return call_func(c, callee.u.def, pos, ip, kwn, kwv, ik, e->loc);
+        return call_func(c, callee.u.def, pos, ip, kwn, kwv, kwl, ik, e->loc);
     case V_DTYPE:
         if (ip == 1 && ik == 0 && v_is_number(&pos[0])) {
             /* tl.float32(1.0): a typed constant */
@@ -1382,6 +1411,10 @@ static void merge_branches(checker *c, const scope *before, scope *then_s, bool 
                 sema_error(c, if_stmt->loc, "'%s' gets a different compile-time value in each "
                            "branch of this runtime if (%s and %s)", name, v_describe(c, &bt->val),
                            v_describe(c, &be->val));
+                binding nb = *bt;
+                nb.val = v_error();
+                nb.var = NULL;
+                if (bb) *bb = nb; else tk_vec_push(c->arena, &merged, nb);
                 continue;
             }
             if (!tk_type_equal(xt->type, xe->type)) {
@@ -1389,6 +1422,10 @@ static void merge_branches(checker *c, const scope *before, scope *then_s, bool 
                            "other; a name must have one type after the if", name,
                            tk_type_str(c->arena, xt->type), tk_type_str(c->arena, xe->type));
                 tk_note(c->diag, bt->def_loc, "'%s' is %s here", name, tk_type_str(c->arena, xt->type));
+                binding nb = *bt;
+                nb.val = v_error();
+                nb.var = NULL;
+                if (bb) *bb = nb; else tk_vec_push(c->arena, &merged, nb);
                 continue;
             }
             tk_sema_var *var = bt->var ? bt->var : be->var ? be->var : new_var(c, name, xt->type, if_stmt->loc);
@@ -1904,13 +1941,13 @@ static const tk_def *find_def(const def_list *defs, const char *name) {
 /* Binds positional and keyword arguments to a def's parameters, defaults
  * filled in. Returns false after reporting what does not match. */
 static bool bind_arguments(checker *c, const tk_def *def, value *args, uint32_t count,
-                           const char **kw_names, value *kw_values, uint32_t kw_count,
-                           tk_loc loc, value *out) {
+                           const char **kw_names, value *kw_values, const tk_loc *kw_locs,
+                           uint32_t kw_count, tk_loc loc, value *out) {
     uint32_t n = def->params.len;
     bool *set = TK_NEW_ARRAY(c->arena, bool, n + 1);
     if (count > n) {
-        sema_error(c, loc, "'%s' takes %u argument%s but %u were given", def->name, n,
-                   n == 1 ? "" : "s", count);
+        sema_error(c, args[n].loc.src ? args[n].loc : loc, "'%s' takes %u argument%s but %u were given",
+                   def->name, n, n == 1 ? "" : "s", count);
         tk_note(c->diag, def->name_loc, "'%s' is defined here", def->name);
         return false;
     }
@@ -1926,13 +1963,14 @@ static bool bind_arguments(checker *c, const tk_def *def, value *args, uint32_t 
             size_t nc = 0;
             for (uint32_t j = 0; j < n && nc < 64; j++) cands[nc++] = def->params.data[j].name;
             const char *s = suggest(c, kw_names[k], cands, nc);
-            if (s) sema_error(c, loc, "'%s' has no parameter '%s'; did you mean '%s'?", def->name, kw_names[k], s);
-            else sema_error(c, loc, "'%s' has no parameter '%s'", def->name, kw_names[k]);
+            tk_loc at = kw_locs ? kw_locs[k] : loc;
+            if (s) sema_error(c, at, "'%s' has no parameter '%s'; did you mean '%s'?", def->name, kw_names[k], s);
+            else sema_error(c, at, "'%s' has no parameter '%s'", def->name, kw_names[k]);
             tk_note(c->diag, def->name_loc, "'%s' is defined here", def->name);
             return false;
         }
         if (set[i]) {
-            sema_error(c, loc, "'%s' gets parameter '%s' twice", def->name, kw_names[k]);
+            sema_error(c, kw_locs ? kw_locs[k] : loc, "'%s' gets parameter '%s' twice", def->name, kw_names[k]);
             return false;
         }
         out[i] = kw_values[k];
@@ -1999,7 +2037,8 @@ static tk_sx *return_sx(checker *c, const value *v) {
 }
 
 value call_func(checker *c, const tk_def *def, value *args, uint32_t count,
-                const char **kw_names, value *kw_values, uint32_t kw_count, tk_loc loc) {
+                const char **kw_names, value *kw_values, const tk_loc *kw_locs,
+                uint32_t kw_count, tk_loc loc) {
     if (c->frame && c->frame->in_grid) {
         sema_error(c, loc, "a @func cannot be called in a grid expression: grids are computed on "
                    "the host");
@@ -2013,7 +2052,7 @@ value call_func(checker *c, const tk_def *def, value *args, uint32_t count,
     }
     uint32_t n = def->params.len;
     value *bound = TK_NEW_ARRAY(c->arena, value, n + 1);
-    if (!bind_arguments(c, def, args, count, kw_names, kw_values, kw_count, loc, bound))
+    if (!bind_arguments(c, def, args, count, kw_names, kw_values, kw_locs, kw_count, loc, bound))
         return v_error();
     char *sig = "";
     for (uint32_t i = 0; i < n; i++) {
@@ -2032,9 +2071,12 @@ value call_func(checker *c, const tk_def *def, value *args, uint32_t count,
     }
     const char *key = tk_intern_cstr(c->names, sig);
     tk_sema_func *fn = NULL;
-    for (uint32_t i = 0; i < c->instances.len; i++)
-        if (c->instances.data[i].def == def && c->instances.data[i].signature == key)
+    for (uint32_t i = 0; i < c->instances.len; i++) {
+        if (c->instances.data[i].def == def && c->instances.data[i].signature == key) {
+            if (c->instances.data[i].failed) return v_error();
             fn = c->instances.data[i].func;
+        }
+    }
     if (!fn) {
         fn = TK_NEW(c->arena, tk_sema_func);
         fn->name = def->name;
@@ -2067,9 +2109,17 @@ value call_func(checker *c, const tk_def *def, value *args, uint32_t count,
                 tk_vec_push(c->arena, &fn->constexprs, cb);
             }
         }
+        uint32_t key_index = c->instances.len - 1;
+        int errors_before = c->diag->error_count;
         tk_vec_push(c->arena, &c->call_stack, def);
         exec_block(c, &def->body);
         c->call_stack.len--;
+        if (c->diag->error_count > errors_before) {
+            tk_note(c->diag, loc, "in '%s', called here", def->name);
+            c->instances.data[key_index].failed = true;
+            c->frame = saved;
+            return v_error();
+        }
         fn->result = ty_void(c);
         if (f.has_return_value) {
             tk_sx *r = return_sx(c, &f.return_value);
@@ -2775,6 +2825,23 @@ tk_sema_program *tk_sema_check(tk_arena *arena, tk_interner *names, tk_diag *dia
                 tk_vec_push(arena, &c->globals, b);
             } else if (is_kernel_decorated(c, def)) {
                 tk_vec_push(arena, &c->kernels, def);
+            } else if (def->decorators.len) {
+                for (uint32_t d = 0; d < def->decorators.len; d++) {
+                    const tk_decorator *dec = &def->decorators.data[d];
+                    const char *name = decorator_name(c, dec->expr);
+                    static const char *const known[] = {"kernel", "func", "autotune", "heuristics"};
+                    const char *s2 = name ? suggest(c, name, known, 4) : NULL;
+                    if (name && strcmp(name, "jit") == 0)
+                        sema_error(c, dec->loc, "@jit is Triton's; in tkc write @kernel(grid=...) "
+                                   "for a kernel and @func for a device function");
+                    else if (s2)
+                        sema_error(c, dec->loc, "unknown decorator '@%s'; did you mean '@%s'?", name, s2);
+                    else if (name && (strcmp(name, "autotune") == 0 || strcmp(name, "heuristics") == 0))
+                        sema_error(c, dec->loc, "@%s needs @kernel(grid=...) below it", name);
+                    else
+                        sema_error(c, dec->loc, "unknown decorator; tkc knows @kernel, @func, "
+                                   "@autotune and @heuristics");
+                }
             } else {
                 sema_error(c, def->name_loc, "'%s' needs @kernel(grid=...) to be a kernel or @func "
                            "to be a device function", def->name);

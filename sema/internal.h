@@ -60,6 +60,7 @@ typedef struct func_instance_key {
     const tk_def *def;
     const char *signature;   /* interned text of argument types and constexprs */
     tk_sema_func *func;
+    bool failed;             /* its body had errors: calls give V_ERROR silently */
 } func_instance_key;
 
 typedef struct checker checker;
@@ -116,6 +117,7 @@ bool ty_elem_is_pointer(const tk_type *t);
 /* Same shape as `like`, element replaced. */
 const tk_type *ty_with_elem(checker *c, const tk_type *like, const tk_type *elem);
 bool dtype_from_name(const char *name, tk_dtype *out);
+const char *dtype_triton_name(tk_dtype d); /* float16: tl.float16 in messages */
 /* The dtype a constexpr number takes when it becomes runtime on its own. */
 bool literal_dtype(const value *v, tk_dtype *out);
 /* Triton's computation type of a binary arithmetic operation; sets *error
@@ -152,9 +154,13 @@ bool broadcast_shapes(checker *c, const tk_type *a, const tk_type *b, tk_loc loc
                       const char *what, uint32_t *rank, int64_t *shape);
 bool check_tile_shape(checker *c, uint32_t rank, const int64_t *shape, tk_loc loc,
                       const value *origin);
+/* The two halves of check_tile_shape: one dimension, and the total size. */
+bool check_tile_dim(checker *c, int64_t dim, tk_loc loc, const value *origin);
+bool check_tile_total(checker *c, uint32_t rank, const int64_t *shape, tk_loc loc);
 value arith(checker *c, tk_binop op, value a, value b, tk_loc loc);
 value call_func(checker *c, const tk_def *def, value *args, uint32_t count,
-                const char **kw_names, value *kw_values, uint32_t kw_count, tk_loc loc);
+                const char **kw_names, value *kw_values, const tk_loc *kw_locs,
+                uint32_t kw_count, tk_loc loc);
 tk_sema_var *new_var(checker *c, const char *name, const tk_type *type, tk_loc loc);
 void emit_stmt(checker *c, tk_ss *s);
 tk_ss *ss_new(checker *c, tk_ss_kind kind, tk_loc loc);
@@ -164,6 +170,7 @@ const char *suggest(checker *c, const char *name, const char *const *candidates,
 /* Finds a builtin by name: in the tl namespace (tl_only) or bare. -1 if none. */
 int builtin_lookup(checker *c, const char *name, bool tl_namespace);
 bool builtin_is_method(int id);
+bool builtin_not_supported_yet(const char *name);
 bool builtin_allowed_in_grid(int id);
 value builtin_call(checker *c, int id, const value *receiver, value *args, uint32_t count,
                    const char **kw_names, value *kw_values, tk_loc *kw_locs,

@@ -43,6 +43,16 @@ static const struct { const char *name; tk_dtype dtype; } dtype_names[] = {
     {"fp64", TK_F64},
 };
 
+const char *dtype_triton_name(tk_dtype d) {
+    static const char *const names[TK_DTYPE_COUNT] = {
+        [TK_I1] = "int1", [TK_I8] = "int8", [TK_I16] = "int16", [TK_I32] = "int32",
+        [TK_I64] = "int64", [TK_U8] = "uint8", [TK_U16] = "uint16", [TK_U32] = "uint32",
+        [TK_U64] = "uint64", [TK_F8E4M3] = "float8e4nv", [TK_F8E5M2] = "float8e5",
+        [TK_F16] = "float16", [TK_BF16] = "bfloat16", [TK_F32] = "float32", [TK_F64] = "float64",
+    };
+    return d < TK_DTYPE_COUNT ? names[d] : "?";
+}
+
 bool dtype_from_name(const char *name, tk_dtype *out) {
     for (size_t i = 0; i < sizeof dtype_names / sizeof dtype_names[0]; i++) {
         if (strcmp(dtype_names[i].name, name) == 0) {
