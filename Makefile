@@ -22,14 +22,19 @@ CFLAGS   := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissin
 CPPFLAGS := -I$(BUILD) -MMD -MP
 LDFLAGS  := $(SANFLAGS)
 LLVM_VERSION := $(shell $(LLVM_CONFIG) --version 2>/dev/null)
+LLVM_INCLUDE := $(shell $(LLVM_CONFIG) --includedir 2>/dev/null)
+LLVM_LIBS    := $(shell $(LLVM_CONFIG) --ldflags --libs 2>/dev/null) \
+                -Wl,-rpath,$(shell $(LLVM_CONFIG) --libdir 2>/dev/null)
 
 # Sources of the pipeline, one folder a stage.
 SUPPORT_SRC := $(wildcard support/*.c)
 LEXER_SRC   := $(BUILD)/gen/lexer.c
 PARSER_SRC  := $(BUILD)/gen/grammar.c $(wildcard parser/*.c)
 SEMA_SRC    := $(wildcard sema/*.c)
+LOWER_SRC   := $(wildcard lower/*.c)
+CODEGEN_SRC := $(wildcard codegen/*.c)
 CLI_SRC     := $(wildcard cli/*.c)
-TKC_SRC     := $(SUPPORT_SRC) $(LEXER_SRC) $(PARSER_SRC) $(SEMA_SRC) $(CLI_SRC)
+TKC_SRC     := $(SUPPORT_SRC) $(LEXER_SRC) $(PARSER_SRC) $(SEMA_SRC) $(LOWER_SRC) $(CODEGEN_SRC) $(CLI_SRC)
 TKC_OBJ     := $(patsubst %.c,$(BUILD)/obj/%.o,$(patsubst $(BUILD)/%,%,$(TKC_SRC)))
 
 ifeq ($(V),1)
@@ -38,12 +43,12 @@ else
 Q := @
 endif
 
-.PHONY: all deps run test golden-update clean
+.PHONY: all deps run test golden-update clean gpu-build gpu-test bench
 all: $(BUILD)/tkc
 
 $(BUILD)/tkc: $(TKC_OBJ)
 	@echo "  LD      $@"
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ -lm
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LLVM_LIBS) -lm
 
 $(BUILD)/gen/lexer.c: lexer/lexer.re
 	@mkdir -p $(dir $@)
@@ -61,12 +66,51 @@ $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c | $(BUILD)/gen/grammar.h
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CPPFLAGS) -I$(BUILD)/gen -Ilexer -Iparser $(CFLAGS) -c $< -o $@
 
+# codegen alone sees LLVM's headers (as system headers: their warnings are not ours)
+$(BUILD)/obj/codegen/%.o: CPPFLAGS += -isystem $(LLVM_INCLUDE)
+
 $(BUILD)/obj/%.o: %.c | $(BUILD)/gen/grammar.h
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CPPFLAGS) -I$(BUILD)/gen -I$(dir $<) $(CFLAGS) -DTK_LLVM_VERSION='"$(LLVM_VERSION)"' -c $< -o $@
 
 -include $(TKC_OBJ:.o=.d)
+
+# ---- runtime_stub: the library generated headers call ---------------------
+RT_OBJ    := $(BUILD)/obj/runtime_stub/tkrt.o
+RT_DIR    := $(BUILD)/runtime
+RT_LIBS   := -ldl -lpthread
+CXX       ?= c++
+HAVE_CUDA := $(wildcard $(CUDA_HOME)/include/cuda_runtime.h)
+RT_TESTS  := $(RT_DIR)/no_driver_test $(RT_DIR)/fake_driver_test $(RT_DIR)/fake_libcuda.so \
+             $(RT_DIR)/driver_test $(RT_DIR)/header_c99_test.o $(RT_DIR)/header_cxx_test.o
+ifneq ($(HAVE_CUDA),)
+RT_TESTS  += $(RT_DIR)/cudart_test $(RT_DIR)/kernels_sm90a.cubin $(RT_DIR)/kernels_sm80.cubin
+endif
+
+$(RT_OBJ): CFLAGS += -fPIC
+$(BUILD)/libtkrt.a: $(RT_OBJ)
+	$(Q)ar rcs $@ $^
+
+$(RT_DIR)/%_test: test/runtime/%_test.c $(BUILD)/libtkrt.a runtime_stub/tkrt.h
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) -Iruntime_stub $< $(BUILD)/libtkrt.a -o $@ $(LDFLAGS) $(RT_LIBS)
+$(RT_DIR)/fake_libcuda.so: test/runtime/fake_libcuda.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) -fPIC -shared $< -o $@ $(LDFLAGS) -lpthread
+$(RT_DIR)/header_c99_test.o: test/runtime/header_c99_test.c runtime_stub/tkrt.h
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -std=c99 -Wall -Wextra -Werror -pedantic $(SANFLAGS) -Iruntime_stub -c $< -o $@
+$(RT_DIR)/header_cxx_test.o: test/runtime/header_cxx_test.cpp runtime_stub/tkrt.h
+	@mkdir -p $(dir $@)
+	$(Q)$(CXX) -Wall -Wextra -Werror -pedantic $(SANFLAGS) -I$(CUDA_HOME)/include -Iruntime_stub -c $< -o $@
+$(RT_DIR)/cudart_test: test/runtime/cudart_test.cpp $(BUILD)/libtkrt.a
+	@mkdir -p $(dir $@)
+	$(Q)$(CXX) -Wall -Wextra -Werror -O2 -g $(SANFLAGS) -I$(CUDA_HOME)/include -Iruntime_stub $< \
+	  $(BUILD)/libtkrt.a $(CUDA_HOME)/lib64/libcudart_static.a -o $@ $(RT_LIBS) -lrt
+$(RT_DIR)/kernels_%.cubin: test/runtime/kernels.ptx
+	@mkdir -p $(dir $@)
+	$(Q)$(CUDA_HOME)/bin/ptxas -arch=$(subst sm,sm_,$*) $< -o $@
 
 # ---- set-up ------------------------------------------------------------
 # Installs the build's tools when root, else says how. Nothing else needs them.
@@ -85,19 +129,43 @@ deps:
 	  fi; \
 	fi
 
-# Compiles every reference kernel. Code generation is not built yet, so this
-# type-checks them (--emit=sema) and says so; the GPU run comes with it.
+# Compiles every reference kernel tkc can generate code for (the others are
+# type-checked: tl.dot is not generated yet), and runs the GPU tests when a
+# GPU and Python with torch are there.
 run: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory all $(BUILD)/libtkrt.a
+	@mkdir -p $(BUILD)/kernels
 	@for k in kernels/*.tk; do \
 	  printf '  TKC     %s\n' "$$k"; \
-	  $(BUILD)/tkc --emit=sema $$k -o $(BUILD)/kernels/$$(basename $$k .tk).sema || exit 1; \
+	  if ! $(BUILD)/tkc $$k -o $(BUILD)/kernels 2>$(BUILD)/kernels/err.txt; then \
+	    if grep -q 'not supported by code generation yet' $(BUILD)/kernels/err.txt; then \
+	      echo "          (code generation not supported yet; type-checked only)"; \
+	      $(BUILD)/tkc --emit=sema $$k -o $(BUILD)/kernels/$$(basename $$k .tk).sema || exit 1; \
+	    else cat $(BUILD)/kernels/err.txt; exit 1; fi; \
+	  fi; \
 	done
-	@echo "kernels type-checked into $(BUILD)/kernels/ (PTX, cubin and running them come with the back end)"
+	@echo "kernels compiled into $(BUILD)/kernels/"
+	@if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi >/dev/null 2>&1; then \
+	  $(MAKE) --no-print-directory gpu-build gpu-test; \
+	else echo "no GPU here: run 'make gpu-build' and then 'make gpu-test' on a machine with one"; fi
 
 test: deps
-	@$(MAKE) --no-print-directory all
-	@TKC=$(BUILD)/tkc SAN=$(SAN) CUDA_HOME=$(CUDA_HOME) sh test/run.sh
+	@$(MAKE) --no-print-directory all $(BUILD)/libtkrt.a $(RT_TESTS)
+	@TKC=$(BUILD)/tkc SAN=$(SAN) SANFLAGS="$(SANFLAGS)" CUDA_HOME=$(CUDA_HOME) RT_DIR=$(RT_DIR) RT_LIB=$(BUILD)/libtkrt.a \
+	  sh test/run.sh
+
+# GPU work: gpu-build compiles every kernel variant into build/gpu/ here;
+# gpu-test and bench run on the GPU machine with build/ carried over (they
+# do not rebuild tkc there).
+gpu-build: all
+	@TKC=$(BUILD)/tkc sh test/gpu/build.sh
+
+gpu-test:
+	@TKC=$(BUILD)/tkc sh test/gpu/run.sh; status=$$?; \
+	 if [ -x $(RT_DIR)/driver_test ]; then sh test/runtime/run.sh $(RT_DIR) || status=1; fi; exit $$status
+
+bench:
+	@TKC=$(BUILD)/tkc sh bench/run.sh
 
 golden-update: all
 	@TKC=$(BUILD)/tkc UPDATE=1 sh test/run.sh

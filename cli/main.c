@@ -5,10 +5,13 @@
 #include "../lexer/lexer.h"
 #include "../parser/parser.h"
 #include "../sema/sema.h"
+#include "../lower/lower.h"
+#include "../codegen/codegen.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifndef TK_LLVM_VERSION
@@ -35,7 +38,7 @@ typedef struct options {
     emit_kind emit;
     const char *arch;
     int opt_level;
-    bool debug_info, line_info, time_phases, warnings_are_errors, no_warnings;
+    bool debug_info, line_info, time_phases, warnings_are_errors, no_warnings, stats;
     tk_sema_options sema;
 } options;
 
@@ -51,11 +54,12 @@ static void usage(FILE *out) {
         "  -D NAME=VALUE      set the constexpr parameter NAME of every kernel to VALUE\n"
         "  --kernel NAME      compile only the kernel NAME\n"
         "  -O0 -O1 -O2 -O3    optimization level (default -O3)\n"
-        "  -g                 debug information (.loc lines for .tk source)\n"
-        "  -lineinfo          line tables only, for profilers\n"
+        "  -g                 debug information (.loc lines; not supported yet)\n"
+        "  -lineinfo          line tables for profilers (not supported yet)\n"
         "  -Werror            treat warnings as errors\n"
         "  -w                 suppress warnings\n"
         "  --time             print the milliseconds each phase took\n"
+        "  --stats            print registers, spills and shared memory per kernel\n"
         "  --version          print the version and exit\n"
         "  --help             print this help and exit\n",
         out);
@@ -133,6 +137,8 @@ static int parse_options(int argc, char **argv, options *opt, tk_arena *arena) {
             opt->warnings_are_errors = true;
         } else if (strcmp(a, "-w") == 0) {
             opt->no_warnings = true;
+        } else if (strcmp(a, "--stats") == 0) {
+            opt->stats = true;
         } else if (strcmp(a, "--time") == 0) {
             opt->time_phases = true;
         } else if (a[0] == '-' && a[1]) {
@@ -144,6 +150,9 @@ static int parse_options(int argc, char **argv, options *opt, tk_arena *arena) {
         }
     }
     if (!opt->input) return usage_error("%s", "no input file");
+    if (opt->debug_info || opt->line_info)
+        fprintf(stderr, "tkc: warning: %s: .loc lines for .tk source are not supported yet; "
+                "the option is ignored\n", opt->debug_info ? "-g" : "-lineinfo");
     return -1;
 }
 
@@ -154,13 +163,15 @@ static bool use_color(void) {
 }
 
 typedef struct phase_times {
-    double read, lex, parse, sema;
+    double read, lex, parse, sema, lower;
 } phase_times;
 
 static void print_times(const phase_times *t) {
     fprintf(stderr,
-            "tkc: time: read %.3f ms, lex %.3f ms, parse %.3f ms, sema %.3f ms; front end %.3f ms\n",
+            "tkc: time: read %.3f ms, lex %.3f ms, parse %.3f ms, sema %.3f ms; front end %.3f ms",
             t->read, t->lex, t->parse, t->sema, t->lex + t->parse + t->sema);
+    if (t->lower > 0) fprintf(stderr, "; lower %.3f ms", t->lower);
+    fputc('\n', stderr);
 }
 
 static FILE *open_output(const options *opt) {
@@ -177,6 +188,38 @@ static int finish_output(FILE *out, const options *opt) {
         return EXIT_INPUT;
     }
     return EXIT_OK;
+}
+
+static bool write_file(const char *path, const unsigned char *data, size_t len) {
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(data, 1, len, f) != len || fclose(f) != 0) {
+        fprintf(stderr, "tkc: error: cannot write '%s': %s\n", path, strerror(errno));
+        if (f) fclose(f);
+        return false;
+    }
+    return true;
+}
+
+/* the .tk file's base name, as a C identifier (the header's prefix) */
+static const char *module_name(tk_arena *arena, const char *input) {
+    const char *base = strrchr(input, '/');
+    base = base ? base + 1 : input;
+    size_t len = strlen(base);
+    if (len > 3 && strcmp(base + len - 3, ".tk") == 0) len -= 3;
+    char *name = tk_arena_strndup(arena, base, len);
+    for (char *p = name; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9'))) *p = '_';
+    if (name[0] >= '0' && name[0] <= '9') name = tk_arena_printf(arena, "k_%s", name);
+    return name;
+}
+
+static void print_stats(const tk_cg_output *c) {
+    for (uint32_t i = 0; i < c->kernels.len; i++) {
+        const tk_cg_kernel_info *k = &c->kernels.data[i];
+        fprintf(stderr, "tkc: stats: %s: %d registers, %d bytes spilled, %d bytes shared memory\n",
+                k->entry, k->registers, k->spill_bytes, k->shared_bytes);
+    }
+    fprintf(stderr, "tkc: stats: compile %.3f ms to PTX, %.3f ms ptxas\n", c->llvm_ms, c->ptxas_ms);
 }
 
 /* The pipeline, one stage after another; each may stop it with errors. */
@@ -218,21 +261,87 @@ static int compile_file(const options *opt, tk_arena *arena, tk_diag *diag) {
     }
 
     tk_sema_program *program = tk_sema_check(arena, &names, diag, module, &opt->sema);
-    times.sema = tk_now_ms() - t3;
-    if (opt->time_phases) print_times(&times);
-    if (diag->error_count) return EXIT_INPUT;
-    if (opt->emit == EMIT_SEMA) {
+    double t4 = tk_now_ms();
+    times.sema = t4 - t3;
+    if (diag->error_count || opt->emit == EMIT_SEMA) {
+        if (opt->time_phases) print_times(&times);
+        if (diag->error_count) return EXIT_INPUT;
         FILE *out = open_output(opt);
         if (!out) return EXIT_INPUT;
         tk_sema_print(out, program);
         return finish_output(out, opt);
     }
 
-    const char *what = opt->emit == EMIT_ALL ? "code generation (PTX, cubin, header)"
-                                             : emit_names[opt->emit];
-    fprintf(stderr, "tkc: --emit=%s: not implemented yet; the front end checked '%s' "
-            "(see --emit=sema)\n", opt->emit == EMIT_ALL ? "all" : what, opt->input);
-    return EXIT_USAGE;
+    tk_tir_program *tir = tk_tir_lower(arena, diag, program);
+    bool gpu = opt->emit != EMIT_TIR;
+    if (!diag->error_count) tk_tir_run_passes(arena, diag, tir, gpu);
+    times.lower = tk_now_ms() - t4;
+    if (diag->error_count) {
+        if (opt->time_phases) print_times(&times);
+        return EXIT_INPUT;
+    }
+    if (opt->emit == EMIT_TIR || opt->emit == EMIT_TIR_GPU) {
+        if (opt->time_phases) print_times(&times);
+        FILE *out = open_output(opt);
+        if (!out) return EXIT_INPUT;
+        tk_tir_print(out, tir, gpu);
+        return finish_output(out, opt);
+    }
+
+    tk_cg_options cg = {opt->arch, opt->opt_level, opt->line_info || opt->debug_info,
+                        getenv("CUDA_HOME"), opt->emit == EMIT_ALL || opt->emit == EMIT_CUBIN ||
+                                             opt->emit == EMIT_HEADER || opt->stats};
+    tk_cg_output compiled = {0};
+    bool ok = tk_cg_compile(arena, diag, tir, &cg, &compiled);
+    if (opt->time_phases) {
+        print_times(&times);
+        fprintf(stderr, "tkc: time: llvm+ptx %.3f ms, ptxas %.3f ms\n", compiled.llvm_ms, compiled.ptxas_ms);
+    }
+    if (!ok) return EXIT_INPUT;
+    if (opt->stats) print_stats(&compiled);
+    const char *mod_name = module_name(arena, opt->input);
+    if (opt->emit == EMIT_LLVM || opt->emit == EMIT_PTX || opt->emit == EMIT_HEADER) {
+        FILE *out = open_output(opt);
+        if (!out) return EXIT_INPUT;
+        if (opt->emit == EMIT_LLVM) fputs(compiled.llvm_ir, out);
+        else if (opt->emit == EMIT_PTX) fwrite(compiled.ptx, 1, compiled.ptx_len, out);
+        else tk_cg_write_header(out, tir, &compiled, mod_name, opt->arch);
+        return finish_output(out, opt);
+    }
+    if (!compiled.cubin && (opt->emit == EMIT_CUBIN)) {
+        fprintf(stderr, "tkc: no cubin: %s\n", compiled.cubin_note ? compiled.cubin_note : "?");
+        return EXIT_INPUT;
+    }
+    if (opt->emit == EMIT_CUBIN) {
+        if (!opt->output || strcmp(opt->output, "-") == 0) {
+            fprintf(stderr, "tkc: --emit=cubin writes binary: give -o FILE\n");
+            return EXIT_USAGE;
+        }
+        return write_file(opt->output, compiled.cubin, compiled.cubin_len) ? EXIT_OK : EXIT_INPUT;
+    }
+    /* everything: DIR/NAME.ptx, NAME.cubin, NAME.h */
+    const char *dir = opt->output ? opt->output : ".";
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "tkc: error: cannot make folder '%s': %s\n", dir, strerror(errno));
+        return EXIT_INPUT;
+    }
+    char *path = tk_arena_printf(arena, "%s/%s.ptx", dir, mod_name);
+    if (!write_file(path, (const unsigned char *)compiled.ptx, compiled.ptx_len)) return EXIT_INPUT;
+    if (compiled.cubin) {
+        path = tk_arena_printf(arena, "%s/%s.cubin", dir, mod_name);
+        if (!write_file(path, compiled.cubin, compiled.cubin_len)) return EXIT_INPUT;
+    } else {
+        fprintf(stderr, "tkc: note: %s\n", compiled.cubin_note ? compiled.cubin_note : "no cubin");
+    }
+    path = tk_arena_printf(arena, "%s/%s.h", dir, mod_name);
+    FILE *h = fopen(path, "w");
+    if (!h) {
+        fprintf(stderr, "tkc: error: cannot write '%s': %s\n", path, strerror(errno));
+        return EXIT_INPUT;
+    }
+    tk_cg_write_header(h, tir, &compiled, mod_name, opt->arch);
+    if (fclose(h) != 0) return EXIT_INPUT;
+    return EXIT_OK;
 }
 
 int main(int argc, char **argv) {

@@ -1,5 +1,49 @@
-/* codegen: tile IR -> LLVM IR -> PTX and cubin, and the launch header
- * (prefix tk_cg_). Not built yet: `tkc --emit=ptx` says so. */
+/* codegen: tile IR -> LLVM IR (through LLVM's C API) -> NVPTX -> PTX and a
+ * cubin, and the C launch header (prefix tk_cg_).
+ *
+ * Each tile value becomes the registers its layout gives one thread; ops are
+ * emitted per register, loads and stores as the widest vector accesses the
+ * axis facts allow, reductions in-thread, then by shuffles over the lane
+ * bits of the axis, then through shared memory across warps. */
 #ifndef TK_CODEGEN_H
 #define TK_CODEGEN_H
+
+#include "../lower/lower.h"
+
+typedef struct tk_cg_options {
+    const char *arch;        /* sm_80 ... sm_90a */
+    int opt_level;           /* 0..3 */
+    bool line_info;          /* .loc lines for .tk source */
+    const char *cuda_home;   /* for ptxas; NULL or missing: PTX only */
+    bool want_cubin;
+} tk_cg_options;
+
+typedef struct tk_cg_kernel_info {
+    const char *entry;       /* PTX entry name */
+    const tk_tir_kernel *kernel;
+    int registers, spill_bytes, shared_bytes; /* from ptxas, -1 if unknown */
+} tk_cg_kernel_info;
+
+typedef struct tk_cg_output {
+    char *llvm_ir;           /* optimized module text */
+    char *ptx;
+    size_t ptx_len;
+    unsigned char *cubin;    /* NULL without a toolkit */
+    size_t cubin_len;
+    const char *cubin_note;  /* why there is no cubin */
+    TK_VEC(tk_cg_kernel_info) kernels;
+    double llvm_ms, ptxas_ms;
+} tk_cg_output;
+
+/* Compiles every kernel variant of program into one PTX module (and a
+ * cubin when a toolkit is found). Reports unsupported ops as errors at
+ * their source position. Strings in out live in the arena. */
+bool tk_cg_compile(tk_arena *arena, tk_diag *diag, const tk_tir_program *program,
+                   const tk_cg_options *options, tk_cg_output *out);
+
+/* Writes the launch header for `module_name` (the .tk file's base name):
+ * the embedded cubin and PTX and one C function per kernel. */
+void tk_cg_write_header(FILE *out, const tk_tir_program *program, const tk_cg_output *compiled,
+                        const char *module_name, const char *arch);
+
 #endif

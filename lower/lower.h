@@ -1,5 +1,164 @@
-/* lower: typed, specialized kernels (sema.h) -> tile IR and its passes
- * (prefix tk_tir_). Not built yet: `tkc --emit=tir` says so. */
+/* lower: typed, specialized kernels (sema.h) -> tile IR, and the tile-IR
+ * passes (prefix tk_tir_, tk_ll_ for linear layouts).
+ *
+ * The tile IR is SSA: every value is a scalar, pointer or tile of a known
+ * type; ops live in blocks; `for`, `if` and `while` own regions whose block
+ * arguments carry loop and branch values (scf-style). @func calls are
+ * inlined and constexpr control flow is already gone (sema did it).
+ * tk_tir_run_passes is the whole pipeline, one pass per file, in order. */
 #ifndef TK_LOWER_H
 #define TK_LOWER_H
+
+#include "../sema/sema.h"
+
+/* ---- linear layouts ----------------------------------------------------- */
+
+/* Which thread holds which element of a tile: a linear map over GF(2) from
+ * the bits of (register, lane, warp) to the bits of the element's row-major
+ * flat index (all dimensions are powers of two, so that index is the
+ * concatenation of the coordinates' bits). A basis of 0 means that input
+ * bit selects a copy of the same elements (replication). */
+enum { TK_LL_MAX_REG_BITS = 24, TK_LL_LANE_BITS = 5, TK_LL_MAX_WARP_BITS = 5 };
+
+typedef struct tk_ll {
+    uint32_t rank;
+    int64_t shape[TK_MAX_RANK];
+    uint32_t reg_bits, warp_bits;      /* lane bits are always 5 */
+    uint64_t reg[TK_LL_MAX_REG_BITS];  /* flat index of each input bit */
+    uint64_t lane[TK_LL_LANE_BITS];
+    uint64_t warp[TK_LL_MAX_WARP_BITS];
+} tk_ll;
+
+/* Triton's blocked layout: size_per_thread, threads_per_warp and
+ * warps_per_cta per dimension, order[0] the fastest dimension. Elements
+ * beyond one covering of the tile go to more registers; a covering larger
+ * than the tile replicates. */
+void tk_ll_blocked(tk_ll *out, uint32_t rank, const int64_t *shape,
+                   const uint32_t *size_per_thread, const uint32_t *threads_per_warp,
+                   const uint32_t *warps_per_cta, const uint32_t *order);
+/* The default layout of a shape for num_warps warps, with `vec` contiguous
+ * elements per thread along the last dimension. */
+void tk_ll_default(tk_ll *out, uint32_t rank, const int64_t *shape, uint32_t num_warps,
+                   uint32_t vec);
+/* The layout of a reduction's result: dimension `axis` removed, and the
+ * register bits that only selected along it dropped. */
+void tk_ll_reduce(tk_ll *out, const tk_ll *in, uint32_t axis);
+/* The same elements under another shape of the same size (reshape), or
+ * with dimensions permuted (out dim i = in dim perm[i]). */
+void tk_ll_reshape(tk_ll *out, const tk_ll *in, uint32_t rank, const int64_t *shape);
+void tk_ll_permute(tk_ll *out, const tk_ll *in, const uint32_t *perm);
+/* Flat index of register r as seen by lane 0 of warp 0 (XOR the lane and
+ * warp parts for other threads). */
+uint64_t tk_ll_reg_index(const tk_ll *l, uint64_t r);
+uint64_t tk_ll_num_regs(const tk_ll *l);
+bool tk_ll_equal(const tk_ll *a, const tk_ll *b);
+/* Coordinate `dim` of a flat index in `shape`. */
+int64_t tk_ll_coord(const tk_ll *l, uint64_t flat, uint32_t dim);
+/* Can a value in layout `src` (shape S) become `dst` (shape D, D broadcast
+ * from S: equal dims or S's dim is 1) with registers only, no data moving
+ * between threads? On success map[r] is the src register for dst register r. */
+bool tk_ll_register_map(const tk_ll *src, const tk_ll *dst, uint32_t *map);
+/* How many consecutive registers hold consecutive elements along the last
+ * dimension (the widest vector a thread can access). */
+uint32_t tk_ll_contiguous_regs(const tk_ll *l);
+void tk_ll_print(FILE *out, const tk_ll *l);
+
+/* ---- the tile IR ---------------------------------------------------------- */
+
+typedef struct tk_tir_value tk_tir_value;
+typedef struct tk_tir_op tk_tir_op;
+typedef struct tk_tir_block tk_tir_block;
+
+typedef enum tk_tir_opcode {
+    TIR_CONST,          /* value; scalar type */
+    TIR_UNDEF,          /* an unreachable branch's yield */
+    TIR_PROGRAM_ID,     /* axis */
+    TIR_NUM_PROGRAMS,   /* axis */
+    TIR_MAKE_RANGE,     /* start, end */
+    TIR_SPLAT,          /* scalar -> tile */
+    TIR_BROADCAST,      /* tile -> tile with size-1 dims expanded */
+    TIR_RESHAPE,        /* same elements, new shape (expand_dims too) */
+    TIR_PERMUTE,        /* order attrs */
+    TIR_CONVERT_LAYOUT, /* same value, another layout (inserted by layouts.c) */
+    TIR_UNARY,          /* sub: TIR_NEG, TIR_NOT */
+    TIR_BINARY,         /* sub: tk_binop (arithmetic and bitwise) */
+    TIR_CMP,            /* sub: tk_binop comparison */
+    TIR_SELECT,         /* cond, a, b */
+    TIR_CAST,           /* numeric conversion to the result's dtype */
+    TIR_BITCAST,
+    TIR_ADDPTR,         /* ptr, offset */
+    TIR_LOAD,           /* ptr [, mask [, other]] */
+    TIR_STORE,          /* ptr, value [, mask] */
+    TIR_MATH,           /* sub: builtin id (exp, log, sqrt, ...) */
+    TIR_REDUCE,         /* sub: builtin id (sum, max, min, argmax, argmin, xor_sum); axis */
+    TIR_HINT,           /* multiple_of & co: the operand, with facts for axis info */
+    TIR_BUILTIN,        /* every other builtin, sub: its id; codegen may say "not yet" */
+    TIR_FOR,            /* lo, hi, step, inits...; region 0: args iv, carried...; results carried */
+    TIR_IF,             /* cond; regions then, else; results */
+    TIR_WHILE,          /* inits...; region 0 (before): args, ends in CONDITION; region 1: args, body */
+    TIR_YIELD,          /* values out of a region */
+    TIR_CONDITION,      /* while's condition and the values passed on */
+    TIR_RETURN,         /* leave the kernel */
+    TIR_OPCODE_COUNT
+} tk_tir_opcode;
+
+enum { TIR_NEG, TIR_NOT };
+
+struct tk_tir_value {
+    const tk_type *type;
+    uint32_t id;
+    tk_tir_op *def;       /* NULL for block arguments */
+    const tk_ll *layout;  /* set by the layout pass, for tiles */
+    /* axis info, per dimension (scalars use [0]); set by axis.c */
+    int64_t contiguity[TK_MAX_RANK], divisibility[TK_MAX_RANK], constancy[TK_MAX_RANK];
+    bool has_axis;
+};
+
+typedef TK_VEC(tk_tir_value *) tk_tir_values;
+
+struct tk_tir_op {
+    tk_tir_opcode code;
+    int sub;
+    tk_loc loc;
+    tk_tir_values operands, results;
+    TK_VEC(tk_tir_block *) regions;
+    union { int64_t i; double f; } value;     /* TIR_CONST */
+    TK_VEC(struct tk_sema_attr) attrs;         /* from sema: axis, cache, ... */
+    tk_tir_block *parent;
+    bool dead;
+};
+
+struct tk_tir_block {
+    tk_tir_values args;
+    TK_VEC(tk_tir_op *) ops;
+    tk_tir_op *parent;    /* the op owning this region; NULL for a kernel body */
+};
+
+typedef struct tk_tir_kernel {
+    const tk_sema_kernel *sema;   /* name, params, grid, constexprs */
+    tk_tir_block *body;           /* args: the runtime parameters, in order */
+    uint32_t num_warps;
+    uint32_t value_count;
+    uint32_t shared_bytes;        /* set by the shared-memory pass */
+} tk_tir_kernel;
+
+typedef struct tk_tir_program {
+    TK_VEC(tk_tir_kernel *) kernels;
+} tk_tir_program;
+
+/* Lowers every kernel variant; reports what cannot be lowered yet. */
+tk_tir_program *tk_tir_lower(tk_arena *arena, tk_diag *diag, const tk_sema_program *program);
+/* The pipeline; `gpu` adds the target passes (axis info, layouts, shared
+ * memory). Returns false after reporting errors. */
+bool tk_tir_run_passes(tk_arena *arena, tk_diag *diag, tk_tir_program *program, bool gpu);
+/* `--emit=tir` (and tir-gpu: the same with layouts and axis facts). */
+void tk_tir_print(FILE *out, const tk_tir_program *program, bool gpu);
+/* The checks between passes: SSA defs before uses, types of operands. */
+bool tk_tir_verify(tk_diag *diag, const tk_tir_program *program);
+
+/* attribute helpers for passes and codegen */
+int64_t tk_tir_attr_int(const tk_tir_op *op, const char *name, int64_t dflt);
+const char *tk_tir_attr_text(const tk_tir_op *op, const char *name);
+const char *tk_tir_opcode_name(tk_tir_opcode code);
+
 #endif

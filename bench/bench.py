@@ -1,0 +1,473 @@
+#!/usr/bin/env python3
+"""Benchmarks tkc's reference kernels against Triton and PyTorch (make bench).
+
+In one process, on one non-default stream, every implementation is timed
+the same way: a warm-up call (module load, JIT compile), then
+triton.testing.do_bench(fn, warmup=25, rep=200, return_mode="median"), which
+times each call with CUDA events and flushes L2 before each. Each
+implementation is timed twice, interleaved with the others, and the table's
+"spread" column is the largest relative difference between those two runs:
+a gap between implementations smaller than that is noise.
+
+Before any timing, every implementation's output is checked once against a
+float64 reference (outputs poisoned with NaN first); a wrong tkc kernel is
+reported and not timed.
+
+Bandwidth counts the fewest bytes each kernel must move (inputs read once,
+outputs written once); a device-to-device copy of 1 GiB (read + write) is the
+ceiling. Then compile times: build/tkc on each kernels/*.tk (ptx, cubin and
+header; median of 5 runs) against Triton's cold compile of its version
+(fresh TRITON_CACHE_DIR, first call minus a warm call, median of 5 fresh
+processes).
+
+The table is printed last and, with $OUT set, written to $OUT/bench.md (raw
+times in $OUT/bench.json). --no-tkc times only Triton and PyTorch: a check of
+this harness before tkc's back end exists.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "test" / "gpu"))
+sys.path.insert(0, str(ROOT / "bench"))
+
+import torch  # noqa: E402
+import triton  # noqa: E402
+import triton.testing  # noqa: E402
+
+import tkshim  # noqa: E402
+import triton_kernels as tk  # noqa: E402
+
+DEV = "cuda"
+NAN = float("nan")
+TOL = {torch.float32: 1e-5, torch.float16: 2e-3}
+GiB = 1 << 30
+
+
+# ---- measuring -------------------------------------------------------------
+
+class Impl:
+    """One implementation of one benchmark. `fn` is what is timed; `verify`
+    runs it once on poisoned outputs and returns the outputs to compare with
+    the references (in order; it may return fewer)."""
+
+    def __init__(self, column, label, fn=None, verify=None, error=None):
+        self.column, self.label = column, label
+        self.fn, self.verify, self.error = fn, verify, error
+        # What the table shows instead of a number when there is an error:
+        # "n/a" (not built), "ERROR" (the launch failed) or "WRONG" (ran,
+        # and the output failed its check).
+        self.cell = "n/a"
+        self.times = []
+
+    @property
+    def ms(self):
+        return statistics.median(self.times) if self.times else None
+
+
+def tkc_impl(label, variant, args, outs):
+    try:
+        K = tkshim.Kernel(variant)
+    except Exception as e:
+        return Impl("tkc", label, error=f"not built ({e})")
+    fn = K.launcher(*args)  # binds torch's current stream: the bench stream
+
+    def verify():
+        for o in outs:
+            o.fill_(NAN)
+        status = fn()
+        if status != K.success:
+            raise RuntimeError(f"launch returned {K.describe(status)}")
+        torch.cuda.synchronize()
+        return outs
+    return Impl("tkc", label, fn, verify)
+
+
+def triton_impl(label, fn, outs):
+    def verify():
+        for o in outs:
+            o.fill_(NAN)
+        fn()
+        torch.cuda.synchronize()
+        return outs
+    return Impl("triton", label, fn, verify)
+
+
+def torch_impl(label, fn):
+    def verify():
+        out = fn()
+        torch.cuda.synchronize()
+        return [out]
+    return Impl("torch", label, fn, verify)
+
+
+def rel_err(out, ref):
+    ref = ref.double()
+    norm = ref.norm().item()
+    diff = (out.double() - ref).norm().item()
+    return diff / norm if norm > 0 else diff
+
+
+def check(impl, refs):
+    """Runs impl.verify once; sets impl.error if the output is wrong."""
+    try:
+        outs = impl.verify()
+    except Exception as e:
+        impl.cell, impl.error = "ERROR", f"{type(e).__name__}: {e}"
+        return
+    impl.cell = "WRONG"
+    for i, (out, ref) in enumerate(zip(outs, refs)):
+        if torch.isnan(out).any().item():
+            impl.error = f"output {i} has NaN (unwritten elements?)"
+            return
+        err = rel_err(out, ref)
+        if not err < TOL[out.dtype]:
+            impl.error = f"output {i} rel err {err:.2e} >= {TOL[out.dtype]:.0e}"
+            return
+
+
+def time_ms(fn, args):
+    fn()  # warm-up call, outside do_bench's own estimate
+    torch.cuda.synchronize()
+    return triton.testing.do_bench(fn, warmup=args.warmup, rep=args.rep, return_mode="median")
+
+
+class Group:
+    """One problem (kernel and shape) and every implementation of it."""
+
+    def __init__(self, kernel, shape, nbytes, impls, refs):
+        self.kernel, self.shape, self.nbytes = kernel, shape, nbytes
+        self.impls = impls
+        self.refs = refs
+
+    def run(self, args):
+        for impl in self.impls:
+            if impl.error is None:
+                check(impl, self.refs)
+        self.refs = None  # free the float64 references before timing
+        # Two interleaved rounds: slow drift (clocks, temperature) shows up
+        # as spread instead of as a difference between implementations.
+        for _ in range(2):
+            for impl in self.impls:
+                if impl.error is None:
+                    impl.times.append(time_ms(impl.fn, args))
+        # The closures hold this group's tensors; only the numbers are kept.
+        for impl in self.impls:
+            impl.fn = impl.verify = None
+
+    def gbps(self, impl):
+        return self.nbytes / (impl.ms * 1e-3) / 1e9 if impl and impl.ms else None
+
+    def best(self, column):
+        ok = [i for i in self.impls if i.column == column and i.ms]
+        return min(ok, key=lambda i: i.ms) if ok else None
+
+    def spread(self):
+        s = [abs(a - b) / min(a, b) for i in self.impls if len(i.times) == 2 for a, b in [i.times]]
+        return max(s) if s else None
+
+
+# ---- the benchmarks ----------------------------------------------------------
+
+def next_pow2(n):
+    return 1 << (n - 1).bit_length()
+
+
+def copy_group(nbytes):
+    x = torch.randn(nbytes // 4, device=DEV)
+    impl = torch_impl("clone", lambda: x.clone())
+    return Group("copy (torch clone)", f"{nbytes / GiB:g} GiB f32", 2 * nbytes, [impl], [x])
+
+
+def vector_add_group(n, use_tkc):
+    x = torch.randn(n, device=DEV)
+    y = torch.randn(n, device=DEV)
+    o_tkc, o_tri = torch.empty_like(x), torch.empty_like(x)
+    impls = []
+    if use_tkc:
+        impls.append(tkc_impl("tkc", "vector_add", (x, y, o_tkc, n), [o_tkc]))
+    impls.append(triton_impl("tutorial 01", lambda: tk.vector_add(x, y, o_tri, n), [o_tri]))
+    impls.append(torch_impl("x + y", lambda: x + y))
+    shape = f"n=2^{n.bit_length() - 1}" if n & (n - 1) == 0 else f"n={n}"
+    return Group("vector_add f32", shape, 3 * 4 * n, impls, [x.double() + y.double()])
+
+
+def softmax_group(M, N, use_tkc):
+    x = torch.randn(M, N, device=DEV)
+    o_tkc, o_p, o_r = (torch.empty_like(x) for _ in range(3))
+    impls = []
+    if use_tkc:
+        variant = f"softmax_b{next_pow2(N)}"
+        impls.append(tkc_impl(f"tkc BLOCK={next_pow2(N)}", variant, (o_tkc, x, N, N, M, N), [o_tkc]))
+    impls.append(triton_impl("tutorial 02 persistent",
+                             lambda: tk.softmax_persistent(o_p, x, N, N, M, N), [o_p]))
+    impls.append(triton_impl("one program per row",
+                             lambda: tk.softmax_rowwise(o_r, x, N, N, M, N), [o_r]))
+    impls.append(torch_impl("torch.softmax", lambda: torch.softmax(x, dim=-1)))
+    return Group("softmax f32", f"{M}x{N}", 2 * 4 * M * N, impls,
+                 [torch.softmax(x.double(), dim=-1)])
+
+
+def layernorm_group(M, N, use_tkc):
+    eps = 1e-5
+    x = torch.randn(M, N, device=DEV).half()
+    w = torch.randn(N, device=DEV).half()
+    b = torch.randn(N, device=DEV).half()
+
+    def outputs():
+        return (torch.empty_like(x), torch.empty(M, device=DEV), torch.empty(M, device=DEV))
+
+    impls = []
+    if use_tkc:
+        for variant, label in (("layernorm_rowfits_b8192", "tkc ROW_FITS BLOCK=8192"),
+                               ("layernorm_b8192", "tkc loop BLOCK=8192"),
+                               ("layernorm_b1024", "tkc loop BLOCK=1024")):
+            if variant.startswith("layernorm_rowfits") and N > 8192:
+                continue
+            y, mean, rstd = outputs()
+            impls.append(tkc_impl(label, variant, (x, y, w, b, mean, rstd, N, M, N, eps),
+                                  [y, mean, rstd]))
+    y, mean, rstd = outputs()
+    impls.append(triton_impl("tutorial 05",
+                             lambda: tk.layer_norm_fwd(x, y, w, b, mean, rstd, N, M, N, eps),
+                             [y, mean, rstd]))
+    impls.append(torch_impl("F.layer_norm",
+                            lambda: torch.nn.functional.layer_norm(x, (N,), w, b, eps)))
+    xd = x.double()
+    mean_ref = xd.mean(dim=1)
+    rstd_ref = 1.0 / torch.sqrt(((xd - mean_ref[:, None]) ** 2).mean(dim=1) + eps)
+    y_ref = (xd - mean_ref[:, None]) * rstd_ref[:, None] * w.double() + b.double()
+    # x and y in f16; w and b read once; mean and rstd written in f32.
+    nbytes = 2 * 2 * M * N + 2 * 2 * N + 2 * 4 * M
+    return Group("layernorm fwd f16", f"{M}x{N}", nbytes, impls, [y_ref, mean_ref, rstd_ref])
+
+
+# ---- reporting ---------------------------------------------------------------
+
+def fmt(v, spec):
+    return "—" if v is None else format(v, spec)
+
+
+def table_rows(groups):
+    """One row per tkc implementation (or one row when there is none)."""
+    header = ["kernel", "shape", "tkc GB/s", "Triton GB/s", "torch GB/s",
+              "tkc/Triton", "tkc/max(Triton,torch)", "spread"]
+    rows, notes = [], []
+    for g in groups:
+        tri, tor = g.best("triton"), g.best("torch")
+        tri_gb, tor_gb = g.gbps(tri), g.gbps(tor)
+        tri_versions = [i for i in g.impls if i.column == "triton"]
+        if len(tri_versions) > 1 and tri:
+            others = ", ".join(f"{i.label} {i.cell if i.error else fmt(g.gbps(i), '.0f') + ' GB/s'}"
+                               for i in tri_versions if i is not tri)
+            notes.append(f"{g.kernel} {g.shape}: Triton column is the {tri.label} version "
+                         f"(the fastest that passed; {others})")
+        for i in g.impls:
+            if i.error:
+                notes.append(f"{g.kernel} {g.shape}: {i.label}: {i.error}")
+        tkcs = [i for i in g.impls if i.column == "tkc"] or [None]
+        for t in tkcs:
+            name = g.kernel if t is None or len(tkcs) == 1 else f"{g.kernel} ({t.label})"
+            t_gb = g.gbps(t)
+            tkc_cell = t.cell if t is not None and t.error else fmt(t_gb, ".0f")
+            best_other = max([v for v in (tri_gb, tor_gb) if v], default=None)
+            spread = g.spread()
+            rows.append([name, g.shape, tkc_cell, fmt(tri_gb, ".0f"), fmt(tor_gb, ".0f"),
+                         fmt(t_gb / tri_gb if t_gb and tri_gb else None, ".2f"),
+                         fmt(t_gb / best_other if t_gb and best_other else None, ".2f"),
+                         "—" if spread is None else f"{spread * 100:.1f}%"])
+    return header, rows, notes
+
+
+def render_text(header, rows):
+    widths = [max(len(str(r[c])) for r in [header] + rows) for c in range(len(header))]
+    line = lambda r: "  ".join(str(v).ljust(w) if c < 2 else str(v).rjust(w)
+                               for c, (v, w) in enumerate(zip(r, widths)))
+    return "\n".join([line(header), line(["-" * w for w in widths])] + [line(r) for r in rows])
+
+
+def render_md(header, rows):
+    out = ["| " + " | ".join(header) + " |",
+           "|" + "|".join(["---"] * 2 + ["---:"] * (len(header) - 2)) + "|"]
+    out += ["| " + " | ".join(str(v) for v in r) + " |" for r in rows]
+    return "\n".join(out)
+
+
+# ---- compile time ------------------------------------------------------------
+
+TRITON_COLD = ("vector_add", "softmax", "layernorm")
+
+
+def triton_cold_child(name):
+    """Runs in a fresh process with a fresh TRITON_CACHE_DIR: times the first
+    call of one Triton kernel (JIT compile + launch) and a warm call, at the
+    specialization tkc compiles by default (BLOCK=1024)."""
+    # Per-process costs that are not this kernel's compile: the CUDA context
+    # and Triton's driver helper module (built with the C compiler into the
+    # fresh cache directory on first use).
+    torch.zeros(1, device=DEV)
+    tk._device_properties()
+    n = 1 << 20
+    if name == "vector_add":
+        x, y, o = (torch.randn(n, device=DEV) for _ in range(3))
+        run = lambda: tk.vector_add(x, y, o, n)
+    elif name == "softmax":
+        M, N = 1024, 1024
+        x, o = torch.randn(M, N, device=DEV), torch.empty(M, N, device=DEV)
+        run = lambda: tk.softmax_persistent(o, x, N, N, M, N)
+    else:
+        M, N = 1024, 1024
+        x, y = torch.randn(M, N, device=DEV).half(), torch.empty(M, N, device=DEV).half()
+        w, b = torch.randn(N, device=DEV).half(), torch.randn(N, device=DEV).half()
+        mean, rstd = torch.empty(M, device=DEV), torch.empty(M, device=DEV)
+        run = lambda: tk.layer_norm_fwd(x, y, w, b, mean, rstd, N, M, N, 1e-5)
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    run()
+    torch.cuda.synchronize()
+    first = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    run()
+    torch.cuda.synchronize()
+    warm = time.perf_counter() - t0
+    print(json.dumps({"first_ms": first * 1e3, "warm_ms": warm * 1e3}))
+
+
+def tkc_compile_ms(tkc, kernel, runs=5):
+    times = []
+    for _ in range(runs):
+        with tempfile.TemporaryDirectory(prefix="tkc-bench-") as out:
+            t0 = time.perf_counter()
+            p = subprocess.run([tkc, str(kernel), "-o", out], capture_output=True, text=True)
+            dt = time.perf_counter() - t0
+            base = kernel.stem
+            missing = [e for e in ("ptx", "cubin", "h") if not (Path(out) / f"{base}.{e}").exists()]
+            if p.returncode != 0 or missing:
+                why = (p.stderr.strip().splitlines() or [f"exit {p.returncode}"])[-1]
+                return None, why if p.returncode else f"did not write {missing}"
+        times.append(dt * 1e3)
+    return statistics.median(times), None
+
+
+def triton_compile_ms(name, runs=5):
+    times = []
+    for _ in range(runs):
+        with tempfile.TemporaryDirectory(prefix="triton-cold-") as cache:
+            env = dict(os.environ, TRITON_CACHE_DIR=cache)
+            p = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--triton-cold", name],
+                               capture_output=True, text=True, env=env)
+            if p.returncode != 0:
+                return None, (p.stderr.strip().splitlines() or ["failed"])[-1]
+            r = json.loads(p.stdout.strip().splitlines()[-1])
+            times.append(r["first_ms"] - r["warm_ms"])
+    return statistics.median(times), None
+
+
+def compile_times(tkc):
+    header = ["kernel", "tkc ms", "Triton cold ms", "Triton/tkc"]
+    rows, notes = [], []
+    for kernel in sorted((ROOT / "kernels").glob("*.tk")):
+        t_ms, t_err = tkc_compile_ms(tkc, kernel)
+        if t_err:
+            notes.append(f"tkc {kernel.name}: {t_err}")
+        tr_ms = None
+        if kernel.stem in TRITON_COLD:
+            tr_ms, tr_err = triton_compile_ms(kernel.stem)
+            if tr_err:
+                notes.append(f"Triton {kernel.stem}: {tr_err}")
+        rows.append([kernel.name, fmt(t_ms, ".1f"), fmt(tr_ms, ".1f"),
+                     fmt(tr_ms / t_ms if t_ms and tr_ms else None, ".1f") + ("x" if t_ms and tr_ms else "")])
+    return header, rows, notes
+
+
+# ---- main ----------------------------------------------------------------------
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--no-tkc", action="store_true", help="time only Triton and PyTorch")
+    ap.add_argument("--skip-compile", action="store_true", help="skip the compile-time comparison")
+    ap.add_argument("--only", action="append", default=[], metavar="TEXT",
+                    help="run only benchmarks whose name contains TEXT (vector_add, softmax, layernorm, copy)")
+    ap.add_argument("--warmup", type=float, default=25, help="do_bench warm-up, ms")
+    ap.add_argument("--rep", type=float, default=200, help="do_bench repetition time, ms")
+    ap.add_argument("--triton-cold", metavar="KERNEL", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+
+    if args.triton_cold:
+        triton_cold_child(args.triton_cold)
+        return 0
+
+    torch.manual_seed(0)
+    props = torch.cuda.get_device_properties(0)
+    head = (f"{props.name}, {props.multi_processor_count} SMs, "
+            f"{props.total_memory / GiB:.0f} GiB; torch {torch.__version__}, triton {triton.__version__}, "
+            f"CUDA {torch.version.cuda}; do_bench warmup={args.warmup} ms rep={args.rep} ms, median")
+    print("#", head, flush=True)
+
+    use_tkc = not args.no_tkc
+    makers = [
+        ("vector_add", lambda: vector_add_group(2 ** 28, use_tkc)),
+        ("softmax", lambda: softmax_group(4096, 4096, use_tkc)),
+        ("softmax", lambda: softmax_group(16384, 1024, use_tkc)),
+        ("softmax", lambda: softmax_group(4096, 16384, use_tkc)),
+        ("layernorm", lambda: layernorm_group(8192, 8192, use_tkc)),
+        ("copy", lambda: copy_group(GiB)),
+    ]
+    groups = []
+    failed = False
+    # One non-default stream for everything, as Triton's tutorials do: tkc's
+    # launcher gets it explicitly, Triton and torch read it as current.
+    with torch.cuda.stream(torch.cuda.Stream()):
+        for name, make in makers:
+            if args.only and not any(o in name for o in args.only):
+                continue
+            g = make()
+            print(f"  {g.kernel} {g.shape} ...", flush=True)
+            g.run(args)
+            groups.append(g)
+            failed |= any(i.error for i in g.impls if i.column == "tkc")
+            torch.cuda.synchronize()
+            torch.cuda.empty_cache()
+    header, rows, notes = table_rows(groups)
+
+    out = ["", render_text(header, rows)]
+    md = [f"Device: {head}", "", render_md(header, rows)]
+    if notes:
+        out += [""] + [f"note: {n}" for n in notes]
+        md += [""] + [f"- {n}" for n in notes]
+    print("\n".join(out), flush=True)
+
+    compile_md = []
+    if not args.skip_compile:
+        tkc = os.environ.get("TKC", str(ROOT / "build" / "tkc"))
+        print("\ncompile time (tkc: median of 5 runs of build/tkc; Triton: cold cache, first call "
+              "minus warm call, median of 5 processes)", flush=True)
+        ch, cr, cn = compile_times(tkc)
+        print(render_text(ch, cr))
+        for n in cn:
+            print(f"note: {n}")
+        compile_md = ["", "Compile time (ms): tkc `build/tkc K.tk -o DIR` (ptx, cubin, header), "
+                      "median of 5; Triton first call minus warm call with a fresh "
+                      "TRITON_CACHE_DIR, median of 5 processes.", "", render_md(ch, cr)]
+        compile_md += [f"- {n}" for n in cn]
+
+    out_dir = os.environ.get("OUT")
+    if out_dir:
+        Path(out_dir, "bench.md").write_text("\n".join(md + compile_md) + "\n")
+        Path(out_dir, "bench.json").write_text(json.dumps(
+            [{"kernel": g.kernel, "shape": g.shape, "bytes": g.nbytes,
+              "impls": [{"column": i.column, "label": i.label, "times_ms": i.times,
+                         "error": i.error} for i in g.impls]} for g in groups], indent=1))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1212 @@
+/* Tile IR -> LLVM IR for NVPTX.
+ * Needs: a tile IR program after the gpu passes (layouts, axis info,
+ * shared memory). Guarantees: one ptx_kernel function per kernel variant;
+ * every op the back end does not handle yet is reported at its source
+ * position ("not supported by code generation yet") and nothing is built
+ * for that kernel. Tile values become per-thread register arrays in the
+ * order of their layout's register bits. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct cgval {
+    uint32_t n;
+    LLVMValueRef *r;
+} cgval;
+
+typedef struct cg {
+    tk_arena *arena;
+    tk_diag *diag;
+    LLVMContextRef ctx;
+    LLVMModuleRef mod;
+    LLVMBuilderRef b;
+    LLVMValueRef fn;
+    const tk_tir_kernel *k;
+    cgval *vals;
+    LLVMBasicBlockRef entry;   /* thread indices and per-layout offsets live here */
+    LLVMValueRef entry_br;
+    LLVMValueRef tid, lane, warp;
+    LLVMValueRef smem;
+    struct { const tk_ll *l; LLVMValueRef flat; } flats[64];
+    uint32_t nflats;
+    bool failed;
+    LLVMTypeRef t_i1, t_i8, t_i16, t_i32, t_i64, t_f16, t_bf16, t_f32, t_f64, t_ptr1, t_ptr3, t_void;
+} cg;
+
+/* ---- types and small helpers --------------------------------------------- */
+
+static LLVMTypeRef dtype_type(cg *c, tk_dtype d) {
+    switch (d) {
+    case TK_I1: return c->t_i1;
+    case TK_I8: case TK_U8: case TK_F8E4M3: case TK_F8E5M2: return c->t_i8;
+    case TK_I16: case TK_U16: return c->t_i16;
+    case TK_I32: case TK_U32: return c->t_i32;
+    case TK_I64: case TK_U64: return c->t_i64;
+    case TK_F16: return c->t_f16;
+    case TK_BF16: return c->t_bf16;
+    case TK_F32: return c->t_f32;
+    case TK_F64: return c->t_f64;
+    default: return c->t_i32;
+    }
+}
+
+static const tk_type *elem_of(const tk_type *t) { return t->kind == TK_TYPE_TILE ? t->elem : t; }
+
+static LLVMTypeRef elem_type(cg *c, const tk_type *t) {
+    const tk_type *e = elem_of(t);
+    return e->kind == TK_TYPE_POINTER ? c->t_ptr1 : dtype_type(c, e->dtype);
+}
+
+static unsigned elem_bytes(const tk_type *e) {
+    if (e->kind == TK_TYPE_POINTER) return 8;
+    unsigned b = (tk_dtype_bits(e->dtype) + 7) / 8;
+    return b ? b : 1;
+}
+
+static bool is_float(const tk_type *t) {
+    const tk_type *e = elem_of(t);
+    return e->kind == TK_TYPE_SCALAR && tk_dtype_is_float(e->dtype);
+}
+
+static bool is_signed(const tk_type *t) {
+    const tk_type *e = elem_of(t);
+    return e->kind == TK_TYPE_SCALAR && tk_dtype_is_signed(e->dtype) && e->dtype != TK_I1;
+}
+
+static uint32_t nregs(const tk_tir_value *v) {
+    return v->type->kind == TK_TYPE_TILE && v->layout ? (uint32_t)tk_ll_num_regs(v->layout) : 1;
+}
+
+static void not_yet(cg *c, const tk_tir_op *op, const char *what) {
+    if (!c->failed)
+        tk_error(c->diag, op->loc, "%s is not supported by code generation yet", what);
+    c->failed = true;
+}
+
+static cgval newval(cg *c, uint32_t n) {
+    cgval v = {n, TK_NEW_ARRAY(c->arena, LLVMValueRef, n ? n : 1)};
+    return v;
+}
+
+static cgval *get(cg *c, const tk_tir_value *v) { return &c->vals[v->id]; }
+
+static LLVMValueRef ci32(cg *c, int64_t v) { return LLVMConstInt(c->t_i32, (unsigned long long)v, 1); }
+
+static LLVMValueRef declare(cg *c, const char *name, LLVMTypeRef ret, LLVMTypeRef *params, unsigned n) {
+    LLVMValueRef f = LLVMGetNamedFunction(c->mod, name);
+    if (f) return f;
+    return LLVMAddFunction(c->mod, name, LLVMFunctionType(ret, params, n, 0));
+}
+
+static LLVMValueRef call(cg *c, const char *name, LLVMTypeRef ret, LLVMValueRef *args, unsigned n) {
+    LLVMTypeRef params[8];
+    for (unsigned i = 0; i < n; i++) params[i] = LLVMTypeOf(args[i]);
+    LLVMValueRef f = declare(c, name, ret, params, n);
+    return LLVMBuildCall2(c->b, LLVMFunctionType(ret, params, n, 0), f, args, n, "");
+}
+
+static LLVMValueRef asm_call(cg *c, LLVMTypeRef ret, const char *text, const char *constraints,
+                             LLVMValueRef *args, unsigned n, bool side_effects) {
+    LLVMTypeRef params[24];
+    for (unsigned i = 0; i < n; i++) params[i] = LLVMTypeOf(args[i]);
+    LLVMTypeRef fty = LLVMFunctionType(ret, params, n, 0);
+    LLVMValueRef a = LLVMGetInlineAsm(fty, text, strlen(text), constraints, strlen(constraints),
+                                      side_effects, 0, LLVMInlineAsmDialectATT, 0);
+    return LLVMBuildCall2(c->b, fty, a, args, n, "");
+}
+
+static LLVMValueRef sreg(cg *c, const char *name) {
+    char full[96];
+    snprintf(full, sizeof full, "llvm.nvvm.read.ptx.sreg.%s", name);
+    return call(c, full, c->t_i32, NULL, 0);
+}
+
+static void barrier(cg *c) {
+    LLVMValueRef zero = ci32(c, 0);
+    call(c, "llvm.nvvm.barrier.cta.sync.aligned.all", c->t_void, &zero, 1);
+}
+
+/* The thread's part of a layout's flat index (XOR of the lane and warp
+ * bases its lane and warp select); computed once per layout, in the entry. */
+static LLVMValueRef thread_flat(cg *c, const tk_ll *l) {
+    if (!l) return ci32(c, 0);
+    for (uint32_t i = 0; i < c->nflats; i++)
+        if (c->flats[i].l == l || tk_ll_equal(c->flats[i].l, l)) return c->flats[i].flat;
+    LLVMBasicBlockRef here = LLVMGetInsertBlock(c->b);
+    LLVMPositionBuilderBefore(c->b, c->entry_br);
+    LLVMValueRef f = ci32(c, 0);
+    for (uint32_t i = 0; i < TK_LL_LANE_BITS; i++) {
+        if (!l->lane[i]) continue;
+        LLVMValueRef bit = LLVMBuildAnd(c->b, LLVMBuildLShr(c->b, c->lane, ci32(c, i), ""), ci32(c, 1), "");
+        f = LLVMBuildXor(c->b, f, LLVMBuildMul(c->b, bit, ci32(c, (int64_t)l->lane[i]), ""), "");
+    }
+    for (uint32_t i = 0; i < l->warp_bits; i++) {
+        if (!l->warp[i]) continue;
+        LLVMValueRef bit = LLVMBuildAnd(c->b, LLVMBuildLShr(c->b, c->warp, ci32(c, i), ""), ci32(c, 1), "");
+        f = LLVMBuildXor(c->b, f, LLVMBuildMul(c->b, bit, ci32(c, (int64_t)l->warp[i]), ""), "");
+    }
+    LLVMPositionBuilderAtEnd(c->b, here);
+    if (c->nflats < 64) {
+        c->flats[c->nflats].l = l;
+        c->flats[c->nflats].flat = f;
+        c->nflats++;
+    }
+    return f;
+}
+
+/* flat index of register r of layout l in this thread */
+static LLVMValueRef reg_flat(cg *c, const tk_ll *l, uint64_t r) {
+    return LLVMBuildXor(c->b, thread_flat(c, l), ci32(c, (int64_t)tk_ll_reg_index(l, r)), "");
+}
+
+static LLVMValueRef splat_const(LLVMTypeRef t, bool flt, double f, int64_t i) {
+    return flt ? LLVMConstReal(t, f) : LLVMConstInt(t, (unsigned long long)i, 1);
+}
+
+/* ---- shared memory scratch --------------------------------------------- */
+
+static LLVMValueRef smem_addr(cg *c, LLVMValueRef byte_offset) {
+    if (!c->smem) {
+        /* the shared-memory pass sized none: a compiler bug, reported once */
+        if (!c->failed)
+            tk_error(c->diag, (tk_loc){0}, "internal compiler error: shared memory used but not allocated");
+        c->failed = true;
+        c->smem = LLVMAddGlobalInAddressSpace(c->mod, c->t_i8, "tk_smem_missing", 3);
+    }
+    LLVMValueRef idx[1] = {byte_offset};
+    return LLVMBuildGEP2(c->b, c->t_i8, c->smem, idx, 1, "");
+}
+
+/* values travel through shared memory as at least 32-bit words */
+static LLVMTypeRef scratch_type(cg *c, LLVMTypeRef t) {
+    if (t == c->t_i1 || t == c->t_i8 || t == c->t_i16) return c->t_i32;
+    if (t == c->t_f16 || t == c->t_bf16) return c->t_f32;
+    return t;
+}
+
+static LLVMValueRef to_scratch(cg *c, LLVMValueRef v) {
+    LLVMTypeRef t = LLVMTypeOf(v);
+    if (t == c->t_i1 || t == c->t_i8 || t == c->t_i16) return LLVMBuildZExt(c->b, v, c->t_i32, "");
+    if (t == c->t_f16 || t == c->t_bf16) return LLVMBuildFPExt(c->b, v, c->t_f32, "");
+    return v;
+}
+
+static LLVMValueRef from_scratch(cg *c, LLVMValueRef v, LLVMTypeRef t) {
+    if (t == c->t_i1 || t == c->t_i8 || t == c->t_i16) return LLVMBuildTrunc(c->b, v, t, "");
+    if (t == c->t_f16 || t == c->t_bf16) return LLVMBuildFPTrunc(c->b, v, t, "");
+    return v;
+}
+
+static unsigned scratch_bytes(cg *c, LLVMTypeRef t) {
+    LLVMTypeRef s = scratch_type(c, t);
+    return s == c->t_i64 || s == c->t_f64 || s == c->t_ptr1 ? 8 : 4;
+}
+
+/* Moves a tile between layouts (or broadcasts it) through shared memory:
+ * every thread writes the elements it holds at their flat index, then
+ * reads the ones the destination layout gives it. */
+static cgval convert_via_smem(cg *c, const tk_tir_value *src, const cgval *sv, const tk_type *dst_type,
+                              const tk_ll *dst) {
+    LLVMTypeRef t = elem_type(c, src->type);
+    unsigned wb = scratch_bytes(c, t);
+    LLVMTypeRef st = scratch_type(c, t);
+    barrier(c);
+    for (uint32_t r = 0; r < sv->n; r++) {
+        LLVMValueRef off = LLVMBuildMul(c->b, reg_flat(c, src->layout, r), ci32(c, wb), "");
+        LLVMBuildStore(c->b, to_scratch(c, sv->r[r]), smem_addr(c, off));
+    }
+    barrier(c);
+    uint32_t n = (uint32_t)tk_ll_num_regs(dst);
+    cgval out = newval(c, n);
+    const tk_ll *sl = src->layout;
+    for (uint32_t r = 0; r < n; r++) {
+        /* the destination element's coordinates, size-1 source dims read as 0 */
+        LLVMValueRef flat = reg_flat(c, dst, r), src_flat = ci32(c, 0);
+        for (uint32_t d = 0; d < dst_type->rank; d++) {
+            if (sl->shape[d] == 1) continue;
+            uint64_t dstride = 1, sstride = 1;
+            for (uint32_t e = d + 1; e < dst_type->rank; e++) {
+                dstride *= (uint64_t)dst->shape[e];
+                sstride *= (uint64_t)sl->shape[e];
+            }
+            LLVMValueRef coord = LLVMBuildAnd(c->b, LLVMBuildUDiv(c->b, flat, ci32(c, (int64_t)dstride), ""),
+                                              ci32(c, dst->shape[d] - 1), "");
+            src_flat = LLVMBuildAdd(c->b, src_flat, LLVMBuildMul(c->b, coord, ci32(c, (int64_t)sstride), ""), "");
+        }
+        LLVMValueRef off = LLVMBuildMul(c->b, src_flat, ci32(c, wb), "");
+        out.r[r] = from_scratch(c, LLVMBuildLoad2(c->b, st, smem_addr(c, off), ""), t);
+    }
+    barrier(c);
+    return out;
+}
+
+/* src -> dst layout: register reuse where the maps allow it, else smem */
+static cgval relayout(cg *c, const tk_tir_value *src, const tk_type *dst_type, const tk_ll *dst) {
+    cgval *sv = get(c, src);
+    if (src->type->kind != TK_TYPE_TILE) {
+        uint32_t n = dst ? (uint32_t)tk_ll_num_regs(dst) : 1;
+        cgval out = newval(c, n);
+        for (uint32_t r = 0; r < n; r++) out.r[r] = sv->r[0];
+        return out;
+    }
+    uint32_t n = (uint32_t)tk_ll_num_regs(dst);
+    uint32_t *map = malloc(sizeof(uint32_t) * n);
+    bool ok = map && tk_ll_register_map(src->layout, dst, map);
+    cgval out;
+    if (ok) {
+        out = newval(c, n);
+        for (uint32_t r = 0; r < n; r++) out.r[r] = sv->r[map[r]];
+    } else {
+        out = convert_via_smem(c, src, sv, dst_type, dst);
+    }
+    free(map);
+    return out;
+}
+
+/* ---- element-wise ------------------------------------------------------ */
+
+static LLVMValueRef binary(cg *c, int op, const tk_type *t, LLVMValueRef a, LLVMValueRef b, bool arith_shift) {
+    bool f = is_float(t), s = is_signed(t);
+    switch (op) {
+    case TK_BINOP_ADD: return f ? LLVMBuildFAdd(c->b, a, b, "") : LLVMBuildAdd(c->b, a, b, "");
+    case TK_BINOP_SUB: return f ? LLVMBuildFSub(c->b, a, b, "") : LLVMBuildSub(c->b, a, b, "");
+    case TK_BINOP_MUL: return f ? LLVMBuildFMul(c->b, a, b, "") : LLVMBuildMul(c->b, a, b, "");
+    case TK_BINOP_DIV: return LLVMBuildFDiv(c->b, a, b, "");
+    case TK_BINOP_FLOORDIV: return s ? LLVMBuildSDiv(c->b, a, b, "") : LLVMBuildUDiv(c->b, a, b, "");
+    case TK_BINOP_MOD:
+        if (f) return LLVMBuildFRem(c->b, a, b, "");
+        return s ? LLVMBuildSRem(c->b, a, b, "") : LLVMBuildURem(c->b, a, b, "");
+    case TK_BINOP_AND: return LLVMBuildAnd(c->b, a, b, "");
+    case TK_BINOP_OR: return LLVMBuildOr(c->b, a, b, "");
+    case TK_BINOP_XOR: return LLVMBuildXor(c->b, a, b, "");
+    case TK_BINOP_SHL: return LLVMBuildShl(c->b, a, b, "");
+    case TK_BINOP_SHR: return arith_shift ? LLVMBuildAShr(c->b, a, b, "") : LLVMBuildLShr(c->b, a, b, "");
+    default: return NULL;
+    }
+}
+
+static LLVMValueRef compare(cg *c, int op, const tk_type *t, LLVMValueRef a, LLVMValueRef b) {
+    if (is_float(t)) {
+        LLVMRealPredicate p = op == TK_BINOP_LT ? LLVMRealOLT : op == TK_BINOP_GT ? LLVMRealOGT
+                            : op == TK_BINOP_LE ? LLVMRealOLE : op == TK_BINOP_GE ? LLVMRealOGE
+                            : op == TK_BINOP_EQ ? LLVMRealOEQ : LLVMRealUNE;
+        return LLVMBuildFCmp(c->b, p, a, b, "");
+    }
+    bool s = is_signed(t);
+    LLVMIntPredicate p = op == TK_BINOP_LT ? (s ? LLVMIntSLT : LLVMIntULT)
+                       : op == TK_BINOP_GT ? (s ? LLVMIntSGT : LLVMIntUGT)
+                       : op == TK_BINOP_LE ? (s ? LLVMIntSLE : LLVMIntULE)
+                       : op == TK_BINOP_GE ? (s ? LLVMIntSGE : LLVMIntUGE)
+                       : op == TK_BINOP_EQ ? LLVMIntEQ : LLVMIntNE;
+    return LLVMBuildICmp(c->b, p, a, b, "");
+}
+
+static LLVMValueRef cast(cg *c, const tk_type *from, const tk_type *to, LLVMValueRef v) {
+    const tk_type *fe = elem_of(from), *te = elem_of(to);
+    LLVMTypeRef tt = elem_type(c, to);
+    if (fe->kind == TK_TYPE_POINTER) return LLVMBuildPtrToInt(c->b, v, tt, "");
+    tk_dtype fd = fe->dtype, td = te->dtype;
+    bool ff = tk_dtype_is_float(fd), tf = tk_dtype_is_float(td);
+    if (td == TK_I1) {
+        return ff ? LLVMBuildFCmp(c->b, LLVMRealUNE, v, LLVMConstReal(LLVMTypeOf(v), 0), "")
+                  : LLVMBuildICmp(c->b, LLVMIntNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
+    }
+    if (!ff && !tf) {
+        unsigned fb = tk_dtype_bits(fd), tb = tk_dtype_bits(td);
+        if (fb == tb) return v;
+        if (fb > tb) return LLVMBuildTrunc(c->b, v, tt, "");
+        return tk_dtype_is_signed(fd) && fd != TK_I1 ? LLVMBuildSExt(c->b, v, tt, "") : LLVMBuildZExt(c->b, v, tt, "");
+    }
+    if (!ff && tf)
+        return tk_dtype_is_signed(fd) && fd != TK_I1 ? LLVMBuildSIToFP(c->b, v, tt, "") : LLVMBuildUIToFP(c->b, v, tt, "");
+    if (ff && !tf)
+        return tk_dtype_is_signed(td) ? LLVMBuildFPToSI(c->b, v, tt, "") : LLVMBuildFPToUI(c->b, v, tt, "");
+    unsigned fb = tk_dtype_bits(fd), tb = tk_dtype_bits(td);
+    if (fd == TK_F16 && td == TK_BF16) return LLVMBuildFPTrunc(c->b, LLVMBuildFPExt(c->b, v, c->t_f32, ""), tt, "");
+    if (fd == TK_BF16 && td == TK_F16) return LLVMBuildFPTrunc(c->b, LLVMBuildFPExt(c->b, v, c->t_f32, ""), tt, "");
+    return fb < tb ? LLVMBuildFPExt(c->b, v, tt, "") : fb > tb ? LLVMBuildFPTrunc(c->b, v, tt, "") : v;
+}
+
+static const char *fsuffix(cg *c, LLVMTypeRef t) {
+    return t == c->t_f64 ? "f64" : t == c->t_f16 ? "f16" : t == c->t_bf16 ? "bf16" : "f32";
+}
+
+/* Triton's fast paths: exp and log through ex2/lg2.approx, in f32 */
+static LLVMValueRef math1(cg *c, const tk_tir_op *op, const char *name, const tk_type *t, LLVMValueRef x) {
+    LLVMTypeRef lt = LLVMTypeOf(x);
+    char buf[64];
+    bool f32 = lt == c->t_f32;
+    if (!strcmp(name, "exp2") && f32) return call(c, "llvm.nvvm.ex2.approx.f32", lt, &x, 1);
+    if (!strcmp(name, "exp") && f32) {
+        LLVMValueRef y = LLVMBuildFMul(c->b, x, LLVMConstReal(lt, 1.4426950408889634), "");
+        return call(c, "llvm.nvvm.ex2.approx.f32", lt, &y, 1);
+    }
+    if (!strcmp(name, "log2") && f32) return call(c, "llvm.nvvm.lg2.approx.f", lt, &x, 1);
+    if (!strcmp(name, "log") && f32) {
+        LLVMValueRef y = call(c, "llvm.nvvm.lg2.approx.f", lt, &x, 1);
+        return LLVMBuildFMul(c->b, y, LLVMConstReal(lt, 0.6931471805599453), "");
+    }
+    if (!strcmp(name, "sqrt") || !strcmp(name, "sqrt_rn")) {
+        snprintf(buf, sizeof buf, "llvm.sqrt.%s", fsuffix(c, lt));
+        return call(c, buf, lt, &x, 1);
+    }
+    if (!strcmp(name, "rsqrt") && f32) return call(c, "llvm.nvvm.rsqrt.approx.f", lt, &x, 1);
+    if (!strcmp(name, "sin") && f32) return call(c, "llvm.nvvm.sin.approx.f", lt, &x, 1);
+    if (!strcmp(name, "cos") && f32) return call(c, "llvm.nvvm.cos.approx.f", lt, &x, 1);
+    if (!strcmp(name, "floor") || !strcmp(name, "ceil")) {
+        snprintf(buf, sizeof buf, "llvm.%s.%s", name, fsuffix(c, lt));
+        return call(c, buf, lt, &x, 1);
+    }
+    if (!strcmp(name, "abs")) {
+        if (is_float(t)) {
+            snprintf(buf, sizeof buf, "llvm.fabs.%s", fsuffix(c, lt));
+            return call(c, buf, lt, &x, 1);
+        }
+        if (!is_signed(t)) return x;
+        LLVMValueRef neg = LLVMBuildNeg(c->b, x, "");
+        return LLVMBuildSelect(c->b, LLVMBuildICmp(c->b, LLVMIntSLT, x, LLVMConstNull(lt), ""), neg, x, "");
+    }
+    if (!strcmp(name, "sigmoid") && f32) {
+        LLVMValueRef y = LLVMBuildFMul(c->b, x, LLVMConstReal(lt, -1.4426950408889634), "");
+        LLVMValueRef e = call(c, "llvm.nvvm.ex2.approx.f32", lt, &y, 1);
+        return LLVMBuildFDiv(c->b, LLVMConstReal(lt, 1.0), LLVMBuildFAdd(c->b, LLVMConstReal(lt, 1.0), e, ""), "");
+    }
+    not_yet(c, op, tk_arena_printf(c->arena, "tl.%s on %s", name, tk_type_str(c->arena, t)));
+    return LLVMGetPoison(lt);
+}
+
+static LLVMValueRef minmax(cg *c, bool is_max, const tk_type *t, LLVMValueRef a, LLVMValueRef b) {
+    LLVMTypeRef lt = LLVMTypeOf(a);
+    if (is_float(t)) {
+        char buf[48];
+        snprintf(buf, sizeof buf, "llvm.%s.%s", is_max ? "maxnum" : "minnum", fsuffix(c, lt));
+        LLVMValueRef args[2] = {a, b};
+        return call(c, buf, lt, args, 2);
+    }
+    bool s = is_signed(t);
+    LLVMIntPredicate p = is_max ? (s ? LLVMIntSGT : LLVMIntUGT) : (s ? LLVMIntSLT : LLVMIntULT);
+    return LLVMBuildSelect(c->b, LLVMBuildICmp(c->b, p, a, b, ""), a, b, "");
+}
+
+static LLVMValueRef math_n(cg *c, const tk_tir_op *op, const tk_type *t, LLVMValueRef *x) {
+    const char *name = tk_sema_builtin_name(op->sub);
+    if (!strcmp(name, "maximum")) return minmax(c, true, t, x[0], x[1]);
+    if (!strcmp(name, "minimum")) return minmax(c, false, t, x[0], x[1]);
+    if (!strcmp(name, "clamp")) return minmax(c, false, t, minmax(c, true, t, x[0], x[1]), x[2]);
+    if (!strcmp(name, "fdiv") || !strcmp(name, "div_rn")) return LLVMBuildFDiv(c->b, x[0], x[1], "");
+    if (!strcmp(name, "fma")) {
+        char buf[48];
+        snprintf(buf, sizeof buf, "llvm.fma.%s", fsuffix(c, LLVMTypeOf(x[0])));
+        return call(c, buf, LLVMTypeOf(x[0]), x, 3);
+    }
+    if (!strcmp(name, "umulhi")) {
+        LLVMTypeRef lt = LLVMTypeOf(x[0]);
+        unsigned bits = LLVMGetIntTypeWidth(lt);
+        LLVMTypeRef wide = LLVMIntTypeInContext(c->ctx, bits * 2);
+        bool s = is_signed(t);
+        LLVMValueRef a = s ? LLVMBuildSExt(c->b, x[0], wide, "") : LLVMBuildZExt(c->b, x[0], wide, "");
+        LLVMValueRef b = s ? LLVMBuildSExt(c->b, x[1], wide, "") : LLVMBuildZExt(c->b, x[1], wide, "");
+        LLVMValueRef p = LLVMBuildMul(c->b, a, b, "");
+        return LLVMBuildTrunc(c->b, LLVMBuildLShr(c->b, p, LLVMConstInt(wide, bits, 0), ""), lt, "");
+    }
+    return math1(c, op, name, t, x[0]);
+}
+
+/* ---- loads and stores ---------------------------------------------------- */
+
+/* The memory type of an element: i1 is a byte in memory. */
+static LLVMTypeRef mem_type(cg *c, const tk_type *pointee) {
+    if (pointee->kind == TK_TYPE_POINTER) return c->t_ptr1;
+    return pointee->dtype == TK_I1 ? c->t_i8 : dtype_type(c, pointee->dtype);
+}
+
+static const char *cache_suffix(const tk_tir_op *op) {
+    const char *cache = tk_tir_attr_text(op, "cache");
+    if (!cache) return "";
+    if (!strcmp(cache, ".ca")) return ".ca";
+    if (!strcmp(cache, ".cg")) return ".cg";
+    if (!strcmp(cache, ".cv")) return ".cv";
+    if (!strcmp(cache, ".cs")) return ".cs";
+    if (!strcmp(cache, ".wt")) return ".wt";
+    if (!strcmp(cache, ".wb")) return ".wb";
+    return "";
+}
+
+/* How many registers one access covers: consecutive registers holding
+ * consecutive elements, limited by the pointer's contiguity and alignment
+ * and by 16 bytes. */
+static uint32_t access_width(const tk_tir_value *ptr, unsigned bytes) {
+    if (ptr->type->kind != TK_TYPE_TILE || !ptr->layout) return 1;
+    uint32_t w = tk_ll_contiguous_regs(ptr->layout);
+    uint32_t last = ptr->type->rank - 1;
+    uint32_t cap = 16 / bytes;
+    if (w > cap) w = cap;
+    if (ptr->has_axis) {
+        while (w > 1 && ptr->contiguity[last] < (int64_t)w) w /= 2;
+        while (w > 1 && ptr->divisibility[last] < (int64_t)(w * bytes)) w /= 2;
+    } else {
+        w = 1;
+    }
+    return w ? w : 1;
+}
+
+/* elements <-> 32-bit words (w * bytes must be a multiple of 4) */
+static void pack_words(cg *c, LLVMValueRef *elems, uint32_t w, LLVMTypeRef et, LLVMValueRef *words, uint32_t nw) {
+    LLVMTypeRef vt = LLVMVectorType(et, w);
+    LLVMValueRef v = LLVMGetPoison(vt);
+    for (uint32_t i = 0; i < w; i++) v = LLVMBuildInsertElement(c->b, v, elems[i], ci32(c, i), "");
+    LLVMValueRef wv = LLVMBuildBitCast(c->b, v, LLVMVectorType(c->t_i32, nw), "");
+    for (uint32_t i = 0; i < nw; i++) words[i] = LLVMBuildExtractElement(c->b, wv, ci32(c, i), "");
+}
+
+static void unpack_words(cg *c, LLVMValueRef *words, uint32_t nw, LLVMTypeRef et, LLVMValueRef *elems, uint32_t w) {
+    LLVMValueRef v = LLVMGetPoison(LLVMVectorType(c->t_i32, nw));
+    for (uint32_t i = 0; i < nw; i++) v = LLVMBuildInsertElement(c->b, v, words[i], ci32(c, i), "");
+    LLVMValueRef ev = LLVMBuildBitCast(c->b, v, LLVMVectorType(et, w), "");
+    for (uint32_t i = 0; i < w; i++) elems[i] = LLVMBuildExtractElement(c->b, ev, ci32(c, i), "");
+}
+
+/* One element through inline PTX, predicated: scalar path of masked access. */
+static const char *word_ptx(unsigned bytes, const char **constraint, LLVMTypeRef *t, cg *c) {
+    switch (bytes) {
+    case 8: *constraint = "l"; *t = c->t_i64; return "b64";
+    case 4: *constraint = "r"; *t = c->t_i32; return "b32";
+    case 2: *constraint = "h"; *t = c->t_i16; return "b16";
+    default: *constraint = "h"; *t = c->t_i16; return "b8";
+    }
+}
+
+static LLVMValueRef elem_to_bits(cg *c, LLVMValueRef v, LLVMTypeRef bits_t) {
+    LLVMTypeRef t = LLVMTypeOf(v);
+    if (t == c->t_ptr1) return LLVMBuildPtrToInt(c->b, v, c->t_i64, "");
+    if (t == c->t_i8) return LLVMBuildZExt(c->b, v, bits_t, "");
+    if (t == bits_t) return v;
+    return LLVMBuildBitCast(c->b, v, bits_t, "");
+}
+
+static LLVMValueRef bits_to_elem(cg *c, LLVMValueRef v, LLVMTypeRef et) {
+    if (et == c->t_ptr1) return LLVMBuildIntToPtr(c->b, v, et, "");
+    if (et == c->t_i8) return LLVMBuildTrunc(c->b, v, et, "");
+    if (LLVMTypeOf(v) == et) return v;
+    return LLVMBuildBitCast(c->b, v, et, "");
+}
+
+static LLVMValueRef masked_load_scalar(cg *c, const tk_tir_op *op, LLVMValueRef addr, LLVMValueRef pred,
+                                       LLVMValueRef other, LLVMTypeRef et, unsigned bytes) {
+    const char *cons;
+    LLVMTypeRef wt;
+    const char *w = word_ptx(bytes, &cons, &wt, c);
+    char text[160], constraints[32];
+    snprintf(text, sizeof text, "mov.%s $0, $3;\n\t@$2 ld.global%s.%s $0, [ $1 + 0 ];",
+             bytes == 1 ? "b16" : w, cache_suffix(op), w);
+    snprintf(constraints, sizeof constraints, "=%s,l,b,%s", cons, cons);
+    LLVMValueRef args[3] = {addr, pred, elem_to_bits(c, other, wt)};
+    return bits_to_elem(c, asm_call(c, wt, text, constraints, args, 3, true), et);
+}
+
+static void masked_store_scalar(cg *c, const tk_tir_op *op, LLVMValueRef addr, LLVMValueRef pred,
+                                LLVMValueRef value, unsigned bytes) {
+    const char *cons;
+    LLVMTypeRef wt;
+    const char *w = word_ptx(bytes, &cons, &wt, c);
+    char text[128], constraints[32];
+    snprintf(text, sizeof text, "@$0 st.global%s.%s [ $1 + 0 ], $2;", cache_suffix(op), w);
+    snprintf(constraints, sizeof constraints, "b,l,%s", cons);
+    LLVMValueRef args[3] = {pred, addr, elem_to_bits(c, value, wt)};
+    asm_call(c, c->t_void, text, constraints, args, 3, true);
+}
+
+static LLVMValueRef masked_load_words(cg *c, const tk_tir_op *op, LLVMValueRef addr, LLVMValueRef pred,
+                                      LLVMValueRef *other_words, uint32_t nw, LLVMValueRef *out_words) {
+    char text[512], constraints[128];
+    size_t n = 0, m = 0;
+    for (uint32_t i = 0; i < nw; i++) n += (size_t)snprintf(text + n, sizeof text - n, "mov.b32 $%u, $%u;\n\t", i, nw + 2 + i);
+    n += (size_t)snprintf(text + n, sizeof text - n, "@$%u ld.global%s%s.b32 ", nw + 1, cache_suffix(op),
+                          nw == 1 ? "" : nw == 2 ? ".v2" : ".v4");
+    if (nw > 1) n += (size_t)snprintf(text + n, sizeof text - n, "{");
+    for (uint32_t i = 0; i < nw; i++) n += (size_t)snprintf(text + n, sizeof text - n, "%s$%u", i ? ", " : "", i);
+    if (nw > 1) n += (size_t)snprintf(text + n, sizeof text - n, "}");
+    snprintf(text + n, sizeof text - n, ", [ $%u + 0 ];", nw);
+    for (uint32_t i = 0; i < nw; i++) m += (size_t)snprintf(constraints + m, sizeof constraints - m, "=r,");
+    m += (size_t)snprintf(constraints + m, sizeof constraints - m, "l,b");
+    for (uint32_t i = 0; i < nw; i++) m += (size_t)snprintf(constraints + m, sizeof constraints - m, ",r");
+    LLVMValueRef args[8];
+    args[0] = addr;
+    args[1] = pred;
+    for (uint32_t i = 0; i < nw; i++) args[2 + i] = other_words[i];
+    LLVMTypeRef rt = c->t_i32;
+    if (nw > 1) {
+        LLVMTypeRef fields[4] = {c->t_i32, c->t_i32, c->t_i32, c->t_i32};
+        rt = LLVMStructTypeInContext(c->ctx, fields, nw, 0);
+    }
+    LLVMValueRef r = asm_call(c, rt, text, constraints, args, 2 + nw, true);
+    for (uint32_t i = 0; i < nw; i++) out_words[i] = nw > 1 ? LLVMBuildExtractValue(c->b, r, i, "") : r;
+    return r;
+}
+
+static void masked_store_words(cg *c, const tk_tir_op *op, LLVMValueRef addr, LLVMValueRef pred,
+                               LLVMValueRef *words, uint32_t nw) {
+    char text[256], constraints[64];
+    size_t n = (size_t)snprintf(text, sizeof text, "@$0 st.global%s%s.b32 [ $1 + 0 ], ", cache_suffix(op),
+                                nw == 1 ? "" : nw == 2 ? ".v2" : ".v4");
+    if (nw > 1) n += (size_t)snprintf(text + n, sizeof text - n, "{");
+    for (uint32_t i = 0; i < nw; i++) n += (size_t)snprintf(text + n, sizeof text - n, "%s$%u", i ? ", " : "", 2 + i);
+    if (nw > 1) n += (size_t)snprintf(text + n, sizeof text - n, "}");
+    snprintf(text + n, sizeof text - n, ";");
+    size_t m = (size_t)snprintf(constraints, sizeof constraints, "b,l");
+    for (uint32_t i = 0; i < nw; i++) m += (size_t)snprintf(constraints + m, sizeof constraints - m, ",r");
+    LLVMValueRef args[8];
+    args[0] = pred;
+    args[1] = addr;
+    for (uint32_t i = 0; i < nw; i++) args[2 + i] = words[i];
+    asm_call(c, c->t_void, text, constraints, args, 2 + nw, true);
+}
+
+/* Loads and stores, w registers an access. Without a mask: plain vector
+ * accesses LLVM can see through. With a mask uniform over each vector: one
+ * predicated vector access. Otherwise the vector access runs when the whole
+ * vector is in bounds and element accesses cover the partial vector. */
+static void emit_memory(cg *c, const tk_tir_op *op) {
+    bool is_load = op->code == TIR_LOAD;
+    const tk_tir_value *ptr = op->operands.data[0];
+    if (ptr->type->kind == TK_TYPE_BLOCK_PTR || (ptr->type->kind == TK_TYPE_TILE && !ptr->layout)) {
+        not_yet(c, op, "a block-pointer load or store");
+        return;
+    }
+    const tk_type *pointee = elem_of(ptr->type)->elem;
+    if (pointee->kind != TK_TYPE_SCALAR || pointee->dtype == TK_F8E4M3 || pointee->dtype == TK_F8E5M2) {
+        not_yet(c, op, "loading or storing this element type");
+        return;
+    }
+    LLVMTypeRef et = mem_type(c, pointee);
+    LLVMTypeRef vt = dtype_type(c, pointee->dtype);
+    unsigned bytes = elem_bytes(pointee);
+    cgval *pv = get(c, ptr);
+    const tk_tir_value *mask = NULL, *other = NULL, *value = NULL;
+    if (is_load) {
+        if (op->operands.len > 1) mask = op->operands.data[1];
+        if (op->operands.len > 2) other = op->operands.data[2];
+    } else {
+        value = op->operands.data[1];
+        if (op->operands.len > 2) mask = op->operands.data[2];
+    }
+    cgval *mv = mask ? get(c, mask) : NULL;
+    cgval *ov = other ? get(c, other) : NULL;
+    cgval *vv = value ? get(c, value) : NULL;
+    uint32_t n = pv->n;
+    uint32_t w = access_width(ptr, bytes);
+    if (w * bytes < 4) w = 1;
+    uint32_t last = ptr->type->kind == TK_TYPE_TILE ? ptr->type->rank - 1 : 0;
+    bool uniform = !mask || w == 1 || (mask->has_axis && mask->constancy[last] >= (int64_t)w);
+    cgval out = newval(c, n);
+    for (uint32_t r0 = 0; r0 < n; r0 += w) {
+        LLVMValueRef addr = pv->r[r0];
+        LLVMValueRef elems[16];
+        if (!is_load)
+            for (uint32_t i = 0; i < w; i++) {
+                LLVMValueRef x = vv->r[r0 + i];
+                elems[i] = pointee->dtype == TK_I1 ? LLVMBuildZExt(c->b, x, c->t_i8, "") : x;
+            }
+        LLVMValueRef others[16];
+        if (is_load)
+            for (uint32_t i = 0; i < w; i++) {
+                LLVMValueRef o = ov ? ov->r[r0 + i] : LLVMConstNull(vt);
+                others[i] = pointee->dtype == TK_I1 ? LLVMBuildZExt(c->b, o, c->t_i8, "") : o;
+            }
+        if (!mask) {
+            if (w == 1) {
+                if (is_load) {
+                    LLVMValueRef l = LLVMBuildLoad2(c->b, et, addr, "");
+                    LLVMSetAlignment(l, bytes);
+                    elems[0] = l;
+                } else {
+                    LLVMSetAlignment(LLVMBuildStore(c->b, elems[0], addr), bytes);
+                }
+            } else {
+                LLVMTypeRef vec = LLVMVectorType(et, w);
+                if (is_load) {
+                    LLVMValueRef l = LLVMBuildLoad2(c->b, vec, addr, "");
+                    LLVMSetAlignment(l, w * bytes);
+                    for (uint32_t i = 0; i < w; i++) elems[i] = LLVMBuildExtractElement(c->b, l, ci32(c, i), "");
+                } else {
+                    LLVMValueRef v = LLVMGetPoison(vec);
+                    for (uint32_t i = 0; i < w; i++) v = LLVMBuildInsertElement(c->b, v, elems[i], ci32(c, i), "");
+                    LLVMSetAlignment(LLVMBuildStore(c->b, v, addr), w * bytes);
+                }
+            }
+        } else if (w == 1) {
+            if (is_load) elems[0] = masked_load_scalar(c, op, addr, mv->r[r0], others[0], et, bytes);
+            else masked_store_scalar(c, op, addr, mv->r[r0], elems[0], bytes);
+        } else {
+            uint32_t nw = w * bytes / 4;
+            LLVMValueRef pred = mv->r[r0];
+            if (!uniform)
+                for (uint32_t i = 1; i < w; i++) pred = LLVMBuildAnd(c->b, pred, mv->r[r0 + i], "");
+            LLVMValueRef words[4];
+            if (is_load) {
+                LLVMValueRef other_words[4];
+                pack_words(c, others, w, et, other_words, nw);
+                masked_load_words(c, op, addr, pred, other_words, nw, words);
+                unpack_words(c, words, nw, et, elems, w);
+            } else {
+                pack_words(c, elems, w, et, words, nw);
+                masked_store_words(c, op, addr, pred, words, nw);
+            }
+            if (!uniform) {
+                /* the partial vector, element by element */
+                LLVMValueRef not_all = LLVMBuildNot(c->b, pred, "");
+                for (uint32_t i = 0; i < w; i++) {
+                    LLVMValueRef p = LLVMBuildAnd(c->b, mv->r[r0 + i], not_all, "");
+                    LLVMValueRef a = i ? LLVMBuildGEP2(c->b, et, addr, (LLVMValueRef[]){ci32(c, i)}, 1, "") : addr;
+                    if (is_load) elems[i] = masked_load_scalar(c, op, a, p, elems[i], et, bytes);
+                    else masked_store_scalar(c, op, a, p, elems[i], bytes);
+                }
+            }
+        }
+        if (is_load)
+            for (uint32_t i = 0; i < w; i++)
+                out.r[r0 + i] = pointee->dtype == TK_I1 ? LLVMBuildTrunc(c->b, elems[i], c->t_i1, "") : elems[i];
+    }
+    if (is_load) *get(c, op->results.data[0]) = out;
+}
+
+/* ---- reductions -------------------------------------------------------------- */
+
+static LLVMValueRef shfl_xor(cg *c, LLVMValueRef v, uint32_t lane_mask) {
+    LLVMTypeRef t = LLVMTypeOf(v);
+    if (t == c->t_i64 || t == c->t_f64 || t == c->t_ptr1) {
+        LLVMValueRef bits = t == c->t_ptr1 ? LLVMBuildPtrToInt(c->b, v, c->t_i64, "") : LLVMBuildBitCast(c->b, v, c->t_i64, "");
+        LLVMValueRef lo = LLVMBuildTrunc(c->b, bits, c->t_i32, "");
+        LLVMValueRef hi = LLVMBuildTrunc(c->b, LLVMBuildLShr(c->b, bits, LLVMConstInt(c->t_i64, 32, 0), ""), c->t_i32, "");
+        lo = shfl_xor(c, lo, lane_mask);
+        hi = shfl_xor(c, hi, lane_mask);
+        LLVMValueRef r = LLVMBuildOr(c->b, LLVMBuildZExt(c->b, lo, c->t_i64, ""),
+                                     LLVMBuildShl(c->b, LLVMBuildZExt(c->b, hi, c->t_i64, ""), LLVMConstInt(c->t_i64, 32, 0), ""), "");
+        return t == c->t_ptr1 ? LLVMBuildIntToPtr(c->b, r, t, "") : LLVMBuildBitCast(c->b, r, t, "");
+    }
+    if (t == c->t_f32) {
+        LLVMValueRef args[4] = {ci32(c, -1), v, ci32(c, lane_mask), ci32(c, 31)};
+        return call(c, "llvm.nvvm.shfl.sync.bfly.f32", c->t_f32, args, 4);
+    }
+    LLVMValueRef w = to_scratch(c, v);
+    if (LLVMTypeOf(w) == c->t_f32) w = LLVMBuildBitCast(c->b, w, c->t_i32, "");
+    LLVMValueRef args[4] = {ci32(c, -1), w, ci32(c, lane_mask), ci32(c, 31)};
+    LLVMValueRef r = call(c, "llvm.nvvm.shfl.sync.bfly.i32", c->t_i32, args, 4);
+    if (t == c->t_f16 || t == c->t_bf16) return LLVMBuildFPTrunc(c->b, LLVMBuildBitCast(c->b, r, c->t_f32, ""), t, "");
+    return from_scratch(c, r, t);
+}
+
+static LLVMValueRef combine(cg *c, const char *kind, const tk_type *t, LLVMValueRef a, LLVMValueRef b) {
+    if (!strcmp(kind, "sum")) return is_float(t) ? LLVMBuildFAdd(c->b, a, b, "") : LLVMBuildAdd(c->b, a, b, "");
+    if (!strcmp(kind, "xor_sum")) return LLVMBuildXor(c->b, a, b, "");
+    return minmax(c, !strcmp(kind, "max"), t, a, b);
+}
+
+static bool along(const tk_ll *l, uint64_t basis, uint32_t axis) {
+    return basis && tk_ll_coord(l, basis, axis) != 0;
+}
+
+static bool only_along(const tk_ll *l, uint64_t basis, uint32_t axis) {
+    for (uint32_t d = 0; d < l->rank; d++)
+        if (d != axis && tk_ll_coord(l, basis, d) != 0) return false;
+    return true;
+}
+
+static void emit_reduce(cg *c, const tk_tir_op *op) {
+    const char *kind = tk_sema_builtin_name(op->sub);
+    if (!strcmp(kind, "argmax") || !strcmp(kind, "argmin")) {
+        not_yet(c, op, tk_arena_printf(c->arena, "tl.%s", kind));
+        return;
+    }
+    const tk_tir_value *in = op->operands.data[0], *res = op->results.data[0];
+    const tk_ll *l = in->layout;
+    uint32_t axis = (uint32_t)tk_tir_attr_int(op, "axis", 0);
+    bool all = tk_tir_attr_int(op, "axis", -1) < 0;
+    if (all && l->rank != 1) {
+        not_yet(c, op, "a reduction over all dimensions of a tile of rank above 1");
+        return;
+    }
+    const tk_type *t = res->type;
+    cgval *iv = get(c, in);
+    /* register bits: along the axis (combined), replicated (skipped), kept */
+    uint32_t kept_bits[TK_LL_MAX_REG_BITS], nkept = 0;
+    uint64_t skip_mask = 0;
+    for (uint32_t i = 0; i < l->reg_bits; i++) {
+        if (!l->reg[i]) skip_mask |= 1ull << i;
+        else if (!along(l, l->reg[i], axis)) kept_bits[nkept++] = i;
+        else if (!only_along(l, l->reg[i], axis)) {
+            not_yet(c, op, "a reduction over this layout");
+            return;
+        }
+    }
+    uint32_t nout = 1u << nkept;
+    cgval acc = newval(c, nout);
+    for (uint32_t r = 0; r < iv->n; r++) {
+        if (r & skip_mask) continue;
+        uint32_t o = 0;
+        for (uint32_t k = 0; k < nkept; k++) o |= ((r >> kept_bits[k]) & 1u) << k;
+        acc.r[o] = acc.r[o] ? combine(c, kind, t, acc.r[o], iv->r[r]) : iv->r[r];
+    }
+    for (uint32_t i = 0; i < TK_LL_LANE_BITS; i++) {
+        if (!along(l, l->lane[i], axis)) continue;
+        for (uint32_t o = 0; o < nout; o++) acc.r[o] = combine(c, kind, t, acc.r[o], shfl_xor(c, acc.r[o], 1u << i));
+    }
+    uint32_t warp_axis[TK_LL_MAX_WARP_BITS], nwa = 0;
+    for (uint32_t i = 0; i < l->warp_bits; i++)
+        if (along(l, l->warp[i], axis)) warp_axis[nwa++] = i;
+    if (nwa) {
+        LLVMTypeRef vt = LLVMTypeOf(acc.r[0]), st = scratch_type(c, vt);
+        uint32_t groups = 1u << nwa;
+        LLVMValueRef g = ci32(c, 0);
+        for (uint32_t k = 0; k < nwa; k++) {
+            LLVMValueRef bit = LLVMBuildAnd(c->b, LLVMBuildLShr(c->b, c->warp, ci32(c, warp_axis[k]), ""), ci32(c, 1), "");
+            g = LLVMBuildOr(c->b, g, LLVMBuildShl(c->b, bit, ci32(c, k), ""), "");
+        }
+        const tk_ll *ol = res->type->kind == TK_TYPE_TILE ? res->layout : NULL;
+        barrier(c);
+        for (uint32_t o = 0; o < nout; o++) {
+            LLVMValueRef f = ol ? reg_flat(c, ol, o) : ci32(c, 0);
+            LLVMValueRef slot = LLVMBuildAdd(c->b, LLVMBuildMul(c->b, f, ci32(c, groups), ""), g, "");
+            LLVMBuildStore(c->b, to_scratch(c, acc.r[o]), smem_addr(c, LLVMBuildMul(c->b, slot, ci32(c, 8), "")));
+        }
+        barrier(c);
+        for (uint32_t o = 0; o < nout; o++) {
+            LLVMValueRef f = ol ? reg_flat(c, ol, o) : ci32(c, 0);
+            LLVMValueRef r = NULL;
+            for (uint32_t k = 0; k < groups; k++) {
+                LLVMValueRef slot = LLVMBuildAdd(c->b, LLVMBuildMul(c->b, f, ci32(c, groups), ""), ci32(c, k), "");
+                LLVMValueRef x = from_scratch(c, LLVMBuildLoad2(c->b, st, smem_addr(c, LLVMBuildMul(c->b, slot, ci32(c, 8), "")), ""), vt);
+                r = r ? combine(c, kind, t, r, x) : x;
+            }
+            acc.r[o] = r;
+        }
+        barrier(c);
+    }
+    uint32_t want = nregs(res);
+    if (want != nout) {
+        not_yet(c, op, "a reduction whose result layout differs from the reduced registers");
+        return;
+    }
+    *get(c, res) = acc;
+}
+
+/* ---- ops and control flow -------------------------------------------------- */
+
+static void emit_block(cg *c, const tk_tir_block *blk);
+
+static void bind_args(cg *c, const tk_tir_block *blk, uint32_t first, LLVMValueRef *values) {
+    uint32_t k = 0;
+    for (uint32_t i = first; i < blk->args.len; i++) {
+        const tk_tir_value *a = blk->args.data[i];
+        uint32_t n = nregs(a);
+        cgval v = newval(c, n);
+        for (uint32_t r = 0; r < n; r++) v.r[r] = values[k++];
+        *get(c, a) = v;
+    }
+}
+
+static uint32_t count_regs(const tk_tir_values *vs, uint32_t first) {
+    uint32_t n = 0;
+    for (uint32_t i = first; i < vs->len; i++) n += nregs(vs->data[i]);
+    return n;
+}
+
+static const tk_tir_op *terminator(const tk_tir_block *blk) {
+    for (uint32_t i = blk->ops.len; i-- > 0;)
+        if (!blk->ops.data[i]->dead) return blk->ops.data[i];
+    return NULL;
+}
+
+/* registers of a region's yield (or condition) operands, from index first */
+static void yielded(cg *c, const tk_tir_op *y, uint32_t first, LLVMValueRef *out) {
+    uint32_t k = 0;
+    for (uint32_t i = first; y && i < y->operands.len; i++) {
+        cgval *v = get(c, y->operands.data[i]);
+        for (uint32_t r = 0; r < v->n; r++) out[k++] = v->r[r];
+    }
+}
+
+static LLVMTypeRef reg_type(cg *c, const tk_tir_value *v) { return elem_type(c, v->type); }
+
+static void phis_for(cg *c, const tk_tir_values *vs, uint32_t first, LLVMValueRef *phis) {
+    uint32_t k = 0;
+    for (uint32_t i = first; i < vs->len; i++) {
+        uint32_t n = nregs(vs->data[i]);
+        for (uint32_t r = 0; r < n; r++) phis[k++] = LLVMBuildPhi(c->b, reg_type(c, vs->data[i]), "");
+    }
+}
+
+static void add_incoming(LLVMValueRef *phis, LLVMValueRef *vals, uint32_t n, LLVMBasicBlockRef from) {
+    for (uint32_t i = 0; i < n; i++) LLVMAddIncoming(phis[i], &vals[i], &from, 1);
+}
+
+static void emit_for(cg *c, const tk_tir_op *op) {
+    LLVMValueRef lo = get(c, op->operands.data[0])->r[0], hi = get(c, op->operands.data[1])->r[0];
+    LLVMValueRef step = get(c, op->operands.data[2])->r[0];
+    const tk_type *ivt = op->operands.data[0]->type;
+    uint32_t n = count_regs(&op->operands, 3);
+    LLVMValueRef *init = TK_NEW_ARRAY(c->arena, LLVMValueRef, n + 1);
+    yielded(c, op, 3, init);
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(c->b);
+    LLVMBasicBlockRef header = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "for.header");
+    LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "for.body");
+    LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "for.exit");
+    LLVMBuildBr(c->b, header);
+    LLVMPositionBuilderAtEnd(c->b, header);
+    LLVMValueRef iv = LLVMBuildPhi(c->b, LLVMTypeOf(lo), "iv");
+    LLVMValueRef *phis = TK_NEW_ARRAY(c->arena, LLVMValueRef, n + 1);
+    phis_for(c, &op->results, 0, phis);
+    add_incoming(&iv, &lo, 1, pre);
+    add_incoming(phis, init, n, pre);
+    LLVMValueRef up = compare(c, TK_BINOP_LT, ivt, iv, hi), down = compare(c, TK_BINOP_GT, ivt, iv, hi);
+    LLVMValueRef positive = LLVMBuildICmp(c->b, LLVMIntSGT, step, LLVMConstNull(LLVMTypeOf(step)), "");
+    LLVMBuildCondBr(c->b, LLVMBuildSelect(c->b, positive, up, down, ""), body, exit);
+    LLVMPositionBuilderAtEnd(c->b, body);
+    const tk_tir_block *region = op->regions.data[0];
+    *get(c, region->args.data[0]) = (cgval){1, TK_NEW_ARRAY(c->arena, LLVMValueRef, 1)};
+    get(c, region->args.data[0])->r[0] = iv;
+    bind_args(c, region, 1, phis);
+    emit_block(c, region);
+    if (c->failed) return;
+    LLVMValueRef *next = TK_NEW_ARRAY(c->arena, LLVMValueRef, n + 1);
+    yielded(c, terminator(region), 0, next);
+    LLVMValueRef iv_next = LLVMBuildAdd(c->b, iv, step, "");
+    LLVMBasicBlockRef latch = LLVMGetInsertBlock(c->b);
+    LLVMBuildBr(c->b, header);
+    add_incoming(&iv, &iv_next, 1, latch);
+    add_incoming(phis, next, n, latch);
+    LLVMPositionBuilderAtEnd(c->b, exit);
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < op->results.len; i++) {
+        uint32_t m = nregs(op->results.data[i]);
+        cgval v = newval(c, m);
+        for (uint32_t r = 0; r < m; r++) v.r[r] = phis[k++];
+        *get(c, op->results.data[i]) = v;
+    }
+}
+
+static void emit_if(cg *c, const tk_tir_op *op) {
+    LLVMValueRef cond = get(c, op->operands.data[0])->r[0];
+    LLVMBasicBlockRef then_bb = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "if.then");
+    LLVMBasicBlockRef else_bb = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "if.else");
+    LLVMBasicBlockRef merge = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "if.end");
+    LLVMBuildCondBr(c->b, cond, then_bb, else_bb);
+    uint32_t n = count_regs(&op->results, 0);
+    LLVMValueRef *vals[2];
+    LLVMBasicBlockRef from[2];
+    LLVMBasicBlockRef starts[2] = {then_bb, else_bb};
+    for (int side = 0; side < 2; side++) {
+        LLVMPositionBuilderAtEnd(c->b, starts[side]);
+        emit_block(c, op->regions.data[side]);
+        if (c->failed) return;
+        vals[side] = TK_NEW_ARRAY(c->arena, LLVMValueRef, n + 1);
+        yielded(c, terminator(op->regions.data[side]), 0, vals[side]);
+        from[side] = LLVMGetInsertBlock(c->b);
+        LLVMBuildBr(c->b, merge);
+    }
+    LLVMPositionBuilderAtEnd(c->b, merge);
+    LLVMValueRef *phis = TK_NEW_ARRAY(c->arena, LLVMValueRef, n + 1);
+    phis_for(c, &op->results, 0, phis);
+    for (int side = 0; side < 2; side++) add_incoming(phis, vals[side], n, from[side]);
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < op->results.len; i++) {
+        uint32_t m = nregs(op->results.data[i]);
+        cgval v = newval(c, m);
+        for (uint32_t r = 0; r < m; r++) v.r[r] = phis[k++];
+        *get(c, op->results.data[i]) = v;
+    }
+}
+
+static void emit_while(cg *c, const tk_tir_op *op) {
+    uint32_t n = count_regs(&op->operands, 0);
+    LLVMValueRef *init = TK_NEW_ARRAY(c->arena, LLVMValueRef, n + 1);
+    yielded(c, op, 0, init);
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(c->b);
+    LLVMBasicBlockRef header = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "while.header");
+    LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "while.body");
+    LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "while.exit");
+    LLVMBuildBr(c->b, header);
+    LLVMPositionBuilderAtEnd(c->b, header);
+    LLVMValueRef *phis = TK_NEW_ARRAY(c->arena, LLVMValueRef, n + 1);
+    phis_for(c, &op->operands, 0, phis);
+    add_incoming(phis, init, n, pre);
+    const tk_tir_block *before = op->regions.data[0], *after = op->regions.data[1];
+    bind_args(c, before, 0, phis);
+    emit_block(c, before);
+    if (c->failed) return;
+    const tk_tir_op *cond_op = terminator(before);
+    LLVMValueRef *passed = TK_NEW_ARRAY(c->arena, LLVMValueRef, n + 1);
+    yielded(c, cond_op, 1, passed);
+    LLVMBuildCondBr(c->b, get(c, cond_op->operands.data[0])->r[0], body, exit);
+    LLVMPositionBuilderAtEnd(c->b, body);
+    bind_args(c, after, 0, passed);
+    emit_block(c, after);
+    if (c->failed) return;
+    LLVMValueRef *next = TK_NEW_ARRAY(c->arena, LLVMValueRef, n + 1);
+    yielded(c, terminator(after), 0, next);
+    LLVMBasicBlockRef latch = LLVMGetInsertBlock(c->b);
+    LLVMBuildBr(c->b, header);
+    add_incoming(phis, next, n, latch);
+    LLVMPositionBuilderAtEnd(c->b, exit);
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < op->results.len; i++) {
+        uint32_t m = nregs(op->results.data[i]);
+        cgval v = newval(c, m);
+        for (uint32_t r = 0; r < m; r++) v.r[r] = passed[k++];
+        *get(c, op->results.data[i]) = v;
+    }
+}
+
+/* operand i of an element-wise op, register r */
+static LLVMValueRef opnd(cg *c, const tk_tir_op *op, uint32_t i, uint32_t r) {
+    cgval *v = get(c, op->operands.data[i]);
+    return v->r[v->n == 1 ? 0 : r];
+}
+
+static void emit_op(cg *c, const tk_tir_op *op) {
+    const tk_tir_value *res = op->results.len ? op->results.data[0] : NULL;
+    uint32_t n = res ? nregs(res) : 0;
+    cgval out = newval(c, n);
+    switch (op->code) {
+    case TIR_CONST: {
+        LLVMTypeRef t = reg_type(c, res);
+        out.r[0] = splat_const(t, is_float(res->type), op->value.f, op->value.i);
+        break;
+    }
+    case TIR_UNDEF:
+        for (uint32_t r = 0; r < n; r++) out.r[r] = LLVMGetPoison(reg_type(c, res));
+        break;
+    case TIR_PROGRAM_ID:
+    case TIR_NUM_PROGRAMS: {
+        static const char *const axes[3] = {"x", "y", "z"};
+        int64_t axis = tk_tir_attr_int(op, "axis", 0);
+        out.r[0] = sreg(c, tk_arena_printf(c->arena, "%s.%s", op->code == TIR_PROGRAM_ID ? "ctaid" : "nctaid",
+                                            axes[axis < 0 || axis > 2 ? 0 : axis]));
+        break;
+    }
+    case TIR_MAKE_RANGE: {
+        int64_t start = tk_tir_attr_int(op, "start", 0);
+        for (uint32_t r = 0; r < n; r++)
+            out.r[r] = LLVMBuildAdd(c->b, reg_flat(c, res->layout, r), ci32(c, start), "");
+        break;
+    }
+    case TIR_SPLAT:
+        for (uint32_t r = 0; r < n; r++) out.r[r] = get(c, op->operands.data[0])->r[0];
+        break;
+    case TIR_BROADCAST:
+    case TIR_CONVERT_LAYOUT:
+        out = relayout(c, op->operands.data[0], res->type, res->layout);
+        break;
+    case TIR_RESHAPE:
+    case TIR_PERMUTE:
+    case TIR_HINT:
+        out = *get(c, op->operands.data[0]);
+        break;
+    case TIR_UNARY:
+        for (uint32_t r = 0; r < n; r++) {
+            LLVMValueRef a = opnd(c, op, 0, r);
+            if (op->sub == TIR_NOT) out.r[r] = LLVMBuildNot(c->b, a, "");
+            else out.r[r] = is_float(res->type) ? LLVMBuildFNeg(c->b, a, "") : LLVMBuildNeg(c->b, a, "");
+        }
+        break;
+    case TIR_BINARY: {
+        bool arith_shift = tk_tir_attr_int(op, "arithmetic", 0) != 0;
+        for (uint32_t r = 0; r < n; r++)
+            out.r[r] = binary(c, op->sub, res->type, opnd(c, op, 0, r), opnd(c, op, 1, r), arith_shift);
+        if (n && !out.r[0]) not_yet(c, op, "this operator");
+        break;
+    }
+    case TIR_CMP:
+        for (uint32_t r = 0; r < n; r++)
+            out.r[r] = compare(c, op->sub, op->operands.data[0]->type, opnd(c, op, 0, r), opnd(c, op, 1, r));
+        break;
+    case TIR_SELECT:
+        for (uint32_t r = 0; r < n; r++)
+            out.r[r] = LLVMBuildSelect(c->b, opnd(c, op, 0, r), opnd(c, op, 1, r), opnd(c, op, 2, r), "");
+        break;
+    case TIR_CAST: {
+        const tk_type *from = op->operands.data[0]->type;
+        const tk_type *fe = elem_of(from), *te = elem_of(res->type);
+        if ((fe->kind == TK_TYPE_SCALAR && (fe->dtype == TK_F8E4M3 || fe->dtype == TK_F8E5M2)) ||
+            (te->kind == TK_TYPE_SCALAR && (te->dtype == TK_F8E4M3 || te->dtype == TK_F8E5M2))) {
+            not_yet(c, op, "an fp8 conversion");
+            break;
+        }
+        if (tk_tir_attr_text(op, "rounding") && strcmp(tk_tir_attr_text(op, "rounding"), "rtne") != 0) {
+            not_yet(c, op, "fp_downcast_rounding=\"rtz\"");
+            break;
+        }
+        for (uint32_t r = 0; r < n; r++) out.r[r] = cast(c, from, res->type, opnd(c, op, 0, r));
+        break;
+    }
+    case TIR_BITCAST:
+        for (uint32_t r = 0; r < n; r++) {
+            LLVMValueRef a = opnd(c, op, 0, r);
+            LLVMTypeRef t = reg_type(c, res);
+            out.r[r] = LLVMTypeOf(a) == c->t_ptr1 ? LLVMBuildPtrToInt(c->b, a, t, "") : LLVMBuildBitCast(c->b, a, t, "");
+        }
+        break;
+    case TIR_ADDPTR: {
+        const tk_type *pointee = elem_of(res->type)->elem;
+        LLVMTypeRef et = mem_type(c, pointee);
+        bool sgn = is_signed(op->operands.data[1]->type);
+        for (uint32_t r = 0; r < n; r++) {
+            LLVMValueRef off = opnd(c, op, 1, r);
+            if (LLVMGetIntTypeWidth(LLVMTypeOf(off)) < 64 && !sgn) off = LLVMBuildZExt(c->b, off, c->t_i64, "");
+            out.r[r] = LLVMBuildGEP2(c->b, et, opnd(c, op, 0, r), &off, 1, "");
+        }
+        break;
+    }
+    case TIR_LOAD:
+    case TIR_STORE:
+        emit_memory(c, op);
+        return;
+    case TIR_MATH:
+        for (uint32_t r = 0; r < n && !c->failed; r++) {
+            LLVMValueRef xs[3];
+            for (uint32_t i = 0; i < op->operands.len && i < 3; i++) xs[i] = opnd(c, op, i, r);
+            out.r[r] = math_n(c, op, res->type, xs);
+        }
+        break;
+    case TIR_REDUCE:
+        emit_reduce(c, op);
+        return;
+    case TIR_BUILTIN: {
+        const char *name = tk_sema_builtin_name(op->sub);
+        if (!strcmp(name, "debug_barrier")) {
+            barrier(c);
+            return;
+        }
+        not_yet(c, op, tk_arena_printf(c->arena, "tl.%s", name));
+        return;
+    }
+    case TIR_FOR: emit_for(c, op); return;
+    case TIR_IF: emit_if(c, op); return;
+    case TIR_WHILE: emit_while(c, op); return;
+    case TIR_YIELD:
+    case TIR_CONDITION:
+        return;
+    case TIR_RETURN: {
+        LLVMBuildRetVoid(c->b);
+        /* whatever follows in this region is unreachable */
+        LLVMPositionBuilderAtEnd(c->b, LLVMAppendBasicBlockInContext(c->ctx, c->fn, "after.return"));
+        return;
+    }
+    default:
+        not_yet(c, op, tk_tir_opcode_name(op->code));
+        return;
+    }
+    if (res) *get(c, res) = out;
+}
+
+static void emit_block(cg *c, const tk_tir_block *blk) {
+    for (uint32_t i = 0; i < blk->ops.len && !c->failed; i++)
+        if (!blk->ops.data[i]->dead) emit_op(c, blk->ops.data[i]);
+}
+
+/* ---- kernels and the module ------------------------------------------------ */
+
+static LLVMTypeRef param_type(cg *c, const tk_type *t) {
+    if (t->kind == TK_TYPE_POINTER) return c->t_ptr1;
+    if (t->dtype == TK_I1) return c->t_i8;
+    return dtype_type(c, t->dtype);
+}
+
+const char *cg_entry_name(tk_arena *arena, const tk_tir_kernel *k, const tk_tir_program *program) {
+    uint32_t same = 0;
+    for (uint32_t i = 0; i < program->kernels.len; i++)
+        same += strcmp(program->kernels.data[i]->sema->name, k->sema->name) == 0;
+    if (same <= 1) return k->sema->name;
+    return tk_arena_printf(arena, "%s__v%u", k->sema->name, k->sema->variant);
+}
+
+static bool emit_kernel(cg *c, const tk_tir_kernel *k, const char *entry) {
+    c->k = k;
+    c->failed = false;
+    c->nflats = 0;
+    c->vals = TK_NEW_ARRAY(c->arena, cgval, k->value_count + 1);
+    const tk_tir_block *body = k->body;
+    LLVMTypeRef params[128];
+    uint32_t np = body->args.len < 128 ? body->args.len : 128;
+    for (uint32_t i = 0; i < np; i++) params[i] = param_type(c, body->args.data[i]->type);
+    LLVMValueRef fn = LLVMAddFunction(c->mod, entry, LLVMFunctionType(c->t_void, params, np, 0));
+    LLVMSetFunctionCallConv(fn, LLVMPTXKernelCallConv);
+    char threads[16];
+    snprintf(threads, sizeof threads, "%u", k->num_warps * 32);
+    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                            LLVMCreateStringAttribute(c->ctx, "nvvm.maxntid", 12, threads, (unsigned)strlen(threads)));
+    c->fn = fn;
+    if (k->shared_bytes) {
+        LLVMTypeRef at = LLVMArrayType2(c->t_i8, k->shared_bytes);
+        c->smem = LLVMAddGlobalInAddressSpace(c->mod, at, tk_arena_printf(c->arena, "%s_smem", entry), 3);
+        LLVMSetInitializer(c->smem, LLVMGetUndef(at));
+        LLVMSetLinkage(c->smem, LLVMInternalLinkage);
+        LLVMSetAlignment(c->smem, 16);
+    } else {
+        c->smem = NULL;
+    }
+    c->entry = LLVMAppendBasicBlockInContext(c->ctx, fn, "entry");
+    LLVMBasicBlockRef start = LLVMAppendBasicBlockInContext(c->ctx, fn, "start");
+    LLVMPositionBuilderAtEnd(c->b, c->entry);
+    c->tid = sreg(c, "tid.x");
+    c->lane = LLVMBuildAnd(c->b, c->tid, ci32(c, 31), "lane");
+    c->warp = LLVMBuildLShr(c->b, c->tid, ci32(c, 5), "warp");
+    c->entry_br = LLVMBuildBr(c->b, start);
+    LLVMPositionBuilderAtEnd(c->b, start);
+    for (uint32_t i = 0; i < np; i++) {
+        const tk_tir_value *a = body->args.data[i];
+        LLVMValueRef p = LLVMGetParam(fn, i);
+        if (a->type->kind == TK_TYPE_SCALAR && a->type->dtype == TK_I1) p = LLVMBuildTrunc(c->b, p, c->t_i1, "");
+        cgval v = newval(c, 1);
+        v.r[0] = p;
+        *get(c, a) = v;
+    }
+    emit_block(c, body);
+    if (c->failed) {
+        LLVMDeleteFunction(fn);
+        return false;
+    }
+    LLVMBuildRetVoid(c->b);
+    return true;
+}
+
+LLVMModuleRef cg_build_module(tk_arena *arena, tk_diag *diag, LLVMContextRef ctx,
+                              const tk_tir_program *program, const char *arch, tk_cg_output *out) {
+    (void)arch;
+    cg c = {0};
+    c.arena = arena;
+    c.diag = diag;
+    c.ctx = ctx;
+    c.mod = LLVMModuleCreateWithNameInContext("tkc", ctx);
+    c.b = LLVMCreateBuilderInContext(ctx);
+    c.t_i1 = LLVMInt1TypeInContext(ctx);
+    c.t_i8 = LLVMInt8TypeInContext(ctx);
+    c.t_i16 = LLVMInt16TypeInContext(ctx);
+    c.t_i32 = LLVMInt32TypeInContext(ctx);
+    c.t_i64 = LLVMInt64TypeInContext(ctx);
+    c.t_f16 = LLVMHalfTypeInContext(ctx);
+    c.t_bf16 = LLVMBFloatTypeInContext(ctx);
+    c.t_f32 = LLVMFloatTypeInContext(ctx);
+    c.t_f64 = LLVMDoubleTypeInContext(ctx);
+    c.t_ptr1 = LLVMPointerTypeInContext(ctx, 1);
+    c.t_ptr3 = LLVMPointerTypeInContext(ctx, 3);
+    c.t_void = LLVMVoidTypeInContext(ctx);
+    bool ok = true;
+    for (uint32_t i = 0; i < program->kernels.len; i++) {
+        const tk_tir_kernel *k = program->kernels.data[i];
+        const char *entry = cg_entry_name(arena, k, program);
+        if (emit_kernel(&c, k, entry)) {
+            tk_cg_kernel_info info = {entry, k, -1, -1, (int)k->shared_bytes};
+            tk_vec_push(arena, &out->kernels, info);
+        } else {
+            ok = false;
+        }
+    }
+    LLVMDisposeBuilder(c.b);
+    if (!ok) {
+        LLVMDisposeModule(c.mod);
+        return NULL;
+    }
+    return c.mod;
+}

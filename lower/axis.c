@@ -1,0 +1,326 @@
+/* Axis info: for every integer and pointer value, per dimension, the
+ * contiguity (runs of consecutive values), divisibility (the largest power
+ * of two dividing each run's first value; bytes for pointers) and constancy
+ * (runs of equal values). These decide vector widths and whether a mask is
+ * uniform over a vector.
+ * Needs: SSA, sema's promises on parameters. Keeps: the IR; sets
+ * value->contiguity/divisibility/constancy and has_axis. Loops: the block
+ * arguments start from the inits and meet the yields, two rounds. */
+#include "internal.h"
+
+#include <string.h>
+
+enum { MAX_DIV = 1 << 30 };
+
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+
+static int64_t pow2_divisor(int64_t v) {
+    if (v == 0) return MAX_DIV;
+    int64_t d = 1;
+    while (d < MAX_DIV && (v % (d * 2)) == 0) d *= 2;
+    return d;
+}
+
+static uint32_t dims(const tk_tir_value *v) {
+    uint32_t r = tir_rank(v->type);
+    return r ? r : 1;
+}
+
+static int64_t dim_size(const tk_tir_value *v, uint32_t d) {
+    return v->type->kind == TK_TYPE_TILE ? v->type->shape[d] : 1;
+}
+
+static void set_unknown(tk_tir_value *v) {
+    for (uint32_t d = 0; d < dims(v); d++) {
+        v->contiguity[d] = 1;
+        v->divisibility[d] = 1;
+        v->constancy[d] = 1;
+    }
+    v->has_axis = true;
+}
+
+static void set_uniform(tk_tir_value *v, int64_t div) {
+    for (uint32_t d = 0; d < dims(v); d++) {
+        v->contiguity[d] = 1;
+        v->divisibility[d] = div;
+        v->constancy[d] = dim_size(v, d);
+    }
+    v->has_axis = true;
+}
+
+static bool tracked(const tk_tir_value *v) {
+    const tk_type *e = tir_elem(v->type);
+    return e->kind == TK_TYPE_POINTER || (e->kind == TK_TYPE_SCALAR && tk_dtype_is_int(e->dtype));
+}
+
+static int64_t elem_bytes(const tk_type *ptr_type) {
+    const tk_type *p = tir_elem(ptr_type)->elem;
+    return p->kind == TK_TYPE_POINTER ? 8 : (int64_t)(tk_dtype_bits(p->dtype) + 7) / 8;
+}
+
+/* constant facts of an operand, as if it were a splat */
+static int64_t c_of(const tk_tir_value *v, uint32_t d) { return v->has_axis ? v->constancy[d < dims(v) ? d : 0] : 1; }
+static int64_t g_of(const tk_tir_value *v, uint32_t d) { return v->has_axis ? v->contiguity[d < dims(v) ? d : 0] : 1; }
+static int64_t q_of(const tk_tir_value *v, uint32_t d) { return v->has_axis ? v->divisibility[d < dims(v) ? d : 0] : 1; }
+
+static bool is_const(const tk_tir_value *v, int64_t *out) {
+    const tk_tir_value *s = v;
+    if (s->def && s->def->code == TIR_SPLAT) s = s->def->operands.data[0];
+    if (!s->def || s->def->code != TIR_CONST || tk_dtype_is_float(tir_elem(s->type)->dtype)) return false;
+    *out = s->def->value.i;
+    return true;
+}
+
+static void visit(tk_tir_op *op, void *ctx) {
+    (void)ctx;
+    if (op->results.len == 0) return;
+    tk_tir_value *r = op->results.data[0];
+    if (!tracked(r) && op->code != TIR_CMP && !(op->code == TIR_BINARY && tir_elem(r->type)->dtype == TK_I1)) {
+        if (op->code != TIR_FOR && op->code != TIR_IF && op->code != TIR_WHILE) return;
+    }
+    tk_tir_value *a = op->operands.len > 0 ? op->operands.data[0] : NULL;
+    tk_tir_value *b = op->operands.len > 1 ? op->operands.data[1] : NULL;
+    int64_t k;
+    switch (op->code) {
+    case TIR_CONST:
+        set_uniform(r, pow2_divisor(op->value.i));
+        return;
+    case TIR_PROGRAM_ID:
+    case TIR_NUM_PROGRAMS:
+        set_uniform(r, 1);
+        return;
+    case TIR_MAKE_RANGE:
+        r->contiguity[0] = r->type->shape[0];
+        r->divisibility[0] = pow2_divisor(tk_tir_attr_int(op, "start", 0));
+        r->constancy[0] = 1;
+        r->has_axis = true;
+        return;
+    case TIR_SPLAT:
+        set_uniform(r, q_of(a, 0));
+        return;
+    case TIR_BROADCAST:
+        for (uint32_t d = 0; d < dims(r); d++) {
+            bool expanded = dim_size(a, d) == 1 && dim_size(r, d) != 1;
+            r->contiguity[d] = expanded ? 1 : g_of(a, d);
+            r->divisibility[d] = q_of(a, d);
+            r->constancy[d] = expanded ? dim_size(r, d) : c_of(a, d);
+        }
+        r->has_axis = true;
+        return;
+    case TIR_RESHAPE: {
+        /* size-1 dimensions inserted or removed: the others keep their facts */
+        uint32_t j = 0;
+        set_unknown(r);
+        for (uint32_t d = 0; d < dims(r); d++) {
+            if (dim_size(r, d) == 1) {
+                r->divisibility[d] = q_of(a, 0);
+                continue;
+            }
+            while (j < dims(a) && dim_size(a, j) == 1) j++;
+            if (j < dims(a) && dim_size(a, j) == dim_size(r, d)) {
+                r->contiguity[d] = g_of(a, j);
+                r->divisibility[d] = q_of(a, j);
+                r->constancy[d] = c_of(a, j);
+                j++;
+            } else {
+                set_unknown(r);
+                return;
+            }
+        }
+        return;
+    }
+    case TIR_CONVERT_LAYOUT:
+    case TIR_CAST:
+        if (!a->has_axis) { set_unknown(r); return; }
+        memcpy(r->contiguity, a->contiguity, sizeof r->contiguity);
+        memcpy(r->divisibility, a->divisibility, sizeof r->divisibility);
+        memcpy(r->constancy, a->constancy, sizeof r->constancy);
+        r->has_axis = true;
+        return;
+    case TIR_HINT: {
+        memcpy(r->contiguity, a->contiguity, sizeof r->contiguity);
+        memcpy(r->divisibility, a->divisibility, sizeof r->divisibility);
+        memcpy(r->constancy, a->constancy, sizeof r->constancy);
+        r->has_axis = true;
+        const char *name = tk_sema_builtin_name(op->sub);
+        uint32_t d = 0;
+        for (uint32_t i = 0; i < op->attrs.len && d < dims(r); i++) {
+            if (strcmp(op->attrs.data[i].name, "value") != 0) continue;
+            int64_t v = op->attrs.data[i].i;
+            if (strcmp(name, "multiple_of") == 0) r->divisibility[d] = v;
+            else if (strcmp(name, "max_contiguous") == 0) r->contiguity[d] = v;
+            else r->constancy[d] = v;
+            d++;
+        }
+        return;
+    }
+    case TIR_ADDPTR:
+    case TIR_BINARY: {
+        bool ptr = op->code == TIR_ADDPTR;
+        int64_t scale = ptr ? elem_bytes(r->type) : 1;
+        int sub = ptr ? TK_BINOP_ADD : op->sub;
+        for (uint32_t d = 0; d < dims(r); d++) {
+            int64_t ca = g_of(a, d), cb = g_of(b, d), ka = c_of(a, d), kb = c_of(b, d);
+            int64_t da = q_of(a, d), db = q_of(b, d) * scale;
+            if (db > MAX_DIV) db = MAX_DIV;
+            switch (sub) {
+            case TK_BINOP_ADD:
+            case TK_BINOP_SUB:
+                r->contiguity[d] = max64(min64(ca, kb), min64(cb, ka));
+                r->divisibility[d] = min64(da, db);
+                r->constancy[d] = min64(ka, kb);
+                break;
+            case TK_BINOP_MUL: {
+                int64_t one;
+                r->contiguity[d] = is_const(b, &one) && one == 1 ? ca : is_const(a, &one) && one == 1 ? cb : 1;
+                r->divisibility[d] = min64(da * db, MAX_DIV);
+                r->constancy[d] = min64(ka, kb);
+                break;
+            }
+            case TK_BINOP_AND:
+            case TK_BINOP_OR:
+            case TK_BINOP_XOR:
+                r->contiguity[d] = 1;
+                r->divisibility[d] = 1;
+                r->constancy[d] = min64(ka, kb);
+                break;
+            default:
+                r->contiguity[d] = 1;
+                r->divisibility[d] = 1;
+                r->constancy[d] = min64(ka, kb);
+                if (sub == TK_BINOP_FLOORDIV && is_const(b, &k) && k > 0 && ka > 1) r->constancy[d] = ka;
+            }
+        }
+        r->has_axis = true;
+        return;
+    }
+    case TIR_CMP:
+        for (uint32_t d = 0; d < dims(r); d++) {
+            int64_t ka = c_of(a, d), kb = c_of(b, d);
+            int64_t k2 = min64(ka, kb);
+            /* a run of consecutive values compared with a splat is constant over
+             * aligned pieces no bigger than either side's divisibility */
+            if (kb >= dim_size(r, d) && g_of(a, d) > 1)
+                k2 = max64(k2, min64(g_of(a, d), min64(q_of(a, d), q_of(b, d))));
+            if (ka >= dim_size(r, d) && g_of(b, d) > 1)
+                k2 = max64(k2, min64(g_of(b, d), min64(q_of(b, d), q_of(a, d))));
+            r->contiguity[d] = 1;
+            r->divisibility[d] = 1;
+            r->constancy[d] = k2;
+        }
+        r->has_axis = true;
+        return;
+    case TIR_SELECT:
+        for (uint32_t d = 0; d < dims(r); d++) {
+            tk_tir_value *c = a, *x = b, *y = op->operands.data[2];
+            r->contiguity[d] = c_of(c, d) >= dim_size(r, d) ? min64(g_of(x, d), g_of(y, d)) : 1;
+            r->divisibility[d] = min64(q_of(x, d), q_of(y, d));
+            r->constancy[d] = min64(c_of(c, d), min64(c_of(x, d), c_of(y, d)));
+        }
+        r->has_axis = true;
+        return;
+    case TIR_UNARY:
+        for (uint32_t d = 0; d < dims(r); d++) {
+            r->contiguity[d] = 1;
+            r->divisibility[d] = op->sub == TIR_NEG ? q_of(a, d) : 1;
+            r->constancy[d] = c_of(a, d);
+        }
+        r->has_axis = true;
+        return;
+    default:
+        for (uint32_t i = 0; i < op->results.len; i++)
+            if (!op->results.data[i]->has_axis) set_unknown(op->results.data[i]);
+        return;
+    }
+}
+
+/* facts of v met with w: the weaker of each */
+static void meet(tk_tir_value *v, const tk_tir_value *w) {
+    for (uint32_t d = 0; d < dims(v); d++) {
+        v->contiguity[d] = min64(g_of(v, d), g_of(w, d));
+        v->divisibility[d] = min64(q_of(v, d), q_of(w, d));
+        v->constancy[d] = min64(c_of(v, d), c_of(w, d));
+    }
+    v->has_axis = true;
+}
+
+static void copy_facts(tk_tir_value *v, const tk_tir_value *w) {
+    if (!w->has_axis) {
+        set_unknown(v);
+        return;
+    }
+    memcpy(v->contiguity, w->contiguity, sizeof v->contiguity);
+    memcpy(v->divisibility, w->divisibility, sizeof v->divisibility);
+    memcpy(v->constancy, w->constancy, sizeof v->constancy);
+    v->has_axis = true;
+}
+
+static void analyze_block(tk_tir_block *blk);
+
+static const tk_tir_op *terminator(const tk_tir_block *blk) {
+    for (uint32_t i = blk->ops.len; i-- > 0;)
+        if (!blk->ops.data[i]->dead && (blk->ops.data[i]->code == TIR_YIELD || blk->ops.data[i]->code == TIR_CONDITION))
+            return blk->ops.data[i];
+    return NULL;
+}
+
+static void analyze_loop(tk_tir_op *op) {
+    bool is_for = op->code == TIR_FOR;
+    uint32_t first = is_for ? 3 : 0;
+    for (uint32_t r = 0; r < op->regions.len; r++) {
+        tk_tir_block *blk = op->regions.data[r];
+        uint32_t skip = is_for ? 1 : 0;
+        if (is_for) {
+            tk_tir_value *iv = blk->args.data[0], *lo = op->operands.data[0], *step = op->operands.data[2];
+            set_uniform(iv, min64(q_of(lo, 0), q_of(step, 0)));
+        }
+        for (uint32_t i = skip; i < blk->args.len; i++) copy_facts(blk->args.data[i], op->operands.data[first + i - skip]);
+    }
+    for (int round = 0; round < 2; round++) {
+        for (uint32_t r = 0; r < op->regions.len; r++) analyze_block(op->regions.data[r]);
+        const tk_tir_op *y = terminator(op->regions.data[op->regions.len - 1]);
+        for (uint32_t r = 0; r < op->regions.len && y; r++) {
+            tk_tir_block *blk = op->regions.data[r];
+            uint32_t skip = is_for ? 1 : 0;
+            for (uint32_t i = skip; i < blk->args.len && i - skip < y->operands.len; i++)
+                meet(blk->args.data[i], y->operands.data[i - skip]);
+        }
+    }
+    for (uint32_t r = 0; r < op->regions.len; r++) analyze_block(op->regions.data[r]);
+    tk_tir_block *body = op->regions.data[op->regions.len - 1];
+    uint32_t skip = is_for ? 1 : 0;
+    for (uint32_t i = 0; i < op->results.len; i++) copy_facts(op->results.data[i], body->args.data[i + skip]);
+}
+
+static void analyze_block(tk_tir_block *blk) {
+    for (uint32_t i = 0; i < blk->ops.len; i++) {
+        tk_tir_op *op = blk->ops.data[i];
+        if (op->dead) continue;
+        if (op->code == TIR_FOR || op->code == TIR_WHILE) {
+            analyze_loop(op);
+        } else if (op->code == TIR_IF) {
+            for (uint32_t r = 0; r < op->regions.len; r++) analyze_block(op->regions.data[r]);
+            const tk_tir_op *t = terminator(op->regions.data[0]), *e = terminator(op->regions.data[1]);
+            for (uint32_t k = 0; k < op->results.len; k++) {
+                if (t) copy_facts(op->results.data[k], t->operands.data[k]);
+                if (e) meet(op->results.data[k], e->operands.data[k]);
+            }
+        } else {
+            visit(op, NULL);
+        }
+    }
+}
+
+void tir_pass_axis_info(tk_arena *arena, tk_tir_kernel *k) {
+    (void)arena;
+    const tk_sema_kernel *sk = k->sema;
+    uint32_t arg = 0;
+    for (uint32_t i = 0; i < sk->params.len; i++) {
+        const tk_sema_param *p = &sk->params.data[i];
+        if (p->is_constexpr) continue;
+        tk_tir_value *v = k->body->args.data[arg++];
+        set_uniform(v, p->promise == TK_PROMISE_DIVISIBLE ? (int64_t)p->promise_value : 1);
+    }
+    analyze_block(k->body);
+}

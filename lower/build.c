@@ -1,0 +1,540 @@
+/* Lowering: the typed tree of sema.h -> tile IR.
+ *
+ * Needs: a checked program (every sx typed, every var assigned before use).
+ * Guarantees: SSA form. A sema variable is a name for its current value
+ * while lowering; a runtime `for`/`while` gets block arguments for the
+ * variables its body assigns that live before it, an `if` yields the
+ * variables either branch assigns; @func calls are inlined with their
+ * arguments bound to the call's values. Tuples are lowered to their items. */
+#include "internal.h"
+
+#include <string.h>
+
+typedef struct vals {
+    uint32_t count;
+    tk_tir_value **v;
+} vals;
+
+typedef struct env {
+    vals *slots;        /* by sema var id */
+    uint32_t cap;
+} env;
+
+typedef struct builder {
+    tk_arena *arena;
+    tk_diag *diag;
+    tk_tir_kernel *kernel;
+    tk_tir_block *block;
+    env *env;
+    /* inlining a @func: where its return value goes */
+    vals *return_slot;
+    bool failed;
+} builder;
+
+static tk_tir_value *new_value(builder *b, const tk_type *type, tk_tir_op *def) {
+    tk_tir_value *v = TK_NEW(b->arena, tk_tir_value);
+    v->type = type;
+    v->def = def;
+    v->id = b->kernel->value_count++;
+    return v;
+}
+
+tk_tir_op *tir_new_op(tk_arena *arena, tk_tir_opcode code, int sub, tk_loc loc) {
+    tk_tir_op *op = TK_NEW(arena, tk_tir_op);
+    op->code = code;
+    op->sub = sub;
+    op->loc = loc;
+    return op;
+}
+
+static tk_tir_op *emit(builder *b, tk_tir_opcode code, int sub, tk_loc loc) {
+    tk_tir_op *op = tir_new_op(b->arena, code, sub, loc);
+    op->parent = b->block;
+    tk_vec_push(b->arena, &b->block->ops, op);
+    return op;
+}
+
+static tk_tir_value *result(builder *b, tk_tir_op *op, const tk_type *type) {
+    tk_tir_value *v = new_value(b, type, op);
+    tk_vec_push(b->arena, &op->results, v);
+    return v;
+}
+
+static void operand(builder *b, tk_tir_op *op, tk_tir_value *v) {
+    tk_vec_push(b->arena, &op->operands, v);
+}
+
+static tk_tir_block *new_block(builder *b, tk_tir_op *parent) {
+    tk_tir_block *blk = TK_NEW(b->arena, tk_tir_block);
+    blk->parent = parent;
+    if (parent) tk_vec_push(b->arena, &parent->regions, blk);
+    return blk;
+}
+
+static tk_tir_value *block_arg(builder *b, tk_tir_block *blk, const tk_type *type) {
+    tk_tir_value *v = new_value(b, type, NULL);
+    tk_vec_push(b->arena, &blk->args, v);
+    return v;
+}
+
+static vals one(builder *b, tk_tir_value *v) {
+    vals r = {1, TK_NEW_ARRAY(b->arena, tk_tir_value *, 1)};
+    r.v[0] = v;
+    return r;
+}
+
+static vals *slot(builder *b, const tk_sema_var *var) {
+    env *e = b->env;
+    if (var->id >= e->cap) {
+        uint32_t cap = e->cap ? e->cap * 2 : 64;
+        while (cap <= var->id) cap *= 2;
+        vals *bigger = TK_NEW_ARRAY(b->arena, vals, cap);
+        if (e->slots) memcpy(bigger, e->slots, sizeof(vals) * e->cap);
+        e->slots = bigger;
+        e->cap = cap;
+    }
+    return &e->slots[var->id];
+}
+
+static void not_yet(builder *b, tk_loc loc, const char *what) {
+    tk_error(b->diag, loc, "%s is not supported by code generation yet", what);
+    b->failed = true;
+}
+
+static vals lower_sx(builder *b, const tk_sx *x);
+static void lower_block(builder *b, const tk_ss_list *body);
+
+static tk_tir_value *lower1(builder *b, const tk_sx *x) {
+    vals r = lower_sx(b, x);
+    return r.count ? r.v[0] : NULL;
+}
+
+static void copy_attrs(builder *b, tk_tir_op *op, const tk_sx *x) {
+    for (uint32_t i = 0; i < x->attrs.len; i++) tk_vec_push(b->arena, &op->attrs, x->attrs.data[i]);
+}
+
+static tk_tir_value *const_value(builder *b, const tk_type *type, int64_t i, double f, tk_loc loc) {
+    tk_tir_op *op = emit(b, TIR_CONST, 0, loc);
+    if (tk_dtype_is_float(type->dtype)) op->value.f = f;
+    else op->value.i = i;
+    return result(b, op, type);
+}
+
+static bool builtin_is(const tk_sx *x, const char *name) {
+    return strcmp(tk_sema_builtin_name(x->builtin), name) == 0;
+}
+
+static vals lower_builtin(builder *b, const tk_sx *x) {
+    const char *name = tk_sema_builtin_name(x->builtin);
+    tk_tir_opcode code = TIR_BUILTIN;
+    if (builtin_is(x, "program_id")) code = TIR_PROGRAM_ID;
+    else if (builtin_is(x, "num_programs")) code = TIR_NUM_PROGRAMS;
+    else if (builtin_is(x, "arange")) code = TIR_MAKE_RANGE;
+    else if (builtin_is(x, "load")) code = TIR_LOAD;
+    else if (builtin_is(x, "store")) code = TIR_STORE;
+    else if (builtin_is(x, "reshape") || builtin_is(x, "view")) code = TIR_RESHAPE;
+    else if (builtin_is(x, "permute")) code = TIR_PERMUTE;
+    else if (builtin_is(x, "multiple_of") || builtin_is(x, "max_contiguous") || builtin_is(x, "max_constancy"))
+        code = TIR_HINT;
+    else if (builtin_is(x, "where")) code = TIR_SELECT;
+    else if ((builtin_is(x, "sum") || builtin_is(x, "max") || builtin_is(x, "min") ||
+              builtin_is(x, "argmax") || builtin_is(x, "argmin") || builtin_is(x, "xor_sum")) &&
+             x->type->kind != TK_TYPE_TUPLE)
+        code = TIR_REDUCE;
+    else {
+        static const char *const math[] = {"exp", "exp2", "log", "log2", "sqrt", "sqrt_rn", "rsqrt",
+                                           "sin", "cos", "erf", "floor", "ceil", "sigmoid", "abs",
+                                           "fdiv", "div_rn", "fma", "maximum", "minimum", "clamp",
+                                           "umulhi"};
+        for (size_t i = 0; i < sizeof math / sizeof math[0]; i++)
+            if (strcmp(math[i], name) == 0) code = TIR_MATH;
+    }
+    if (builtin_is(x, "full")) {
+        /* full(v) is a splat of v */
+        tk_tir_value *v = lower1(b, x->args.data[0]);
+        if (!v) return (vals){0};
+        if (x->type->kind != TK_TYPE_TILE) return one(b, v);
+        tk_tir_op *op = emit(b, TIR_SPLAT, 0, x->loc);
+        operand(b, op, v);
+        return one(b, result(b, op, x->type));
+    }
+    vals *args = TK_NEW_ARRAY(b->arena, vals, x->args.len + 1);
+    for (uint32_t i = 0; i < x->args.len; i++) {
+        args[i] = lower_sx(b, x->args.data[i]);
+        if (args[i].count == 0) return (vals){0};
+    }
+    tk_tir_op *op = emit(b, code, code == TIR_MATH || code == TIR_REDUCE || code == TIR_BUILTIN ||
+                                      code == TIR_HINT ? x->builtin : 0, x->loc);
+    copy_attrs(b, op, x);
+    for (uint32_t i = 0; i < x->args.len; i++)
+        for (uint32_t k = 0; k < args[i].count; k++) operand(b, op, args[i].v[k]);
+    if (x->func) {
+        not_yet(b, x->loc, tk_arena_printf(b->arena, "tl.%s with a combine function", name));
+        return (vals){0};
+    }
+    if (x->type->kind == TK_TYPE_VOID) return (vals){0, NULL};
+    if (x->type->kind == TK_TYPE_TUPLE) {
+        vals r = {x->type->count, TK_NEW_ARRAY(b->arena, tk_tir_value *, x->type->count)};
+        for (uint32_t i = 0; i < x->type->count; i++) r.v[i] = result(b, op, x->type->items[i]);
+        return r;
+    }
+    return one(b, result(b, op, x->type));
+}
+
+/* Inlines a @func instance: its parameters bound to the call's values. */
+static vals lower_call(builder *b, const tk_sx *x) {
+    const tk_sema_func *fn = x->func;
+    env callee = {0};
+    env *saved_env = b->env;
+    vals *saved_ret = b->return_slot;
+    vals ret = {0};
+    vals *args = TK_NEW_ARRAY(b->arena, vals, x->args.len + 1);
+    for (uint32_t i = 0; i < x->args.len; i++) args[i] = lower_sx(b, x->args.data[i]);
+    b->env = &callee;
+    for (uint32_t i = 0; i < fn->params.len && i < x->args.len; i++) *slot(b, fn->params.data[i]) = args[i];
+    b->return_slot = &ret;
+    lower_block(b, &fn->body);
+    b->env = saved_env;
+    b->return_slot = saved_ret;
+    return ret;
+}
+
+static vals lower_sx(builder *b, const tk_sx *x) {
+    if (!x) return (vals){0};
+    switch (x->kind) {
+    case TK_SX_CONST:
+        return one(b, const_value(b, x->type, x->value.i, x->value.f, x->loc));
+    case TK_SX_VAR: {
+        vals *s = slot(b, x->var);
+        if (s->count == 0) {
+            tk_error(b->diag, x->loc, "internal: '%s' used before it has a value", x->var->name);
+            b->failed = true;
+        }
+        return *s;
+    }
+    case TK_SX_UNARY: {
+        tk_tir_value *a = lower1(b, x->args.data[0]);
+        if (!a) return (vals){0};
+        if (x->op == TK_UNOP_POS) return one(b, a);
+        tk_tir_op *op = emit(b, TIR_UNARY, x->op == TK_UNOP_NEG ? TIR_NEG : TIR_NOT, x->loc);
+        operand(b, op, a);
+        return one(b, result(b, op, x->type));
+    }
+    case TK_SX_BINARY: {
+        tk_tir_value *l = lower1(b, x->args.data[0]), *r = lower1(b, x->args.data[1]);
+        if (!l || !r) return (vals){0};
+        bool ptr = ty_elem_is_pointer_type(x->type);
+        if (ptr) {
+            if (x->op == TK_BINOP_SUB) {
+                tk_tir_op *neg = emit(b, TIR_UNARY, TIR_NEG, x->loc);
+                operand(b, neg, r);
+                r = result(b, neg, r->type);
+            }
+            tk_tir_op *op = emit(b, TIR_ADDPTR, 0, x->loc);
+            operand(b, op, l);
+            operand(b, op, r);
+            return one(b, result(b, op, x->type));
+        }
+        bool cmp = x->op >= TK_BINOP_LT && x->op <= TK_BINOP_NE;
+        tk_tir_op *op = emit(b, cmp ? TIR_CMP : TIR_BINARY, x->op, x->loc);
+        copy_attrs(b, op, x);
+        operand(b, op, l);
+        operand(b, op, r);
+        return one(b, result(b, op, x->type));
+    }
+    case TK_SX_CAST: {
+        tk_tir_value *a = lower1(b, x->args.data[0]);
+        if (!a) return (vals){0};
+        tk_tir_op *op = emit(b, x->bitcast ? TIR_BITCAST : TIR_CAST, 0, x->loc);
+        copy_attrs(b, op, x);
+        operand(b, op, a);
+        return one(b, result(b, op, x->type));
+    }
+    case TK_SX_BROADCAST: {
+        tk_tir_value *a = lower1(b, x->args.data[0]);
+        if (!a) return (vals){0};
+        tk_tir_op *op = emit(b, a->type->kind == TK_TYPE_TILE ? TIR_BROADCAST : TIR_SPLAT, 0, x->loc);
+        operand(b, op, a);
+        return one(b, result(b, op, x->type));
+    }
+    case TK_SX_SELECT: {
+        tk_tir_value *parts[3];
+        for (uint32_t i = 0; i < 3; i++) {
+            parts[i] = lower1(b, x->args.data[i]);
+            if (!parts[i]) return (vals){0};
+        }
+        tk_tir_op *op = emit(b, TIR_SELECT, 0, x->loc);
+        for (uint32_t i = 0; i < 3; i++) operand(b, op, parts[i]);
+        return one(b, result(b, op, x->type));
+    }
+    case TK_SX_BUILTIN: return lower_builtin(b, x);
+    case TK_SX_CALL: return lower_call(b, x);
+    case TK_SX_TUPLE: {
+        uint32_t n = 0;
+        vals *parts = TK_NEW_ARRAY(b->arena, vals, x->args.len + 1);
+        for (uint32_t i = 0; i < x->args.len; i++) {
+            parts[i] = lower_sx(b, x->args.data[i]);
+            n += parts[i].count;
+        }
+        vals r = {n, TK_NEW_ARRAY(b->arena, tk_tir_value *, n + 1)};
+        n = 0;
+        for (uint32_t i = 0; i < x->args.len; i++)
+            for (uint32_t k = 0; k < parts[i].count; k++) r.v[n++] = parts[i].v[k];
+        return r;
+    }
+    case TK_SX_TUPLE_GET: {
+        vals t = lower_sx(b, x->args.data[0]);
+        if (x->index >= t.count) return (vals){0};
+        return one(b, t.v[x->index]);
+    }
+    }
+    return (vals){0};
+}
+
+/* ---- statements --------------------------------------------------------- */
+
+typedef TK_VEC(const tk_sema_var *) var_set;
+
+static void add_var(builder *b, var_set *s, const tk_sema_var *v) {
+    for (uint32_t i = 0; i < s->len; i++)
+        if (s->data[i] == v) return;
+    tk_vec_push(b->arena, s, v);
+}
+
+static void assigned_vars(builder *b, const tk_ss_list *body, var_set *out) {
+    for (uint32_t i = 0; i < body->len; i++) {
+        const tk_ss *s = body->data[i];
+        if (s->kind == TK_SS_ASSIGN) add_var(b, out, s->var);
+        assigned_vars(b, &s->then, out);
+        assigned_vars(b, &s->otherwise, out);
+    }
+}
+
+static bool ends_in_return(const tk_ss_list *body) {
+    return body->len && body->data[body->len - 1]->kind == TK_SS_RETURN;
+}
+
+/* Appends the current values of vars as a YIELD (or CONDITION) to blk. */
+static tk_tir_op *yield(builder *b, tk_tir_opcode code, const var_set *vars, tk_loc loc,
+                        tk_tir_value *cond) {
+    tk_tir_op *op = emit(b, code, 0, loc);
+    if (cond) operand(b, op, cond);
+    for (uint32_t i = 0; i < vars->len; i++) {
+        vals *s = slot(b, vars->data[i]);
+        for (uint32_t k = 0; k < s->count; k++) operand(b, op, s->v[k]);
+    }
+    return op;
+}
+
+static uint32_t count_values(builder *b, const var_set *vars) {
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < vars->len; i++) n += slot(b, vars->data[i])->count;
+    return n;
+}
+
+/* Rebinds vars to consecutive values (block arguments or op results). */
+static void bind_values(builder *b, const var_set *vars, tk_tir_value **values) {
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < vars->len; i++) {
+        vals *s = slot(b, vars->data[i]);
+        vals nv = {s->count, TK_NEW_ARRAY(b->arena, tk_tir_value *, s->count + 1)};
+        for (uint32_t k = 0; k < s->count; k++) nv.v[k] = values[n++];
+        *s = nv;
+    }
+}
+
+static void lower_if(builder *b, const tk_ss *s) {
+    tk_tir_value *cond = lower1(b, s->value);
+    if (!cond) return;
+    var_set in_then = {0}, in_else = {0}, outs = {0};
+    assigned_vars(b, &s->then, &in_then);
+    assigned_vars(b, &s->otherwise, &in_else);
+    /* results: assigned in a branch and live before, or assigned in both */
+    for (int side = 0; side < 2; side++) {
+        var_set *vs = side ? &in_else : &in_then;
+        for (uint32_t i = 0; i < vs->len; i++) {
+            const tk_sema_var *v = vs->data[i];
+            bool before = slot(b, v)->count > 0, both = false;
+            var_set *other = side ? &in_then : &in_else;
+            for (uint32_t k = 0; k < other->len; k++) both |= other->data[k] == v;
+            if (before || both) add_var(b, &outs, v);
+        }
+    }
+    vals *saved = TK_NEW_ARRAY(b->arena, vals, outs.len + 1);
+    for (uint32_t i = 0; i < outs.len; i++) saved[i] = *slot(b, outs.data[i]);
+    tk_tir_op *op = emit(b, TIR_IF, 0, s->loc);
+    operand(b, op, cond);
+    tk_tir_block *outer = b->block;
+    const tk_ss_list *bodies[2] = {&s->then, &s->otherwise};
+    tk_tir_op *yields[2];
+    for (int side = 0; side < 2; side++) {
+        for (uint32_t i = 0; i < outs.len; i++) *slot(b, outs.data[i]) = saved[i];
+        b->block = new_block(b, op);
+        lower_block(b, bodies[side]);
+        if (ends_in_return(bodies[side])) {
+            /* unreachable yield: any value of each type */
+            tk_tir_op *y = emit(b, TIR_YIELD, 0, s->loc);
+            yields[side] = y;
+            for (uint32_t i = 0; i < outs.len; i++) {
+                vals *cur = slot(b, outs.data[i]);
+                const tk_sema_var *var = outs.data[i];
+                uint32_t n = cur->count ? cur->count : 1;
+                for (uint32_t k = 0; k < n; k++) {
+                    tk_tir_op *u = emit(b, TIR_UNDEF, 0, s->loc);
+                    const tk_type *t = cur->count ? cur->v[k]->type : var->type;
+                    operand(b, y, result(b, u, t));
+                }
+            }
+        } else {
+            for (uint32_t i = 0; i < outs.len; i++) {
+                if (slot(b, outs.data[i])->count == 0) {
+                    /* assigned in the other branch only: never used after (sema) */
+                    tk_tir_op *u = emit(b, TIR_UNDEF, 0, s->loc);
+                    *slot(b, outs.data[i]) = one(b, result(b, u, outs.data[i]->type));
+                }
+            }
+            yields[side] = yield(b, TIR_YIELD, &outs, s->loc, NULL);
+        }
+    }
+    b->block = outer;
+    /* results take the then-branch's yielded types */
+    tk_tir_value **res = TK_NEW_ARRAY(b->arena, tk_tir_value *, yields[0]->operands.len + 1);
+    for (uint32_t i = 0; i < yields[0]->operands.len; i++) {
+        const tk_type *t = ends_in_return(&s->then) ? yields[1]->operands.data[i]->type
+                                                   : yields[0]->operands.data[i]->type;
+        res[i] = result(b, op, t);
+    }
+    for (uint32_t i = 0; i < outs.len; i++) *slot(b, outs.data[i]) = saved[i];
+    bind_values(b, &outs, res);
+}
+
+/* Loop-carried: assigned in the body and live before the loop. */
+static void carried_vars(builder *b, const tk_ss_list *body, const tk_sema_var *iv, var_set *out) {
+    var_set assigned = {0};
+    assigned_vars(b, body, &assigned);
+    for (uint32_t i = 0; i < assigned.len; i++)
+        if (assigned.data[i] != iv && slot(b, assigned.data[i])->count > 0) add_var(b, out, assigned.data[i]);
+}
+
+static void lower_for(builder *b, const tk_ss *s) {
+    tk_tir_value *lo = lower1(b, s->lo), *hi = lower1(b, s->hi), *step = lower1(b, s->step);
+    if (!lo || !hi || !step) return;
+    var_set carried = {0};
+    carried_vars(b, &s->then, s->var, &carried);
+    tk_tir_op *op = emit(b, TIR_FOR, 0, s->loc);
+    operand(b, op, lo);
+    operand(b, op, hi);
+    operand(b, op, step);
+    if (s->num_stages >= 0) {
+        struct tk_sema_attr a = {"num_stages", NULL, s->num_stages};
+        tk_vec_push(b->arena, &op->attrs, a);
+    }
+    uint32_t n = count_values(b, &carried);
+    tk_tir_value **inits = TK_NEW_ARRAY(b->arena, tk_tir_value *, n + 1);
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < carried.len; i++) {
+        vals *sl = slot(b, carried.data[i]);
+        for (uint32_t j = 0; j < sl->count; j++) {
+            inits[k++] = sl->v[j];
+            operand(b, op, sl->v[j]);
+        }
+    }
+    tk_tir_block *outer = b->block;
+    tk_tir_block *body = new_block(b, op);
+    *slot(b, s->var) = one(b, block_arg(b, body, s->var->type));
+    tk_tir_value **args = TK_NEW_ARRAY(b->arena, tk_tir_value *, n + 1);
+    for (uint32_t i = 0; i < n; i++) args[i] = block_arg(b, body, inits[i]->type);
+    bind_values(b, &carried, args);
+    b->block = body;
+    lower_block(b, &s->then);
+    yield(b, TIR_YIELD, &carried, s->loc, NULL);
+    b->block = outer;
+    tk_tir_value **res = TK_NEW_ARRAY(b->arena, tk_tir_value *, n + 1);
+    for (uint32_t i = 0; i < n; i++) res[i] = result(b, op, inits[i]->type);
+    bind_values(b, &carried, res);
+}
+
+static void lower_while(builder *b, const tk_ss *s) {
+    var_set carried = {0};
+    carried_vars(b, &s->then, NULL, &carried);
+    tk_tir_op *op = emit(b, TIR_WHILE, 0, s->loc);
+    uint32_t n = count_values(b, &carried);
+    tk_tir_value **inits = TK_NEW_ARRAY(b->arena, tk_tir_value *, n + 1);
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < carried.len; i++) {
+        vals *sl = slot(b, carried.data[i]);
+        for (uint32_t j = 0; j < sl->count; j++) {
+            inits[k++] = sl->v[j];
+            operand(b, op, sl->v[j]);
+        }
+    }
+    tk_tir_block *outer = b->block;
+    tk_tir_block *before = new_block(b, op);
+    tk_tir_value **args = TK_NEW_ARRAY(b->arena, tk_tir_value *, n + 1);
+    for (uint32_t i = 0; i < n; i++) args[i] = block_arg(b, before, inits[i]->type);
+    bind_values(b, &carried, args);
+    b->block = before;
+    tk_tir_value *cond = lower1(b, s->value);
+    if (!cond) return;
+    yield(b, TIR_CONDITION, &carried, s->loc, cond);
+    tk_tir_block *after = new_block(b, op);
+    for (uint32_t i = 0; i < n; i++) args[i] = block_arg(b, after, inits[i]->type);
+    bind_values(b, &carried, args);
+    b->block = after;
+    lower_block(b, &s->then);
+    yield(b, TIR_YIELD, &carried, s->loc, NULL);
+    b->block = outer;
+    tk_tir_value **res = TK_NEW_ARRAY(b->arena, tk_tir_value *, n + 1);
+    for (uint32_t i = 0; i < n; i++) res[i] = result(b, op, inits[i]->type);
+    bind_values(b, &carried, res);
+}
+
+static void lower_block(builder *b, const tk_ss_list *body) {
+    for (uint32_t i = 0; i < body->len; i++) {
+        const tk_ss *s = body->data[i];
+        switch (s->kind) {
+        case TK_SS_ASSIGN: {
+            vals v = lower_sx(b, s->value);
+            if (v.count) *slot(b, s->var) = v;
+            break;
+        }
+        case TK_SS_EXPR: lower_sx(b, s->value); break;
+        case TK_SS_IF: lower_if(b, s); break;
+        case TK_SS_FOR: lower_for(b, s); break;
+        case TK_SS_WHILE: lower_while(b, s); break;
+        case TK_SS_RETURN:
+            if (b->return_slot) {
+                if (s->value) *b->return_slot = lower_sx(b, s->value);
+            } else {
+                emit(b, TIR_RETURN, 0, s->loc);
+            }
+            break;
+        case TK_SS_BREAK:
+        case TK_SS_CONTINUE:
+            not_yet(b, s->loc, "break/continue");
+            break;
+        }
+    }
+}
+
+tk_tir_program *tk_tir_lower(tk_arena *arena, tk_diag *diag, const tk_sema_program *program) {
+    tk_tir_program *out = TK_NEW(arena, tk_tir_program);
+    for (uint32_t k = 0; k < program->kernels.len; k++) {
+        const tk_sema_kernel *sk = program->kernels.data[k];
+        tk_tir_kernel *kernel = TK_NEW(arena, tk_tir_kernel);
+        kernel->sema = sk;
+        kernel->num_warps = (uint32_t)sk->num_warps;
+        env e = {0};
+        builder b = {arena, diag, kernel, NULL, &e, NULL, false};
+        kernel->body = new_block(&b, NULL);
+        b.block = kernel->body;
+        for (uint32_t i = 0; i < sk->params.len; i++) {
+            const tk_sema_param *p = &sk->params.data[i];
+            if (p->is_constexpr) continue;
+            *slot(&b, p->var) = one(&b, block_arg(&b, kernel->body, p->type));
+        }
+        lower_block(&b, &sk->body);
+        tk_vec_push(arena, &out->kernels, kernel);
+    }
+    return out;
+}

@@ -1,0 +1,31 @@
+/* Private to lower/: helpers shared by the passes. */
+#ifndef TK_LOWER_INTERNAL_H
+#define TK_LOWER_INTERNAL_H
+
+#include "lower.h"
+
+tk_tir_op *tir_new_op(tk_arena *arena, tk_tir_opcode code, int sub, tk_loc loc);
+
+static inline bool ty_elem_is_pointer_type(const tk_type *t) {
+    const tk_type *e = t->kind == TK_TYPE_TILE ? t->elem : t;
+    return e->kind == TK_TYPE_POINTER;
+}
+
+static inline const tk_type *tir_elem(const tk_type *t) {
+    return t->kind == TK_TYPE_TILE ? t->elem : t;
+}
+
+static inline uint32_t tir_rank(const tk_type *t) { return t->kind == TK_TYPE_TILE ? t->rank : 0; }
+
+/* Visits every op of a block and its regions, parents before children. */
+typedef void (*tir_visit_fn)(tk_tir_op *op, void *ctx);
+void tir_walk(tk_tir_block *blk, tir_visit_fn fn, void *ctx);
+
+/* The passes, in pipeline order (each file says what it needs and keeps). */
+void tir_pass_fold(tk_arena *arena, tk_tir_kernel *k);
+void tir_pass_dce(tk_arena *arena, tk_tir_kernel *k);
+void tir_pass_axis_info(tk_arena *arena, tk_tir_kernel *k);
+bool tir_pass_layouts(tk_arena *arena, tk_diag *diag, tk_tir_kernel *k);
+void tir_pass_shared_memory(tk_arena *arena, tk_tir_kernel *k);
+
+#endif

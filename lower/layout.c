@@ -1,0 +1,258 @@
+/* Linear layouts over GF(2) (see lower.h). Needs: power-of-two shapes.
+ * Every layout in tkc is built here: blocked, reduced (slice), reshaped and
+ * permuted layouts are all the same type, and codegen asks questions of it
+ * (which element a register holds, which registers can be reused after a
+ * broadcast) instead of handling layouts case by case. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static uint32_t log2u(uint64_t v) {
+    uint32_t n = 0;
+    while ((1ull << n) < v) n++;
+    return n;
+}
+
+/* row-major strides of a power-of-two shape */
+static uint64_t stride_of(uint32_t rank, const int64_t *shape, uint32_t dim) {
+    uint64_t s = 1;
+    for (uint32_t i = dim + 1; i < rank; i++) s *= (uint64_t)shape[i];
+    return s;
+}
+
+int64_t tk_ll_coord(const tk_ll *l, uint64_t flat, uint32_t dim) {
+    return (int64_t)((flat / stride_of(l->rank, l->shape, dim)) % (uint64_t)l->shape[dim]);
+}
+
+static uint64_t flat_of(uint32_t rank, const int64_t *shape, const int64_t *coords) {
+    uint64_t f = 0;
+    for (uint32_t d = 0; d < rank; d++) f += (uint64_t)coords[d] * stride_of(rank, shape, d);
+    return f;
+}
+
+static void coords_of(const tk_ll *l, uint64_t flat, int64_t *coords) {
+    for (uint32_t d = 0; d < l->rank; d++) coords[d] = tk_ll_coord(l, flat, d);
+}
+
+/* basis for coordinate c along dim: 0 when c falls outside the tile */
+static uint64_t basis(uint32_t rank, const int64_t *shape, uint32_t dim, uint64_t c) {
+    if (c >= (uint64_t)shape[dim]) return 0;
+    return c * stride_of(rank, shape, dim);
+}
+
+void tk_ll_blocked(tk_ll *out, uint32_t rank, const int64_t *shape,
+                   const uint32_t *size_per_thread, const uint32_t *threads_per_warp,
+                   const uint32_t *warps_per_cta, const uint32_t *order) {
+    memset(out, 0, sizeof *out);
+    out->rank = rank;
+    memcpy(out->shape, shape, sizeof(int64_t) * rank);
+    if (rank == 0) {
+        /* a scalar: every thread holds it */
+        out->warp_bits = log2u(warps_per_cta ? warps_per_cta[0] : 1);
+        return;
+    }
+    uint32_t lane_bits = 0, warp_bits = 0;
+    for (uint32_t k = 0; k < rank; k++) {
+        uint32_t d = order[k];
+        for (uint32_t i = 0; (1u << i) < size_per_thread[d]; i++)
+            out->reg[out->reg_bits++] = basis(rank, shape, d, 1ull << i);
+    }
+    for (uint32_t k = 0; k < rank; k++) {
+        uint32_t d = order[k];
+        for (uint32_t i = 0; (1u << i) < threads_per_warp[d]; i++)
+            out->lane[lane_bits++] = basis(rank, shape, d, (uint64_t)size_per_thread[d] << i);
+    }
+    for (uint32_t k = 0; k < rank; k++) {
+        uint32_t d = order[k];
+        for (uint32_t i = 0; (1u << i) < warps_per_cta[d]; i++)
+            out->warp[warp_bits++] = basis(rank, shape, d,
+                                           (uint64_t)size_per_thread[d] * threads_per_warp[d] << i);
+    }
+    out->warp_bits = warp_bits;
+    for (uint32_t k = 0; k < rank; k++) {
+        uint32_t d = order[k];
+        uint64_t covered = (uint64_t)size_per_thread[d] * threads_per_warp[d] * warps_per_cta[d];
+        for (; covered < (uint64_t)shape[d] && out->reg_bits < TK_LL_MAX_REG_BITS; covered *= 2)
+            out->reg[out->reg_bits++] = basis(rank, shape, d, covered);
+    }
+}
+
+void tk_ll_default(tk_ll *out, uint32_t rank, const int64_t *shape, uint32_t num_warps,
+                   uint32_t vec) {
+    uint32_t spt[TK_MAX_RANK], tpw[TK_MAX_RANK], wpc[TK_MAX_RANK], order[TK_MAX_RANK];
+    if (rank == 0) {
+        uint32_t w = num_warps;
+        tk_ll_blocked(out, 0, shape, NULL, NULL, &w, NULL);
+        return;
+    }
+    for (uint32_t d = 0; d < rank; d++) {
+        spt[d] = 1;
+        tpw[d] = 1;
+        wpc[d] = 1;
+        order[d] = rank - 1 - d;
+    }
+    uint32_t last = rank - 1;
+    spt[last] = (uint32_t)((int64_t)vec < shape[last] ? (int64_t)vec : shape[last]);
+    uint32_t lanes = 32;
+    for (int d = (int)last; d >= 0 && lanes > 1; d--) {
+        uint64_t room = (uint64_t)shape[d] / spt[d];
+        while (lanes > 1 && tpw[d] * 2 <= room) {
+            tpw[d] *= 2;
+            lanes /= 2;
+        }
+    }
+    tpw[rank > 1 ? 0 : last] *= lanes; /* leftover lanes replicate */
+    uint32_t warps = num_warps;
+    for (uint32_t d = 0; d < rank && warps > 1; d++) {
+        uint64_t room = (uint64_t)shape[d] / ((uint64_t)spt[d] * tpw[d]);
+        while (warps > 1 && wpc[d] * 2 <= room) {
+            wpc[d] *= 2;
+            warps /= 2;
+        }
+    }
+    wpc[0] *= warps; /* leftover warps replicate */
+    tk_ll_blocked(out, rank, shape, spt, tpw, wpc, order);
+}
+
+static uint64_t project(const tk_ll *in, uint64_t flat, uint32_t drop_axis, uint32_t out_rank,
+                        const int64_t *out_shape) {
+    int64_t c[TK_MAX_RANK], oc[TK_MAX_RANK];
+    coords_of(in, flat, c);
+    uint32_t k = 0;
+    for (uint32_t d = 0; d < in->rank; d++)
+        if (d != drop_axis) oc[k++] = c[d];
+    return flat_of(out_rank, out_shape, oc);
+}
+
+void tk_ll_reduce(tk_ll *out, const tk_ll *in, uint32_t axis) {
+    memset(out, 0, sizeof *out);
+    out->rank = in->rank - 1;
+    for (uint32_t d = 0, k = 0; d < in->rank; d++)
+        if (d != axis) out->shape[k++] = in->shape[d];
+    for (uint32_t i = 0; i < in->reg_bits; i++) {
+        uint64_t b = project(in, in->reg[i], axis, out->rank, out->shape);
+        if (b) out->reg[out->reg_bits++] = b;
+    }
+    for (uint32_t i = 0; i < TK_LL_LANE_BITS; i++)
+        out->lane[i] = project(in, in->lane[i], axis, out->rank, out->shape);
+    out->warp_bits = in->warp_bits;
+    for (uint32_t i = 0; i < in->warp_bits; i++)
+        out->warp[i] = project(in, in->warp[i], axis, out->rank, out->shape);
+}
+
+void tk_ll_reshape(tk_ll *out, const tk_ll *in, uint32_t rank, const int64_t *shape) {
+    *out = *in;
+    out->rank = rank;
+    memset(out->shape, 0, sizeof out->shape);
+    memcpy(out->shape, shape, sizeof(int64_t) * rank);
+}
+
+void tk_ll_permute(tk_ll *out, const tk_ll *in, const uint32_t *perm) {
+    *out = *in;
+    for (uint32_t d = 0; d < in->rank; d++) out->shape[d] = in->shape[perm[d]];
+    uint64_t *sets[3] = {out->reg, out->lane, out->warp};
+    uint32_t counts[3] = {in->reg_bits, TK_LL_LANE_BITS, in->warp_bits};
+    for (int s = 0; s < 3; s++) {
+        for (uint32_t i = 0; i < counts[s]; i++) {
+            int64_t c[TK_MAX_RANK], pc[TK_MAX_RANK];
+            coords_of(in, sets[s][i], c);
+            for (uint32_t d = 0; d < in->rank; d++) pc[d] = c[perm[d]];
+            sets[s][i] = flat_of(out->rank, out->shape, pc);
+        }
+    }
+}
+
+uint64_t tk_ll_num_regs(const tk_ll *l) { return 1ull << l->reg_bits; }
+
+uint64_t tk_ll_reg_index(const tk_ll *l, uint64_t r) {
+    uint64_t f = 0;
+    for (uint32_t i = 0; i < l->reg_bits; i++)
+        if (r >> i & 1) f ^= l->reg[i];
+    return f;
+}
+
+bool tk_ll_equal(const tk_ll *a, const tk_ll *b) {
+    if (a->rank != b->rank || a->reg_bits != b->reg_bits || a->warp_bits != b->warp_bits) return false;
+    if (memcmp(a->shape, b->shape, sizeof(int64_t) * a->rank) != 0) return false;
+    return memcmp(a->reg, b->reg, sizeof(uint64_t) * a->reg_bits) == 0 &&
+           memcmp(a->lane, b->lane, sizeof a->lane) == 0 &&
+           memcmp(a->warp, b->warp, sizeof(uint64_t) * a->warp_bits) == 0;
+}
+
+static int compare_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* dst flat index -> src flat index, dims of size 1 in src read as 0 */
+static uint64_t to_src(const tk_ll *src, const tk_ll *dst, uint64_t flat) {
+    int64_t c[TK_MAX_RANK];
+    coords_of(dst, flat, c);
+    for (uint32_t d = 0; d < dst->rank; d++)
+        if (src->shape[d] == 1) c[d] = 0;
+    return flat_of(src->rank, src->shape, c);
+}
+
+bool tk_ll_register_map(const tk_ll *src, const tk_ll *dst, uint32_t *map) {
+    if (src->rank != dst->rank || src->warp_bits != dst->warp_bits) return false;
+    for (uint32_t d = 0; d < src->rank; d++)
+        if (src->shape[d] != dst->shape[d] && src->shape[d] != 1) return false;
+    for (uint32_t i = 0; i < TK_LL_LANE_BITS; i++)
+        if (to_src(src, dst, dst->lane[i]) != src->lane[i]) return false;
+    for (uint32_t i = 0; i < dst->warp_bits; i++)
+        if (to_src(src, dst, dst->warp[i]) != src->warp[i]) return false;
+    uint64_t nsrc = tk_ll_num_regs(src), ndst = tk_ll_num_regs(dst);
+    /* src register of each flat index, by sorting (index, register) pairs */
+    uint64_t *keys = malloc(sizeof(uint64_t) * nsrc);
+    if (!keys) return false;
+    for (uint64_t r = 0; r < nsrc; r++) keys[r] = tk_ll_reg_index(src, r) << 24 | r;
+    qsort(keys, nsrc, sizeof *keys, compare_u64);
+    bool ok = true;
+    for (uint64_t r = 0; r < ndst && ok; r++) {
+        uint64_t want = to_src(src, dst, tk_ll_reg_index(dst, r));
+        uint64_t lo = 0, hi = nsrc;
+        while (lo < hi) {
+            uint64_t mid = (lo + hi) / 2;
+            if ((keys[mid] >> 24) < want) lo = mid + 1; else hi = mid;
+        }
+        if (lo == nsrc || (keys[lo] >> 24) != want) ok = false;
+        else map[r] = (uint32_t)(keys[lo] & 0xffffff);
+    }
+    free(keys);
+    return ok;
+}
+
+uint32_t tk_ll_contiguous_regs(const tk_ll *l) {
+    if (l->rank == 0) return 1;
+    uint32_t k = 0;
+    while (k < l->reg_bits && l->reg[k] == (1ull << k) && (1ll << k) < l->shape[l->rank - 1]) k++;
+    return 1u << k;
+}
+
+static void print_basis(FILE *out, const tk_ll *l, uint64_t b) {
+    if (l->rank <= 1) {
+        fprintf(out, "%llu", (unsigned long long)b);
+        return;
+    }
+    fputc('(', out);
+    for (uint32_t d = 0; d < l->rank; d++)
+        fprintf(out, "%s%lld", d ? "," : "", (long long)tk_ll_coord(l, b, d));
+    fputc(')', out);
+}
+
+void tk_ll_print(FILE *out, const tk_ll *l) {
+    const uint64_t *sets[3] = {l->reg, l->lane, l->warp};
+    uint32_t counts[3] = {l->reg_bits, TK_LL_LANE_BITS, l->warp_bits};
+    const char *names[3] = {"reg", "lane", "warp"};
+    fputs("#ll<", out);
+    for (int s = 0; s < 3; s++) {
+        fprintf(out, "%s%s=[", s ? " " : "", names[s]);
+        for (uint32_t i = 0; i < counts[s]; i++) {
+            if (i) fputc(',', out);
+            print_basis(out, l, sets[s][i]);
+        }
+        fputc(']', out);
+    }
+    fputc('>', out);
+}

@@ -1,0 +1,244 @@
+/* Layout assignment.
+ * Needs: axis info (for vector widths). Guarantees: every tile value has a
+ * layout; the tile operands of an element-wise op, a load or a store share
+ * their layout, and loop/branch values keep one layout across iterations
+ * and branches, with convert_layout ops inserted where they would differ.
+ * Tiles are created in the default blocked layout of their shape, with as
+ * many contiguous elements per thread as the widest 16-byte access to a
+ * tile of that shape allows; reductions give the reduced layout, reshape and
+ * permute relabel their operand's layout (no data moves). */
+#include "internal.h"
+
+#include <string.h>
+
+typedef struct shape_vec {
+    uint32_t rank;
+    int64_t shape[TK_MAX_RANK];
+    uint32_t vec;
+    const tk_ll *layout;
+} shape_vec;
+
+typedef struct layout_ctx {
+    tk_arena *arena;
+    tk_diag *diag;
+    tk_tir_kernel *kernel;
+    TK_VEC(shape_vec) shapes;
+    bool failed;
+} layout_ctx;
+
+static shape_vec *find_shape(layout_ctx *c, const tk_type *t) {
+    for (uint32_t i = 0; i < c->shapes.len; i++) {
+        shape_vec *s = &c->shapes.data[i];
+        if (s->rank == t->rank && memcmp(s->shape, t->shape, sizeof(int64_t) * t->rank) == 0) return s;
+    }
+    shape_vec s = {0};
+    s.rank = t->rank;
+    memcpy(s.shape, t->shape, sizeof(int64_t) * t->rank);
+    s.vec = 1;
+    tk_vec_push(c->arena, &c->shapes, s);
+    return &c->shapes.data[c->shapes.len - 1];
+}
+
+static int64_t elem_bytes_of(const tk_type *t) {
+    const tk_type *e = tir_elem(t);
+    if (e->kind == TK_TYPE_POINTER) return 8;
+    return (int64_t)(tk_dtype_bits(e->dtype) + 7) / 8;
+}
+
+/* the widest access a load or store of this pointer tile allows */
+static uint32_t access_width(const tk_tir_value *ptr) {
+    const tk_type *t = ptr->type;
+    if (t->kind != TK_TYPE_TILE || !ptr->has_axis) return 1;
+    uint32_t last = t->rank - 1;
+    int64_t bytes = elem_bytes_of(tir_elem(t)->elem->kind == TK_TYPE_POINTER ? tir_elem(t) : tir_elem(t));
+    const tk_type *pointee = tir_elem(t)->elem;
+    bytes = pointee->kind == TK_TYPE_POINTER ? 8 : (int64_t)(tk_dtype_bits(pointee->dtype) + 7) / 8;
+    int64_t w = 16 / bytes;
+    if (ptr->contiguity[last] < w) w = ptr->contiguity[last];
+    int64_t align = ptr->divisibility[last] / bytes;
+    if (align < w) w = align < 1 ? 1 : align;
+    if (w > t->shape[last]) w = t->shape[last];
+    return w < 1 ? 1 : (uint32_t)w;
+}
+
+static void collect_widths(tk_tir_op *op, void *ctx_) {
+    layout_ctx *c = ctx_;
+    if (op->code != TIR_LOAD && op->code != TIR_STORE) return;
+    tk_tir_value *ptr = op->operands.data[0];
+    if (ptr->type->kind != TK_TYPE_TILE) return;
+    shape_vec *s = find_shape(c, ptr->type);
+    uint32_t w = access_width(ptr);
+    if (w > s->vec) s->vec = w;
+}
+
+static const tk_ll *default_layout(layout_ctx *c, const tk_type *t) {
+    shape_vec *s = find_shape(c, t);
+    if (!s->layout) {
+        tk_ll *l = TK_NEW(c->arena, tk_ll);
+        tk_ll_default(l, t->rank, t->shape, c->kernel->num_warps, s->vec);
+        s->layout = l;
+    }
+    return s->layout;
+}
+
+typedef TK_VEC(tk_tir_op *) op_list;
+
+/* Makes operand i of op have layout `want`, inserting a conversion into out. */
+static void ensure(layout_ctx *c, op_list *out, tk_tir_op *op, uint32_t i, const tk_ll *want) {
+    tk_tir_value *v = op->operands.data[i];
+    if (v->type->kind != TK_TYPE_TILE || !want || (v->layout && tk_ll_equal(v->layout, want))) return;
+    tk_tir_op *cvt = tir_new_op(c->arena, TIR_CONVERT_LAYOUT, 0, op->loc);
+    cvt->parent = op->parent;
+    tk_vec_push(c->arena, &cvt->operands, v);
+    tk_tir_value *r = TK_NEW(c->arena, tk_tir_value);
+    *r = *v;
+    r->id = c->kernel->value_count++;
+    r->def = cvt;
+    r->layout = want;
+    tk_vec_push(c->arena, &cvt->results, r);
+    tk_vec_push(c->arena, out, cvt);
+    op->operands.data[i] = r;
+}
+
+static void assign_block(layout_ctx *c, tk_tir_block *blk);
+
+static bool is_elementwise(tk_tir_opcode code) {
+    switch (code) {
+    case TIR_UNARY: case TIR_BINARY: case TIR_CMP: case TIR_SELECT: case TIR_CAST:
+    case TIR_BITCAST: case TIR_ADDPTR: case TIR_MATH: case TIR_HINT: case TIR_LOAD: case TIR_STORE:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static const tk_tir_op *last_op(const tk_tir_block *blk) {
+    for (uint32_t i = blk->ops.len; i-- > 0;)
+        if (!blk->ops.data[i]->dead) return blk->ops.data[i];
+    return NULL;
+}
+
+/* The yield (or condition) ending blk gets the layouts `want` (operands
+ * from `first` on). */
+static void fix_terminator(layout_ctx *c, tk_tir_block *blk, const tk_ll **want, uint32_t n,
+                           uint32_t first) {
+    tk_tir_op *y = (tk_tir_op *)last_op(blk);
+    if (!y || (y->code != TIR_YIELD && y->code != TIR_CONDITION)) return;
+    op_list extra = {0};
+    for (uint32_t i = 0; i < n && first + i < y->operands.len; i++) ensure(c, &extra, y, first + i, want[i]);
+    if (!extra.len) return;
+    /* insert the conversions before the terminator */
+    op_list rebuilt = {0};
+    for (uint32_t i = 0; i < blk->ops.len; i++) {
+        if (blk->ops.data[i] == y)
+            for (uint32_t k = 0; k < extra.len; k++) tk_vec_push(c->arena, &rebuilt, extra.data[k]);
+        tk_vec_push(c->arena, &rebuilt, blk->ops.data[i]);
+    }
+    blk->ops.data = rebuilt.data;
+    blk->ops.len = rebuilt.len;
+    blk->ops.cap = rebuilt.cap;
+}
+
+static void assign_op(layout_ctx *c, op_list *out, tk_tir_op *op) {
+    if (op->code == TIR_FOR || op->code == TIR_WHILE) {
+        uint32_t first = op->code == TIR_FOR ? 3 : 0;
+        uint32_t n = op->operands.len - first;
+        const tk_ll **want = TK_NEW_ARRAY(c->arena, const tk_ll *, n + 1);
+        for (uint32_t i = 0; i < n; i++) want[i] = op->operands.data[first + i]->layout;
+        for (uint32_t r = 0; r < op->regions.len; r++) {
+            tk_tir_block *blk = op->regions.data[r];
+            uint32_t skip = op->code == TIR_FOR ? 1 : 0;
+            for (uint32_t i = skip; i < blk->args.len; i++) blk->args.data[i]->layout = want[i - skip];
+            assign_block(c, blk);
+            fix_terminator(c, blk, want, n, op->regions.data[r]->ops.len && r == 0 && op->code == TIR_WHILE ? 1 : 0);
+        }
+        for (uint32_t i = 0; i < op->results.len; i++) op->results.data[i]->layout = want[i];
+        tk_vec_push(c->arena, out, op);
+        return;
+    }
+    if (op->code == TIR_IF) {
+        for (uint32_t r = 0; r < op->regions.len; r++) assign_block(c, op->regions.data[r]);
+        const tk_tir_op *t = last_op(op->regions.data[0]);
+        uint32_t n = op->results.len;
+        const tk_ll **want = TK_NEW_ARRAY(c->arena, const tk_ll *, n + 1);
+        for (uint32_t i = 0; i < n; i++) {
+            tk_tir_value *yv = t && t->code == TIR_YIELD ? t->operands.data[i] : NULL;
+            want[i] = yv && yv->layout ? yv->layout
+                      : op->results.data[i]->type->kind == TK_TYPE_TILE ? default_layout(c, op->results.data[i]->type)
+                                                                        : NULL;
+            op->results.data[i]->layout = want[i];
+        }
+        fix_terminator(c, op->regions.data[0], want, n, 0);
+        fix_terminator(c, op->regions.data[1], want, n, 0);
+        tk_vec_push(c->arena, out, op);
+        return;
+    }
+    if (is_elementwise(op->code)) {
+        const tk_ll *want = NULL;
+        for (uint32_t i = 0; i < op->operands.len && !want; i++)
+            if (op->operands.data[i]->type->kind == TK_TYPE_TILE) want = op->operands.data[i]->layout;
+        for (uint32_t i = 0; i < op->operands.len; i++) ensure(c, out, op, i, want);
+        for (uint32_t i = 0; i < op->results.len; i++)
+            if (op->results.data[i]->type->kind == TK_TYPE_TILE) op->results.data[i]->layout = want;
+        tk_vec_push(c->arena, out, op);
+        return;
+    }
+    tk_tir_value *r = op->results.len ? op->results.data[0] : NULL;
+    if (r && r->type->kind == TK_TYPE_TILE) {
+        tk_tir_value *a = op->operands.len ? op->operands.data[0] : NULL;
+        switch (op->code) {
+        case TIR_REDUCE: {
+            tk_ll *l = TK_NEW(c->arena, tk_ll);
+            tk_ll_reduce(l, a->layout, (uint32_t)tk_tir_attr_int(op, "axis", 0));
+            if (tk_tir_attr_int(op, "keep_dims", 0)) tk_ll_reshape(l, l, r->type->rank, r->type->shape);
+            r->layout = l;
+            break;
+        }
+        case TIR_RESHAPE: {
+            tk_ll *l = TK_NEW(c->arena, tk_ll);
+            tk_ll_reshape(l, a->layout, r->type->rank, r->type->shape);
+            r->layout = l;
+            break;
+        }
+        case TIR_PERMUTE: {
+            uint32_t perm[TK_MAX_RANK], n = 0;
+            for (uint32_t i = 0; i < op->attrs.len && n < TK_MAX_RANK; i++)
+                if (strcmp(op->attrs.data[i].name, "order") == 0) perm[n++] = (uint32_t)op->attrs.data[i].i;
+            tk_ll *l = TK_NEW(c->arena, tk_ll);
+            tk_ll_permute(l, a->layout, perm);
+            r->layout = l;
+            break;
+        }
+        case TIR_BROADCAST:
+            r->layout = default_layout(c, r->type);
+            break;
+        default:
+            for (uint32_t i = 0; i < op->results.len; i++)
+                if (op->results.data[i]->type->kind == TK_TYPE_TILE)
+                    op->results.data[i]->layout = default_layout(c, op->results.data[i]->type);
+        }
+    }
+    tk_vec_push(c->arena, out, op);
+}
+
+static void assign_block(layout_ctx *c, tk_tir_block *blk) {
+    for (uint32_t i = 0; i < blk->args.len; i++)
+        if (blk->args.data[i]->type->kind == TK_TYPE_TILE && !blk->args.data[i]->layout)
+            blk->args.data[i]->layout = default_layout(c, blk->args.data[i]->type);
+    op_list out = {0};
+    for (uint32_t i = 0; i < blk->ops.len; i++) {
+        tk_tir_op *op = blk->ops.data[i];
+        if (op->dead) continue;
+        assign_op(c, &out, op);
+    }
+    blk->ops.data = out.data;
+    blk->ops.len = out.len;
+    blk->ops.cap = out.cap;
+}
+
+bool tir_pass_layouts(tk_arena *arena, tk_diag *diag, tk_tir_kernel *k) {
+    layout_ctx c = {arena, diag, k, {0}, false};
+    tir_walk(k->body, collect_widths, &c);
+    assign_block(&c, k->body);
+    return !c.failed;
+}

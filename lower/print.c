@@ -1,0 +1,159 @@
+/* `--emit=tir` and `--emit=tir-gpu`: one op a line, `%N` values, regions
+ * indented with their block arguments; the gpu form adds each tile's
+ * layout and the axis facts (contiguity/divisibility/constancy) of integer
+ * and pointer values. Stable: golden tests pin it. */
+#include "internal.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+static const char *const opcode_names[TIR_OPCODE_COUNT] = {
+    [TIR_CONST] = "const", [TIR_UNDEF] = "undef", [TIR_PROGRAM_ID] = "program_id",
+    [TIR_NUM_PROGRAMS] = "num_programs", [TIR_MAKE_RANGE] = "make_range", [TIR_SPLAT] = "splat",
+    [TIR_BROADCAST] = "broadcast", [TIR_RESHAPE] = "reshape", [TIR_PERMUTE] = "permute",
+    [TIR_CONVERT_LAYOUT] = "convert_layout", [TIR_UNARY] = "unary", [TIR_BINARY] = "binary",
+    [TIR_CMP] = "cmp", [TIR_SELECT] = "select", [TIR_CAST] = "cast", [TIR_BITCAST] = "bitcast",
+    [TIR_ADDPTR] = "addptr", [TIR_LOAD] = "load", [TIR_STORE] = "store", [TIR_MATH] = "math",
+    [TIR_REDUCE] = "reduce", [TIR_HINT] = "hint", [TIR_BUILTIN] = "builtin", [TIR_FOR] = "for",
+    [TIR_IF] = "if", [TIR_WHILE] = "while", [TIR_YIELD] = "yield", [TIR_CONDITION] = "condition",
+    [TIR_RETURN] = "return",
+};
+
+const char *tk_tir_opcode_name(tk_tir_opcode code) {
+    return code < TIR_OPCODE_COUNT ? opcode_names[code] : "?";
+}
+
+static const char *const binop_names[TK_BINOP_COUNT] = {
+    [TK_BINOP_ADD] = "add", [TK_BINOP_SUB] = "sub", [TK_BINOP_MUL] = "mul",
+    [TK_BINOP_DIV] = "div", [TK_BINOP_FLOORDIV] = "div", [TK_BINOP_MOD] = "rem",
+    [TK_BINOP_SHL] = "shl", [TK_BINOP_SHR] = "shr", [TK_BINOP_AND] = "and", [TK_BINOP_OR] = "or",
+    [TK_BINOP_XOR] = "xor", [TK_BINOP_LT] = "lt", [TK_BINOP_GT] = "gt", [TK_BINOP_LE] = "le",
+    [TK_BINOP_GE] = "ge", [TK_BINOP_EQ] = "eq", [TK_BINOP_NE] = "ne",
+};
+
+int64_t tk_tir_attr_int(const tk_tir_op *op, const char *name, int64_t dflt) {
+    for (uint32_t i = 0; i < op->attrs.len; i++)
+        if (strcmp(op->attrs.data[i].name, name) == 0 && !op->attrs.data[i].text) return op->attrs.data[i].i;
+    return dflt;
+}
+
+const char *tk_tir_attr_text(const tk_tir_op *op, const char *name) {
+    for (uint32_t i = 0; i < op->attrs.len; i++)
+        if (strcmp(op->attrs.data[i].name, name) == 0 && op->attrs.data[i].text) return op->attrs.data[i].text;
+    return NULL;
+}
+
+static void indent(FILE *out, int depth) {
+    for (int i = 0; i < depth; i++) fputs("  ", out);
+}
+
+static void print_facts(FILE *out, const tk_tir_value *v) {
+    if (!v->has_axis) return;
+    uint32_t rank = tir_rank(v->type), n = rank ? rank : 1;
+    const char *names[3] = {"contig", "div", "const"};
+    const int64_t *vals[3] = {v->contiguity, v->divisibility, v->constancy};
+    fputs(" {", out);
+    for (int k = 0; k < 3; k++) {
+        fprintf(out, "%s%s=", k ? " " : "", names[k]);
+        for (uint32_t d = 0; d < n; d++) fprintf(out, "%s%" PRId64, d ? "," : "", vals[k][d]);
+    }
+    fputc('}', out);
+}
+
+static void print_value_decl(FILE *out, const tk_tir_value *v, bool gpu) {
+    fprintf(out, "%%%u: ", v->id);
+    tk_type_print(out, v->type);
+    if (gpu && v->layout && v->type->kind == TK_TYPE_TILE) {
+        fputc(' ', out);
+        tk_ll_print(out, v->layout);
+    }
+    if (gpu) print_facts(out, v);
+}
+
+static void print_block(FILE *out, const tk_tir_block *blk, int depth, bool gpu);
+
+static void print_op(FILE *out, const tk_tir_op *op, int depth, bool gpu) {
+    indent(out, depth);
+    for (uint32_t i = 0; i < op->results.len; i++) fprintf(out, "%s%%%u", i ? ", " : "", op->results.data[i]->id);
+    if (op->results.len) fputs(" = ", out);
+    fputs(tk_tir_opcode_name(op->code), out);
+    switch (op->code) {
+    case TIR_UNARY: fputs(op->sub == TIR_NEG ? ".neg" : ".not", out); break;
+    case TIR_BINARY:
+    case TIR_CMP:
+        fprintf(out, ".%s", binop_names[op->sub] ? binop_names[op->sub] : "?");
+        break;
+    case TIR_MATH:
+    case TIR_REDUCE:
+    case TIR_HINT:
+    case TIR_BUILTIN: fprintf(out, ".%s", tk_sema_builtin_name(op->sub)); break;
+    default: break;
+    }
+    if (op->code == TIR_CONST) {
+        const tk_type *t = op->results.data[0]->type;
+        if (tk_dtype_is_float(t->dtype)) {
+            char buf[64];
+            tk_format_double(buf, sizeof buf, op->value.f);
+            fprintf(out, " %s", buf);
+        } else {
+            fprintf(out, " %" PRId64, op->value.i);
+        }
+    }
+    for (uint32_t i = 0; i < op->operands.len; i++) fprintf(out, "%s%%%u", i ? ", " : " ", op->operands.data[i]->id);
+    if (op->attrs.len) {
+        fputs(" {", out);
+        for (uint32_t i = 0; i < op->attrs.len; i++) {
+            const struct tk_sema_attr *a = &op->attrs.data[i];
+            if (a->text) fprintf(out, "%s%s=\"%s\"", i ? ", " : "", a->name, a->text);
+            else fprintf(out, "%s%s=%" PRId64, i ? ", " : "", a->name, a->i);
+        }
+        fputc('}', out);
+    }
+    if (op->results.len) {
+        fputs(" : ", out);
+        for (uint32_t i = 0; i < op->results.len; i++) {
+            if (i) fputs(", ", out);
+            tk_type_print(out, op->results.data[i]->type);
+            if (gpu && op->results.data[i]->layout && op->results.data[i]->type->kind == TK_TYPE_TILE) {
+                fputc(' ', out);
+                tk_ll_print(out, op->results.data[i]->layout);
+            }
+            if (gpu) print_facts(out, op->results.data[i]);
+        }
+    }
+    fputc('\n', out);
+    for (uint32_t r = 0; r < op->regions.len; r++) print_block(out, op->regions.data[r], depth + 1, gpu);
+}
+
+static void print_block(FILE *out, const tk_tir_block *blk, int depth, bool gpu) {
+    indent(out, depth);
+    fputs("^(", out);
+    for (uint32_t i = 0; i < blk->args.len; i++) {
+        if (i) fputs(", ", out);
+        print_value_decl(out, blk->args.data[i], gpu);
+    }
+    fputs("):\n", out);
+    for (uint32_t i = 0; i < blk->ops.len; i++)
+        if (!blk->ops.data[i]->dead) print_op(out, blk->ops.data[i], depth + 1, gpu);
+}
+
+void tk_tir_print(FILE *out, const tk_tir_program *program, bool gpu) {
+    for (uint32_t k = 0; k < program->kernels.len; k++) {
+        const tk_tir_kernel *kernel = program->kernels.data[k];
+        if (k) fputc('\n', out);
+        fprintf(out, "kernel %s variant %u num_warps=%u", kernel->sema->name, kernel->sema->variant,
+                kernel->num_warps);
+        if (gpu) fprintf(out, " shared=%u", kernel->shared_bytes);
+        fputc('\n', out);
+        print_block(out, kernel->body, 0, gpu);
+    }
+}
+
+void tir_walk(tk_tir_block *blk, tir_visit_fn fn, void *ctx) {
+    for (uint32_t i = 0; i < blk->ops.len; i++) {
+        tk_tir_op *op = blk->ops.data[i];
+        if (op->dead) continue;
+        fn(op, ctx);
+        for (uint32_t r = 0; r < op->regions.len; r++) tir_walk(op->regions.data[r], fn, ctx);
+    }
+}

@@ -1,0 +1,539 @@
+/* runtime_stub: what generated launch headers call (see tkrt.h).
+ *
+ * The driver is found with dlopen("libcuda.so.1") (or $TKRT_LIBCUDA) once a
+ * process, under pthread_once; no CUDA header is included: the few types and
+ * functions used are declared below with the driver's ABI, under the symbol
+ * names libcuda.so.1 exports for the CUDA 12/13 API (none of those used has
+ * a _v2 name there; cuLaunchKernel is the legacy-default-stream entry, so a
+ * NULL stream means the legacy default stream, as for cudaLaunchKernel).
+ *
+ * Per kernel, loaded[0..count) caches one (context, id, function) a
+ * context, keyed by the context's unique id (cuCtxGetId), not its address:
+ * a context destroyed and made again at the same address (cudaDeviceReset,
+ * cuDevicePrimaryCtxReset, cuCtxDestroy + cuCtxCreate) gets a new id, so a
+ * module that died with the old one is never launched (the driver does not
+ * reliably reject such a stale CUfunction: it may crash). Its entry, found
+ * by the address, is then reused for the new context.
+ *
+ * A launch finds its context's entry with an acquire load of count and of
+ * each entry's id, and no lock: an entry is filled (or refilled) first and
+ * its id and count are stored last, with release stores. Only a miss takes
+ * the kernel's `lock` (a spin lock with __atomic builtins that yields, then
+ * sleeps, since a PTX JIT can take a while), looks again, and loads. After
+ * that first load a launch is cuCtxGetId(NULL) (the current context's id) +
+ * cuLaunchKernel: no allocation, no synchronisation, so launches can be
+ * captured into CUDA graphs.
+ *
+ * Errors are recorded per thread (status, last CUresult, message) for
+ * tkrt_status_string; nothing is printed and nothing exits. */
+#include "tkrt.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- The driver's ABI (cuda.h, CUDA 12/13) --------------------------- */
+
+typedef int CUresult;
+typedef int CUdevice;
+typedef void *CUcontext;
+typedef void *CUmodule;
+typedef void *CUfunction;
+typedef void *CUstream;
+typedef unsigned long long CUdeviceptr; /* not used by name; documents tk_ptr */
+
+enum {
+    CUDA_SUCCESS = 0,
+    CUDA_ERROR_INVALID_VALUE = 1,
+    CUDA_ERROR_STUB_LIBRARY = 34,
+    CUDA_ERROR_NO_DEVICE = 100,
+    CUDA_ERROR_INVALID_IMAGE = 200,
+    CUDA_ERROR_NO_BINARY_FOR_GPU = 209,
+    CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
+    CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97,
+    CU_JIT_ERROR_LOG_BUFFER = 5,
+    CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6
+};
+
+static struct {
+    CUresult (*cuInit)(unsigned flags);
+    CUresult (*cuGetErrorName)(CUresult error, const char **str);
+    CUresult (*cuGetErrorString)(CUresult error, const char **str);
+    CUresult (*cuDeviceGet)(CUdevice *device, int ordinal);
+    CUresult (*cuDeviceGetAttribute)(int *value, int attrib, CUdevice device);
+    CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *ctx, CUdevice device);
+    CUresult (*cuCtxGetCurrent)(CUcontext *ctx);
+    CUresult (*cuCtxSetCurrent)(CUcontext ctx);
+    CUresult (*cuCtxGetDevice)(CUdevice *device);
+    CUresult (*cuCtxGetId)(CUcontext ctx, unsigned long long *id); /* CUDA 12.0 */
+    CUresult (*cuModuleLoadData)(CUmodule *module, const void *image);
+    CUresult (*cuModuleLoadDataEx)(CUmodule *module, const void *image, unsigned num_options,
+                                   int *options, void **option_values);
+    CUresult (*cuModuleGetFunction)(CUfunction *function, CUmodule module, const char *name);
+    CUresult (*cuModuleUnload)(CUmodule module);
+    CUresult (*cuFuncSetAttribute)(CUfunction function, int attrib, int value);
+    CUresult (*cuLaunchKernel)(CUfunction f, unsigned grid_x, unsigned grid_y, unsigned grid_z,
+                               unsigned block_x, unsigned block_y, unsigned block_z,
+                               unsigned shared_bytes, CUstream stream, void **params,
+                               void **extra);
+} cu;
+
+/* Each entry: the exported symbol name, and where its address goes. */
+#define SYM(name) { #name, (void *)&cu.name }
+static const struct { const char *name; void *slot; } symbols[] = {
+    SYM(cuInit), SYM(cuGetErrorName), SYM(cuGetErrorString), SYM(cuDeviceGet),
+    SYM(cuDeviceGetAttribute), SYM(cuDevicePrimaryCtxRetain), SYM(cuCtxGetCurrent),
+    SYM(cuCtxSetCurrent), SYM(cuCtxGetDevice), SYM(cuModuleLoadData), SYM(cuModuleLoadDataEx),
+    SYM(cuModuleGetFunction), SYM(cuModuleUnload), SYM(cuFuncSetAttribute), SYM(cuLaunchKernel),
+    SYM(cuCtxGetId),
+};
+#undef SYM
+
+/* ---- Process state: the driver, found once --------------------------- */
+
+static pthread_once_t driver_once = PTHREAD_ONCE_INIT;
+static int driver_done;            /* 1 once driver_init has finished (atomic) */
+static tk_status driver_status;    /* TK_SUCCESS, TK_ERROR_NO_DRIVER or TK_ERROR_NO_DEVICE */
+static CUresult driver_result = -1; /* cuInit's result; -1 when it was never called */
+static char driver_message[512];
+
+/* ---- Thread state: the last status, CUresult and message ------------- */
+
+#define NO_RESULT (-2) /* "no driver call involved": leaves the last CUresult as it is */
+
+static _Thread_local tk_status last_status = TK_SUCCESS;
+static _Thread_local int last_result = -1;
+static _Thread_local char last_message[1024];
+
+static void cuda_error_text(CUresult r, char *buf, size_t size)
+{
+    const char *name = NULL, *text = NULL;
+    if (cu.cuGetErrorName && cu.cuGetErrorName(r, &name) != CUDA_SUCCESS)
+        name = NULL;
+    if (cu.cuGetErrorString && cu.cuGetErrorString(r, &text) != CUDA_SUCCESS)
+        text = NULL;
+    if (name && text)
+        snprintf(buf, size, "%s (%s)", name, text);
+    else if (r == CUDA_ERROR_STUB_LIBRARY)
+        snprintf(buf, size, "CUDA_ERROR_STUB_LIBRARY (the CUDA toolkit's stub libcuda, not a driver)");
+    else
+        snprintf(buf, size, "CUDA error %d", r);
+}
+
+/* Records a failure for this thread and returns `status`. With a CUresult
+ * (not NO_RESULT), the message ends with ": NAME (explanation)". */
+static tk_status record(tk_status status, CUresult r, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static tk_status record(tk_status status, CUresult r, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+    last_status = status;
+    if (r != NO_RESULT)
+        last_result = r;
+    va_start(ap, fmt);
+    n = vsnprintf(last_message, sizeof last_message, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        n = 0;
+    if (r != NO_RESULT && (size_t)n < sizeof last_message - 1) {
+        char err[256];
+        cuda_error_text(r, err, sizeof err);
+        snprintf(last_message + n, sizeof last_message - (size_t)n, ": %s", err);
+    }
+    return status;
+}
+
+static void driver_init(void)
+{
+    const char *path = getenv("TKRT_LIBCUDA");
+    void *handle;
+    size_t i;
+    CUresult r;
+    char err[256];
+
+    if (!path || !*path)
+        path = "libcuda.so.1";
+    driver_status = TK_ERROR_NO_DRIVER;
+    handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+        const char *why = dlerror();
+        snprintf(driver_message, sizeof driver_message,
+                 "the CUDA driver (%s) could not be loaded: %s; is an NVIDIA driver installed?",
+                 path, why ? why : "unknown dlopen error");
+        goto done;
+    }
+    for (i = 0; i < sizeof symbols / sizeof symbols[0]; i++) {
+        void *address;
+        dlerror();
+        address = dlsym(handle, symbols[i].name);
+        if (!address) {
+            const char *why = dlerror();
+            snprintf(driver_message, sizeof driver_message,
+                     "the CUDA driver (%s) could not be loaded: %s; is an NVIDIA driver "
+                     "for CUDA 12 or newer installed?",
+                     path, why ? why : symbols[i].name);
+            memset(&cu, 0, sizeof cu);
+            dlclose(handle);
+            goto done;
+        }
+        /* Object pointer to function pointer, the way POSIX allows. */
+        memcpy(symbols[i].slot, &address, sizeof address);
+    }
+    r = cu.cuInit(0);
+    driver_result = r;
+    if (r == CUDA_ERROR_NO_DEVICE) {
+        cuda_error_text(r, err, sizeof err);
+        driver_status = TK_ERROR_NO_DEVICE;
+        snprintf(driver_message, sizeof driver_message,
+                 "the CUDA driver (%s) found no CUDA device: cuInit: %s", path, err);
+    } else if (r == CUDA_ERROR_STUB_LIBRARY) {
+        snprintf(driver_message, sizeof driver_message,
+                 "the CUDA driver (%s) could not be loaded: it is the CUDA toolkit's stub "
+                 "library, not a driver (CUDA_ERROR_STUB_LIBRARY); is an NVIDIA driver installed?",
+                 path);
+    } else if (r != CUDA_SUCCESS) {
+        cuda_error_text(r, err, sizeof err);
+        snprintf(driver_message, sizeof driver_message,
+                 "the CUDA driver (%s) was loaded but cuInit failed: %s; is the NVIDIA driver "
+                 "installed and working (nvidia-smi)?",
+                 path, err);
+    } else {
+        driver_status = TK_SUCCESS;
+    }
+done:
+    __atomic_store_n(&driver_done, 1, __ATOMIC_RELEASE);
+}
+
+static tk_status driver(void)
+{
+    pthread_once(&driver_once, driver_init);
+    if (driver_status == TK_SUCCESS)
+        return TK_SUCCESS;
+    /* driver_message already says which CUresult cuInit gave. */
+    record(driver_status, NO_RESULT, "%s", driver_message);
+    last_result = driver_result;
+    return driver_status;
+}
+
+/* ---- Context --------------------------------------------------------- */
+
+/* The calling thread's current context and its id. Where there is none,
+ * retains device 0's primary context (again: a retain also brings back a
+ * primary context that was reset) and makes it current: the runtime API
+ * does the same, so both then share it. */
+static tk_status current_context(const char *kernel, CUcontext *out, unsigned long long *id)
+{
+    CUcontext ctx = NULL;
+    CUdevice device;
+    CUresult r = cu.cuCtxGetCurrent(&ctx);
+    if (r != CUDA_SUCCESS)
+        return record(TK_ERROR_CUDA, r, "%s: cuCtxGetCurrent failed", kernel);
+    if (!ctx) {
+        r = cu.cuDeviceGet(&device, 0);
+        if (r != CUDA_SUCCESS)
+            return record(TK_ERROR_NO_DEVICE, r,
+                          "%s: no current CUDA context and no device 0 to make one on", kernel);
+        r = cu.cuDevicePrimaryCtxRetain(&ctx, device);
+        if (r != CUDA_SUCCESS)
+            return record(TK_ERROR_NO_CONTEXT, r,
+                          "%s: no current CUDA context, and the primary context of device 0 "
+                          "could not be retained",
+                          kernel);
+        r = cu.cuCtxSetCurrent(ctx);
+        if (r != CUDA_SUCCESS)
+            return record(TK_ERROR_NO_CONTEXT, r,
+                          "%s: no current CUDA context, and the primary context of device 0 "
+                          "could not be made current",
+                          kernel);
+    }
+    r = cu.cuCtxGetId(ctx, id);
+    if (r != CUDA_SUCCESS)
+        return record(TK_ERROR_NO_CONTEXT, r,
+                      "%s: the current CUDA context cannot be used (destroyed?)", kernel);
+    *out = ctx;
+    return TK_SUCCESS;
+}
+
+/* ---- Module cache ---------------------------------------------------- */
+
+static void lock_kernel(tkrt_kernel *k)
+{
+    unsigned spins = 0;
+    while (__atomic_exchange_n(&k->lock, 1, __ATOMIC_ACQUIRE)) {
+        while (__atomic_load_n(&k->lock, __ATOMIC_RELAXED)) {
+            if (++spins < 64) {
+                sched_yield();
+            } else {
+                struct timespec pause = { 0, 100000 }; /* 0.1 ms */
+                nanosleep(&pause, NULL);
+            }
+        }
+    }
+}
+
+static void unlock_kernel(tkrt_kernel *k)
+{
+    __atomic_store_n(&k->lock, 0, __ATOMIC_RELEASE);
+}
+
+/* The function of the entry for context `id`, or NULL. Lock-free: see the
+ * comment at the top. */
+static CUfunction lookup(tkrt_kernel *k, unsigned long long id)
+{
+    unsigned n = __atomic_load_n(&k->count, __ATOMIC_ACQUIRE), i;
+    if (n > TKRT_MAX_CONTEXTS)
+        n = TKRT_MAX_CONTEXTS;
+    for (i = 0; i < n; i++)
+        if (__atomic_load_n(&k->loaded[i].context_id, __ATOMIC_ACQUIRE) == id)
+            return __atomic_load_n(&k->loaded[i].function, __ATOMIC_RELAXED);
+    return NULL;
+}
+
+/* Loads k's module into the current context; the kernel is locked. */
+static tk_status load_module(tkrt_kernel *k, CUmodule *module_out, CUfunction *out)
+{
+    CUmodule module = NULL;
+    CUfunction function = NULL;
+    CUresult r = CUDA_ERROR_NO_BINARY_FOR_GPU, cubin_result = CUDA_SUCCESS;
+    char cubin_error[256] = "";
+
+    if (k->cubin && k->cubin_size) {
+        r = cu.cuModuleLoadData(&module, k->cubin);
+        if (r != CUDA_SUCCESS) {
+            cubin_result = r;
+            cuda_error_text(r, cubin_error, sizeof cubin_error);
+            if (!(k->ptx && (r == CUDA_ERROR_NO_BINARY_FOR_GPU || r == CUDA_ERROR_INVALID_IMAGE)))
+                return record(TK_ERROR_MODULE_LOAD, r, "%s: loading its cubin failed%s", k->name,
+                              k->ptx ? "" : " (and it has no PTX to JIT)");
+        }
+    }
+    if (!module) {
+        char log[512] = "";
+        int options[2] = { CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES };
+        void *values[2];
+        values[0] = log;
+        values[1] = (void *)(uintptr_t)sizeof log;
+        r = cu.cuModuleLoadDataEx(&module, k->ptx, 2, options, values);
+        if (r != CUDA_SUCCESS) {
+            size_t len;
+            log[sizeof log - 1] = '\0';
+            for (len = strlen(log); len && (log[len - 1] == '\n' || log[len - 1] == ' ');)
+                log[--len] = '\0';
+            for (char *c = log; *c; c++) /* one line */
+                if (*c == '\n' || *c == '\r' || *c == '\t')
+                    *c = ' ';
+            if (cubin_result != CUDA_SUCCESS)
+                return record(TK_ERROR_MODULE_LOAD, r,
+                              "%s: its cubin does not suit this GPU (%s) and JIT-compiling its "
+                              "PTX failed%s%s",
+                              k->name, cubin_error, log[0] ? " with: " : "", log);
+            return record(TK_ERROR_MODULE_LOAD, r, "%s: JIT-compiling its PTX failed%s%s",
+                          k->name, log[0] ? " with: " : "", log);
+        }
+    }
+    r = cu.cuModuleGetFunction(&function, module, k->name);
+    if (r != CUDA_SUCCESS) {
+        cu.cuModuleUnload(module);
+        return record(TK_ERROR_MODULE_LOAD, r, "%s: the module has no kernel of that name",
+                      k->name);
+    }
+    if (k->shared_bytes > 48 * 1024) {
+        r = cu.cuFuncSetAttribute(function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                  (int)k->shared_bytes);
+        if (r != CUDA_SUCCESS) {
+            CUdevice device;
+            int most = 0;
+            cu.cuModuleUnload(module);
+            if (cu.cuCtxGetDevice(&device) != CUDA_SUCCESS ||
+                cu.cuDeviceGetAttribute(&most, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                                        device) != CUDA_SUCCESS)
+                most = 0;
+            if (most > 0 && (unsigned)most < k->shared_bytes)
+                return record(TK_ERROR_LAUNCH, r,
+                              "%s: needs %u bytes of shared memory a block, more than this GPU's "
+                              "%d; use smaller tiles or fewer stages",
+                              k->name, k->shared_bytes, most);
+            return record(TK_ERROR_LAUNCH, r,
+                          "%s: opting into %u bytes of dynamic shared memory a block failed",
+                          k->name, k->shared_bytes);
+        }
+    }
+    *module_out = module;
+    *out = function;
+    return TK_SUCCESS;
+}
+
+/* Loads k's module into the current context (`ctx`, `id`) and fills an
+ * entry for it: the entry of a dead context that had the same address, or
+ * a new one. The kernel is locked. */
+static tk_status load(tkrt_kernel *k, CUcontext ctx, unsigned long long id, CUfunction *out)
+{
+    CUmodule module = NULL; /* never unloaded: it lives as long as its context */
+    unsigned n = k->count, i;
+    tk_status s;
+
+    for (i = 0; i < n && k->loaded[i].context != ctx; i++)
+        ;
+    if (i == TKRT_MAX_CONTEXTS)
+        return record(TK_ERROR_TOO_MANY_CONTEXTS, NO_RESULT,
+                      "%s: used in more than %d CUDA contexts, the most tkrt keeps a module "
+                      "loaded in",
+                      k->name, TKRT_MAX_CONTEXTS);
+    s = load_module(k, &module, out);
+    if (s != TK_SUCCESS)
+        return s;
+    /* Entry i, if it is not new, belongs to a context that is gone (two live
+     * contexts never share an address), and its module went with it: nothing
+     * to unload. Readers match an entry by its id, stored last. */
+    k->loaded[i].context = ctx;
+    __atomic_store_n(&k->loaded[i].function, *out, __ATOMIC_RELAXED);
+    __atomic_store_n(&k->loaded[i].context_id, id, __ATOMIC_RELEASE);
+    if (i == n)
+        __atomic_store_n(&k->count, n + 1, __ATOMIC_RELEASE);
+    return TK_SUCCESS;
+}
+
+/* ---- Public ---------------------------------------------------------- */
+
+tk_status tkrt_launch(tkrt_kernel *kernel, tk_stream stream, unsigned grid_x, unsigned grid_y,
+                      unsigned grid_z, void **args)
+{
+    CUcontext ctx = NULL;
+    CUfunction function = NULL;
+    unsigned long long id = 0;
+    CUresult r;
+    tk_status s;
+
+    if (!kernel || !kernel->name)
+        return record(TK_ERROR_INVALID_VALUE, NO_RESULT,
+                      "tkrt_launch: called with no kernel (or a kernel without a name)");
+    if (!(kernel->cubin && kernel->cubin_size) && !kernel->ptx)
+        return record(TK_ERROR_INVALID_VALUE, NO_RESULT, "%s: the kernel has neither cubin nor PTX",
+                      kernel->name);
+    if (kernel->num_threads == 0 || kernel->num_threads > 1024)
+        return record(TK_ERROR_INVALID_VALUE, NO_RESULT,
+                      "%s: a block of %u threads; CUDA allows 1 to 1024", kernel->name,
+                      kernel->num_threads);
+    if (grid_x > 0x7fffffffu || grid_y > 65535 || grid_z > 65535)
+        return record(TK_ERROR_INVALID_VALUE, NO_RESULT,
+                      "%s: a grid of (%u, %u, %u) blocks; CUDA allows at most (2147483647, "
+                      "65535, 65535)",
+                      kernel->name, grid_x, grid_y, grid_z);
+
+    s = driver();
+    if (s != TK_SUCCESS)
+        return s;
+    if (grid_x == 0 || grid_y == 0 || grid_z == 0) {
+        last_status = TK_SUCCESS;
+        return TK_SUCCESS;
+    }
+    /* The usual case: a current context whose module is loaded. */
+    if (cu.cuCtxGetId(NULL, &id) == CUDA_SUCCESS)
+        function = lookup(kernel, id);
+    if (!function) {
+        s = current_context(kernel->name, &ctx, &id);
+        if (s != TK_SUCCESS)
+            return s;
+        lock_kernel(kernel);
+        function = lookup(kernel, id);
+        s = function ? TK_SUCCESS : load(kernel, ctx, id, &function);
+        unlock_kernel(kernel);
+        if (s != TK_SUCCESS)
+            return s;
+    }
+
+    r = cu.cuLaunchKernel(function, grid_x, grid_y, grid_z, kernel->num_threads, 1, 1,
+                          kernel->shared_bytes, (CUstream)stream, args, NULL);
+    if (r != CUDA_SUCCESS)
+        return record(TK_ERROR_LAUNCH, r,
+                      "%s: launching a grid of (%u, %u, %u) blocks of %u threads failed",
+                      kernel->name, grid_x, grid_y, grid_z, kernel->num_threads);
+    last_status = TK_SUCCESS;
+    last_result = CUDA_SUCCESS;
+    return TK_SUCCESS;
+}
+
+tk_status tkrt_promise_failed(tk_status status, const char *kernel, const char *arg,
+                              unsigned long long value, unsigned divisor)
+{
+    if (!kernel)
+        kernel = "kernel";
+    if (!arg)
+        arg = "?";
+    switch (status) {
+    case TK_ERROR_MISALIGNED:
+        return record(status, NO_RESULT,
+                      "%s: pointer argument '%s' (0x%llx) is not %u-byte aligned, as its `%% %u` "
+                      "promise says",
+                      kernel, arg, value, divisor, divisor);
+    case TK_ERROR_NOT_DIVISIBLE:
+        return record(status, NO_RESULT,
+                      "%s: argument '%s' = %lld is not a multiple of %u, as its `%% %u` promise "
+                      "says",
+                      kernel, arg, (long long)value, divisor, divisor);
+    case TK_ERROR_NOT_ONE:
+        return record(status, NO_RESULT,
+                      "%s: argument '%s' = %lld is not 1, as its `== 1` promise says", kernel, arg,
+                      (long long)value);
+    default:
+        return record(status, NO_RESULT, "%s: argument '%s' = %lld breaks its promise", kernel, arg,
+                      (long long)value);
+    }
+}
+
+const char *tkrt_status_string(tk_status status)
+{
+    if (status == last_status && status != TK_SUCCESS && last_message[0])
+        return last_message;
+    if ((status == TK_ERROR_NO_DRIVER || status == TK_ERROR_NO_DEVICE) &&
+        __atomic_load_n(&driver_done, __ATOMIC_ACQUIRE) && status == driver_status)
+        return driver_message;
+    switch (status) {
+    case TK_SUCCESS:
+        return "success";
+    case TK_ERROR_NO_DRIVER:
+        return "the CUDA driver (libcuda.so.1) could not be loaded; is an NVIDIA driver installed?";
+    case TK_ERROR_NO_DEVICE:
+        return "the CUDA driver found no CUDA device";
+    case TK_ERROR_NO_CONTEXT:
+        return "there is no current CUDA context, and the primary context of device 0 could not "
+               "be made current";
+    case TK_ERROR_MODULE_LOAD:
+        return "the kernel's module could not be loaded: neither its cubin nor its PTX suits this "
+               "GPU and driver";
+    case TK_ERROR_LAUNCH:
+        return "launching the kernel failed (cuLaunchKernel, or opting into its shared memory)";
+    case TK_ERROR_MISALIGNED:
+        return "a pointer argument is not aligned as its `% 16` promise says";
+    case TK_ERROR_NOT_DIVISIBLE:
+        return "an integer argument is not a multiple of 16 as its `% 16` promise says";
+    case TK_ERROR_NOT_ONE:
+        return "an integer argument is not 1 as its `== 1` promise says";
+    case TK_ERROR_INVALID_VALUE:
+        return "an invalid value was passed to the tkc runtime (no kernel, a block of 0 or more "
+               "than 1024 threads, or a grid larger than CUDA allows)";
+    case TK_ERROR_TOO_MANY_CONTEXTS:
+        return "a kernel was used in more than 16 CUDA contexts, the most the tkc runtime keeps "
+               "a module loaded in";
+    case TK_ERROR_CUDA:
+        return "a CUDA driver call failed";
+    }
+    return "unknown tk_status value";
+}
+
+tk_status tkrt_status(void)
+{
+    return last_status;
+}
+
+int tkrt_last_cuda_error(void)
+{
+    return last_result;
+}

@@ -1,0 +1,618 @@
+#!/usr/bin/env python3
+"""GPU correctness tests for tkc's reference kernels (make gpu-test).
+
+Each case draws fresh random inputs (never zeros: they hide unwritten outputs
+and wrong indexing), poisons every output with NaN, launches through the
+ctypes shim on torch's current stream, and then checks:
+
+  * the launcher returned TK_SUCCESS (else its status text is printed);
+  * ||out - ref|| / ||ref|| against a float64 reference is under 1e-5 for f32
+    outputs and 2e-3 for f16 outputs, and no NaN is left (every element was
+    written);
+  * nothing outside the output was written: row padding, a guard row after
+    the last row and a guard tail after vectors hold a sentinel that must
+    survive (and input padding holds values that would wreck the result if a
+    mask let them in);
+  * a second launch on the same inputs gives bit-identical output: these
+    kernels have a fixed reduction order, so any difference is a race.
+
+Promise violations (a misaligned pointer, a stride that is not a multiple of
+16) must return their error status (TK_ERROR_MISALIGNED, TK_ERROR_NOT_DIVISIBLE)
+and launch nothing: the poisoned output must stay untouched. A few cases check the launcher's contract with its caller:
+stream ordering, CUDA-graph capture, a calling thread with no current CUDA
+context, and concurrent first calls.
+
+One line per case, "PASS|FAIL name details", then "N passed, M failed"; the
+exit status is 1 on any failure. `--impl triton` runs the same numerical
+cases on the Triton tutorial kernels (bench/triton_kernels.py): a check of
+this harness itself on a known-good implementation. With $OUT set, the
+output is also written to $OUT/gpu-test.txt.
+"""
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import threading
+import traceback
+from pathlib import Path
+
+import torch
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import tkshim  # noqa: E402
+
+DEV = "cuda"
+NAN = float("nan")
+# Exactly representable in f16 and f32, and no kernel here computes it.
+SENTINEL = -1234.0
+TOL = {torch.float32: 1e-5, torch.float16: 2e-3}
+# Longer than any launch here takes to enqueue: holds a stream busy so that
+# work wrongly put on another stream would visibly run first.
+SLEEP_CYCLES = 200_000_000
+
+
+def round_up(n, m):
+    return (n + m - 1) // m * m
+
+
+def bits(t):
+    """The tensor's raw bits, so NaN compares equal to itself."""
+    return t.contiguous().view({4: torch.int32, 2: torch.int16}[t.element_size()])
+
+
+# ---- checks: each appends a description of what is wrong to `problems` -----
+
+def rel_err(out, ref):
+    ref = ref.double()
+    diff = (out.double() - ref).norm().item()
+    norm = ref.norm().item()
+    return diff / norm if norm > 0 else diff
+
+
+def check_close(problems, label, out, ref):
+    tol = TOL[out.dtype]
+    unwritten = torch.isnan(out).sum().item()
+    if unwritten:
+        problems.append(f"{label}: {unwritten} of {out.numel()} elements still NaN "
+                        f"(not written, or NaN computed)")
+        out = torch.nan_to_num(out, nan=0.0)
+    err = rel_err(out, ref)
+    if not err < tol:
+        problems.append(f"{label}: rel err {err:.2e} >= {tol:.0e}")
+    return err
+
+
+def check_untouched(problems, label, buf, rows, cols, value=SENTINEL):
+    """Everything in `buf` outside [:rows, :cols] must still be `value`."""
+    outside = buf.clone()
+    if buf.dim() == 2:
+        outside[:rows, :cols] = value
+    else:
+        outside[:rows] = value
+    changed = (outside != value).sum().item()
+    if changed:
+        problems.append(f"{label}: {changed} elements outside the output were written")
+
+
+def check_all_nan(problems, label, t):
+    written = (~torch.isnan(t)).sum().item()
+    if written:
+        problems.append(f"{label}: {written} elements written although the launch was refused")
+
+
+def launch(problems, kernel, *args):
+    """Launches, checks the status and waits for the GPU. False if refused."""
+    status = kernel(*args)
+    if status != kernel.success:
+        problems.append(f"launch returned {kernel.describe(status)}")
+        return False
+    torch.cuda.synchronize()
+    return True
+
+
+def check_deterministic(problems, kernel, args, outs):
+    """Runs again on the same inputs with the outputs re-poisoned."""
+    first = [o.clone() for o in outs]
+    for o in outs:
+        o.fill_(NAN)
+    if not launch(problems, kernel, *args):
+        return
+    for i, (a, b) in enumerate(zip(first, outs)):
+        if not torch.equal(bits(a), bits(b)):
+            n = (bits(a) != bits(b)).sum().item()
+            problems.append(f"output {i}: second run on the same inputs differs in {n} elements (race?)")
+
+
+def expect_refused(problems, kernel, args, poisoned, expected=None):
+    """A promise violation: an error status, and nothing written."""
+    status = kernel(*args)
+    torch.cuda.synchronize()
+    if status == kernel.success:
+        problems.append("launch returned success for arguments that break a promise")
+    elif expected is not None and status != expected:
+        problems.append(f"expected {kernel.describe(expected)}, got {kernel.describe(status)}")
+    for i, t in enumerate(poisoned):
+        check_all_nan(problems, f"output {i}", t)
+    return f"-> {kernel.describe(status)}"
+
+
+# ---- implementations -------------------------------------------------------
+
+class Impls:
+    """Kernel variants by name (test/gpu/variants), loaded on first use. A
+    variant that failed to build fails its own cases only."""
+
+    def __init__(self, impl):
+        self.impl = impl
+        self.cache = {}
+
+    def __call__(self, variant):
+        if variant not in self.cache:
+            try:
+                self.cache[variant] = self._load(variant)
+            except Exception as e:  # reported by every case that needs it
+                self.cache[variant] = e
+        k = self.cache[variant]
+        if isinstance(k, Exception):
+            raise k
+        return k
+
+    def _load(self, variant):
+        if self.impl == "tkc":
+            return tkshim.Kernel(variant)
+        sys.path.insert(0, str(HERE.parents[1] / "bench"))
+        import triton_kernels as tk
+        # Triton has one version of each kernel; every tkc variant of it is
+        # checked against that one.
+        for prefix, fn in (("vector_add", tk.vector_add), ("softmax", tk.softmax_persistent),
+                           ("layernorm", tk.layer_norm_fwd)):
+            if variant.startswith(prefix):
+                return TritonKernel(fn)
+        raise KeyError(f"no Triton version of {variant}")
+
+
+class TritonKernel:
+    """The Triton tutorial kernels behind the shim's call protocol."""
+    success = 0
+    error_misaligned = error_not_divisible = None
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __call__(self, *args, stream=None):
+        self.fn(*args)
+        return 0
+
+    def describe(self, status):
+        return f"status {status}"
+
+
+# ---- cases -----------------------------------------------------------------
+
+def vector_add_case(K, n):
+    def run():
+        problems = []
+        # Views of larger buffers, so that n = 0 still passes real addresses.
+        x = torch.randn(n + 16, device=DEV)[:n]
+        y = torch.randn(n + 16, device=DEV)[:n]
+        # A guard tail longer than a block: catches the last block's masked
+        # lanes storing anyway.
+        buf = torch.full((n + 1024 + 16,), SENTINEL, device=DEV)
+        out = buf[:n]
+        out.fill_(NAN)
+        ref = x.double() + y.double()
+        args = (x, y, out, n)
+        if not launch(problems, K, *args):
+            return problems, ""
+        err = check_close(problems, "out", out, ref)
+        check_untouched(problems, "guard after n", buf, n, None)
+        check_deterministic(problems, K, args, [out])
+        return problems, f"rel_err={err:.1e}"
+    return run
+
+
+def softmax_case(K, rows, cols, x_stride=None, out_stride=None, scale=3.0):
+    def run():
+        problems = []
+        xs = x_stride or round_up(cols, 16)
+        os_ = out_stride or round_up(cols, 16)
+        # Input padding and guard row hold 30.0: exp(30) would swamp any row
+        # whose mask let them in.
+        x_buf = torch.full((rows + 1, xs), 30.0, device=DEV)
+        x = x_buf[:rows, :cols]
+        x.copy_(torch.randn(rows, cols, device=DEV) * scale)
+        out_buf = torch.full((rows + 1, os_), SENTINEL, device=DEV)
+        out = out_buf[:rows, :cols]
+        out.fill_(NAN)
+        ref = torch.softmax(x.double(), dim=-1)
+        args = (out, x, os_, xs, rows, cols)
+        if not launch(problems, K, *args):
+            return problems, f"strides out={os_} x={xs}"
+        err = check_close(problems, "out", out, ref)
+        check_untouched(problems, "row padding / guard row", out_buf, rows, cols)
+        check_deterministic(problems, K, args, [out])
+        return problems, f"strides out={os_} x={xs} rel_err={err:.1e}"
+    return run
+
+
+def layernorm_case(K, M, N, eps=1e-5, offset=0.5, scale=1.5):
+    def run():
+        problems = []
+        stride = round_up(N, 16)
+        # Input padding 1000.0 would move the mean a long way if read.
+        x_buf = torch.full((M + 1, stride), 1000.0, dtype=torch.float16, device=DEV)
+        X = x_buf[:M, :N]
+        # A non-zero mean, so Mean is checked in a well-conditioned place and
+        # the variance is computed around something other than 0.
+        X.copy_((torch.randn(M, N, device=DEV) * scale + offset).half())
+        y_buf = torch.full((M + 1, stride), SENTINEL, dtype=torch.float16, device=DEV)
+        Y = y_buf[:M, :N]
+        Y.fill_(NAN)
+        W = torch.randn(N, device=DEV).half()
+        B = torch.randn(N, device=DEV).half()
+        mean_buf = torch.full((M + 16,), SENTINEL, device=DEV)
+        rstd_buf = torch.full((M + 16,), SENTINEL, device=DEV)
+        Mean, Rstd = mean_buf[:M], rstd_buf[:M]
+        Mean.fill_(NAN)
+        Rstd.fill_(NAN)
+
+        xd = X.double()
+        mean_ref = xd.mean(dim=1)
+        var_ref = ((xd - mean_ref[:, None]) ** 2).mean(dim=1)
+        rstd_ref = 1.0 / torch.sqrt(var_ref + eps)
+        y_ref = (xd - mean_ref[:, None]) * rstd_ref[:, None] * W.double() + B.double()
+
+        args = (X, Y, W, B, Mean, Rstd, stride, M, N, eps)
+        if not launch(problems, K, *args):
+            return problems, f"stride={stride}"
+        ey = check_close(problems, "Y", Y, y_ref)
+        em = check_close(problems, "Mean", Mean, mean_ref)
+        er = check_close(problems, "Rstd", Rstd, rstd_ref)
+        check_untouched(problems, "Y row padding / guard row", y_buf, M, N)
+        check_untouched(problems, "Mean guard", mean_buf, M, None)
+        check_untouched(problems, "Rstd guard", rstd_buf, M, None)
+        check_deterministic(problems, K, args, [Y, Mean, Rstd])
+        return problems, f"stride={stride} rel_err Y={ey:.1e} Mean={em:.1e} Rstd={er:.1e}"
+    return run
+
+
+# Promise violations (tkc only: Triton specializes instead of refusing).
+
+def vector_add_misaligned(K, which):
+    def run():
+        problems = []
+        n = 4096
+        bufs = {k: torch.randn(n + 1, device=DEV) for k in ("x", "y")}
+        x, y = bufs["x"][:n], bufs["y"][:n]
+        out_buf = torch.full((n + 1,), NAN, device=DEV)
+        out = out_buf[:n]
+        if which == "x":
+            x = bufs["x"][1:]                # 4 bytes past a 16-byte boundary
+        else:
+            out = out_buf[1:]
+        details = expect_refused(problems, K, (x, y, out, n), [out_buf], K.error_misaligned)
+        return problems, f"{which} + 1 element {details}"
+    return run
+
+
+def softmax_bad_stride(K, which):
+    def run():
+        problems = []
+        rows, cols = 7, 100
+        # The tensor with the bad stride really is laid out with it; the
+        # other is padded to 112 as promised.
+        x_cols, out_cols = (100, 112) if which == "x" else (112, 100)
+        x = torch.randn(rows, x_cols, device=DEV)
+        out = torch.full((rows, out_cols), NAN, device=DEV)
+        details = expect_refused(problems, K, (out, x, out_cols, x_cols, rows, cols), [out],
+                                 K.error_not_divisible)
+        return problems, f"{which}_row_stride=100 {details}"
+    return run
+
+
+def softmax_misaligned(K):
+    def run():
+        problems = []
+        rows, cols = 7, 112
+        x_buf = torch.randn(rows * cols + 1, device=DEV)
+        x = x_buf[1:]
+        out = torch.full((rows, cols), NAN, device=DEV)
+        details = expect_refused(problems, K, (out, x, cols, cols, rows, cols), [out],
+                                 K.error_misaligned)
+        return problems, f"x + 1 element {details}"
+    return run
+
+
+def layernorm_refused(K, what):
+    def run():
+        problems = []
+        M, N = 17, 1000
+        stride = 1008
+        X = torch.randn(M, stride, device=DEV).half()
+        Y = torch.full((M, stride), NAN, dtype=torch.float16, device=DEV)
+        W = torch.randn(N, device=DEV).half()
+        B = torch.randn(N, device=DEV).half()
+        mean_buf = torch.full((M + 1,), NAN, device=DEV)
+        Rstd = torch.full((M,), NAN, device=DEV)
+        Mean = mean_buf[:M]
+        if what == "stride":
+            stride = 1000
+            expected = K.error_not_divisible
+        else:
+            Mean = mean_buf[1:]
+            expected = K.error_misaligned
+        details = expect_refused(problems, K, (X, Y, W, B, Mean, Rstd, stride, M, N, 1e-5),
+                                 [Y, mean_buf, Rstd], expected)
+        label = "stride=1000" if what == "stride" else "Mean + 1 element"
+        return problems, f"{label} {details}"
+    return run
+
+
+# The launcher's contract with its caller.
+
+def vector_add_inputs(n):
+    x = torch.randn(n, device=DEV)
+    y = torch.randn(n, device=DEV)
+    out = torch.full((n,), NAN, device=DEV)
+    return x, y, out
+
+
+def stream_order_case(K):
+    """The launch must go on the given stream: the input is only written on
+    that (non-blocking) stream after a long sleep, so a launch placed on any
+    other stream reads the NaN poison instead."""
+    def run():
+        problems = []
+        n = 1 << 20
+        x_final, y, out = vector_add_inputs(n)
+        x = torch.full((n,), NAN, device=DEV)
+        torch.cuda.synchronize()
+        side = torch.cuda.Stream()
+        with torch.cuda.stream(side):
+            torch.cuda._sleep(SLEEP_CYCLES)
+            x.copy_(x_final)
+            status = K(x, y, out, n)
+        torch.cuda.synchronize()
+        if status != K.success:
+            return [f"launch returned {K.describe(status)}"], ""
+        err = check_close(problems, "out", out, x_final.double() + y.double())
+        return problems, f"rel_err={err:.1e}"
+    return run
+
+
+def graph_capture_case(K):
+    """Captured into a CUDA graph (no allocation, no synchronization inside
+    the launcher), replayed on new data."""
+    def run():
+        problems = []
+        n = 123457
+        x, y, out = vector_add_inputs(n)
+        # The first call loads the module; loading is not a stream operation
+        # and is not what this case is about.
+        if not launch(problems, K, x, y, out, n):
+            return problems, "(first call, before capture)"
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            status = K(x, y, out, n)
+        if status != K.success:
+            return [f"launch during capture returned {K.describe(status)}"], ""
+        x.copy_(torch.randn(n, device=DEV))
+        y.copy_(torch.randn(n, device=DEV))
+        out.fill_(NAN)
+        graph.replay()
+        torch.cuda.synchronize()
+        err = check_close(problems, "out after replay", out, x.double() + y.double())
+        return problems, f"rel_err={err:.1e}"
+    return run
+
+
+def no_context_thread_case(K):
+    """From a new thread that never touched CUDA, so no context is current
+    there: the runtime must use the device's primary context (the one torch's
+    pointers live in), as cudart and Triton's launcher do."""
+    def run():
+        problems = []
+        n = 100003
+        x, y, out = vector_add_inputs(n)
+        # Addresses taken here: data_ptr() is metadata and touches no CUDA API,
+        # but nothing in the thread may.
+        args = [t.data_ptr() for t in (x, y, out)] + [n]
+        torch.cuda.synchronize()
+        result = {}
+
+        def work():
+            try:
+                result["status"] = K(*args, stream=0)
+            except Exception as e:
+                result["error"] = e
+
+        t = threading.Thread(target=work)
+        t.start()
+        t.join()
+        torch.cuda.synchronize()
+        if "error" in result:
+            raise result["error"]
+        if result["status"] != K.success:
+            return [f"launch returned {K.describe(result['status'])}"], ""
+        err = check_close(problems, "out", out, x.double() + y.double())
+        return problems, f"rel_err={err:.1e}"
+    return run
+
+
+def concurrent_first_call_case(variant, threads=8):
+    """A fresh copy of the library (so nothing is loaded yet) called by
+    several threads at once: the module must load once, safely."""
+    def run():
+        problems = []
+        tmp = tempfile.mkdtemp(prefix="tkshim-")
+        try:
+            copy = Path(tmp) / "libtkshim_fresh.so"
+            shutil.copy(tkshim.library_path(variant), copy)
+            K = tkshim.Kernel(variant, path=copy)
+            n = 65537
+            x, y, _ = vector_add_inputs(n)
+            outs = [torch.full((n,), NAN, device=DEV) for _ in range(threads)]
+            torch.cuda.synchronize()
+            barrier = threading.Barrier(threads)
+            results = [None] * threads
+
+            def work(i):
+                try:
+                    # Make the primary context current in this thread, so
+                    # this case tests only the concurrent module load.
+                    torch.cuda.synchronize()
+                    barrier.wait(timeout=60)
+                    results[i] = K(x, y, outs[i], n, stream=0)
+                except Exception as e:
+                    results[i] = e
+
+            ts = [threading.Thread(target=work, args=(i,)) for i in range(threads)]
+            for t in ts:
+                t.start()
+            for t in ts:
+                t.join()
+            torch.cuda.synchronize()
+            ref = x.double() + y.double()
+            for i, r in enumerate(results):
+                if isinstance(r, Exception):
+                    problems.append(f"thread {i}: {type(r).__name__}: {r}")
+                elif r != K.success:
+                    problems.append(f"thread {i}: launch returned {K.describe(r)}")
+                else:
+                    check_close(problems, f"thread {i} out", outs[i], ref)
+            return problems, f"{threads} threads"
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return run
+
+
+# ---- driver ----------------------------------------------------------------
+
+class Runner:
+    def __init__(self, name_filter, log):
+        self.filter = name_filter
+        self.log = log
+        self.passed = self.failed = 0
+
+    def say(self, line):
+        print(line, flush=True)
+        self.log.append(line)
+
+    def case(self, name, make):
+        """`make()` builds the case (it may fail: a missing library); the
+        case returns (problems, details)."""
+        if self.filter and not any(f in name for f in self.filter):
+            return
+        try:
+            problems, details = make()()
+        except Exception as e:
+            problems, details = [f"{type(e).__name__}: {e}".strip()], ""
+            if os.environ.get("TK_GPU_TRACEBACK"):
+                traceback.print_exc()
+        if problems:
+            self.failed += 1
+            self.say(f"FAIL {name} {details} :: " + "; ".join(problems))
+        else:
+            self.passed += 1
+            self.say(f"PASS {name} {details}".rstrip())
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--impl", choices=["tkc", "triton"], default="tkc",
+                    help="kernels under test (triton: check this harness on Triton's tutorials)")
+    ap.add_argument("-k", action="append", default=[], metavar="TEXT",
+                    help="run only cases whose name contains TEXT (repeatable)")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+
+    if not torch.cuda.is_available():
+        print("no CUDA device visible to torch; 0 passed, 1 failed")
+        return 1
+    torch.manual_seed(args.seed)
+    log = []
+    r = Runner(args.k, log)
+    props = torch.cuda.get_device_properties(0)
+    r.say(f"# {props.name}, {props.multi_processor_count} SMs; torch {torch.__version__}, "
+          f"CUDA {torch.version.cuda}; impl {args.impl}; seed {args.seed}")
+
+    get = Impls(args.impl)
+    tkc = args.impl == "tkc"
+
+    for n in (1, 1000, 1024, 123457, 2 ** 20 + 3, 0):
+        r.case(f"vector_add n={n}", lambda n=n: vector_add_case(get("vector_add"), n))
+
+    softmax_shapes = [
+        # (variant, rows, cols, extra options)
+        ("softmax_b1024", 1, 1, {}),
+        ("softmax_b1024", 7, 100, {}),
+        ("softmax_b1024", 300, 1023, {}),
+        ("softmax_b1024", 1024, 1024, {}),
+        ("softmax_b4096", 64, 4000, {}),
+        # More rows than the 528 persistent programs, with a remainder.
+        ("softmax_b1024", 1500, 17, {}),
+        # Different strides for x and out, both padded.
+        ("softmax_b1024", 7, 100, {"x_stride": 112, "out_stride": 144}),
+        # Large logits: only the max shift keeps exp() finite.
+        ("softmax_b1024", 7, 100, {"scale": 100.0}),
+        ("softmax_b4096", 3, 4096, {}),
+        ("softmax_b16384", 5, 10000, {}),
+        ("softmax_b16384", 600, 16384, {}),
+        ("softmax_b1024", 0, 100, {}),
+    ]
+    for variant, rows, cols, opts in softmax_shapes:
+        extra = "".join(f" {k}={v}" for k, v in opts.items())
+        r.case(f"softmax[{variant}] {rows}x{cols}{extra}",
+               lambda v=variant, m=rows, c=cols, o=opts: softmax_case(get(v), m, c, **o))
+
+    ln_shapes = [(1, 16), (17, 1000), (256, 4096), (8192, 8192)]
+    for variant, max_n in (("layernorm_b1024", None), ("layernorm_rowfits_b8192", 8192)):
+        for M, N in ln_shapes:
+            if max_n is not None and N > max_n:
+                continue  # ROW_FITS is only valid when N <= BLOCK
+            r.case(f"layernorm[{variant}] {M}x{N}",
+                   lambda v=variant, m=M, n=N: layernorm_case(get(v), m, n))
+        # eps comparable to the variance: a launcher that passed eps with
+        # the wrong width would show here, not at eps = 1e-5.
+        r.case(f"layernorm[{variant}] 17x1000 eps=0.5 scale=0.5",
+               lambda v=variant: layernorm_case(get(v), 17, 1000, eps=0.5, scale=0.5))
+        # |mean| >> std: E[x^2] - mean^2 would lose Rstd to cancellation.
+        r.case(f"layernorm[{variant}] 64x4096 mean=50",
+               lambda v=variant: layernorm_case(get(v), 64, 4096, offset=50.0, scale=1.0))
+    # The loop variant with a block wider than the row (the benchmark uses it).
+    for M, N in ((17, 1000), (256, 4096), (8192, 8192)):
+        r.case(f"layernorm[layernorm_b8192] {M}x{N}",
+               lambda m=M, n=N: layernorm_case(get("layernorm_b8192"), m, n))
+
+    if tkc:
+        for which in ("x", "out"):
+            r.case(f"promise: vector_add misaligned {which}",
+                   lambda w=which: vector_add_misaligned(get("vector_add"), w))
+            r.case(f"promise: softmax {which}_row_stride % 16 != 0",
+                   lambda w=which: softmax_bad_stride(get("softmax_b1024"), w))
+        r.case("promise: softmax misaligned x", lambda: softmax_misaligned(get("softmax_b1024")))
+        r.case("promise: layernorm stride % 16 != 0",
+               lambda: layernorm_refused(get("layernorm_b1024"), "stride"))
+        r.case("promise: layernorm misaligned Mean",
+               lambda: layernorm_refused(get("layernorm_b1024"), "align"))
+
+    r.case("launch: on the given stream", lambda: stream_order_case(get("vector_add")))
+    r.case("launch: CUDA graph capture and replay", lambda: graph_capture_case(get("vector_add")))
+    if tkc:
+        r.case("launch: thread with no current CUDA context",
+               lambda: no_context_thread_case(get("vector_add")))
+        r.case("launch: concurrent first calls (fresh library)",
+               lambda: concurrent_first_call_case("vector_add"))
+
+    r.say(f"{r.passed} passed, {r.failed} failed")
+    out_dir = os.environ.get("OUT")
+    if out_dir:
+        Path(out_dir, "gpu-test.txt").write_text("\n".join(log) + "\n")
+    return 1 if r.failed or not r.passed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,263 @@
+/* A fake libcuda.so.1 for testing runtime_stub without a GPU: the driver
+ * entry points tkrt.c looks up, with just enough behaviour to exercise its
+ * caching, locking, fallbacks and error paths. Built as a shared object and
+ * named by TKRT_LIBCUDA; fake_driver_test reaches its fake_* hooks with
+ * dlsym on the same library.
+ *
+ *   cubin images: "CUBIN-OK <names>" loads, "CUBIN-OTHER" gives
+ *     CUDA_ERROR_NO_BINARY_FOR_GPU, anything else CUDA_ERROR_INVALID_IMAGE;
+ *   PTX: loads when it holds ".entry", else CUDA_ERROR_INVALID_PTX with a log;
+ *   a function exists when its name occurs in the image;
+ *   fake_reset(ctx) destroys and remakes a context at the same address: it
+ *     gets a new cuCtxGetId, and its old modules' functions become stale;
+ *     launching one is counted in fake_stale_launches (a real driver may
+ *     crash on it);
+ *   cuLaunchKernel counts launches and checks the shared-memory opt-in. */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef int CUresult;
+
+#define MAX_CONTEXTS 64
+#define MAX_FUNCTIONS 4096
+#define SMEM_OPTIN 232448
+
+struct context { int generation; };
+struct function { struct context *ctx; int generation; unsigned smem_optin; };
+
+static struct context contexts[MAX_CONTEXTS];
+static int ncontexts = 1; /* contexts[0] is the primary context */
+static struct function functions[MAX_FUNCTIONS];
+static int nfunctions;
+static pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
+static __thread struct context *current;
+
+/* Counters for the test. */
+int fake_module_loads, fake_ptx_loads, fake_launches, fake_primary_retains, fake_stale_launches;
+unsigned fake_last_grid[3], fake_last_block, fake_last_smem;
+void *fake_last_stream;
+
+CUresult cuInit(unsigned flags);
+CUresult cuGetErrorName(CUresult error, const char **str);
+CUresult cuGetErrorString(CUresult error, const char **str);
+CUresult cuDeviceGet(int *device, int ordinal);
+CUresult cuDeviceGetAttribute(int *value, int attrib, int device);
+CUresult cuDevicePrimaryCtxRetain(void **ctx, int device);
+CUresult cuCtxGetCurrent(void **ctx);
+CUresult cuCtxSetCurrent(void *ctx);
+CUresult cuCtxGetDevice(int *device);
+CUresult cuCtxGetId(void *ctx, unsigned long long *id);
+CUresult cuModuleLoadData(void **module, const void *image);
+CUresult cuModuleLoadDataEx(void **module, const void *image, unsigned n, int *options,
+                            void **values);
+CUresult cuModuleGetFunction(void **function, void *module, const char *name);
+CUresult cuModuleUnload(void *module);
+CUresult cuFuncSetAttribute(void *function, int attrib, int value);
+CUresult cuFuncGetAttribute(int *value, int attrib, void *function);
+CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                        unsigned bz, unsigned smem, void *stream, void **params, void **extra);
+void *fake_context_create(void);
+void fake_reset(void *ctx);
+
+CUresult cuInit(unsigned flags) { return flags == 0 ? 0 : 1; }
+
+CUresult cuGetErrorName(CUresult error, const char **str)
+{
+    switch (error) {
+    case 0: *str = "CUDA_SUCCESS"; return 0;
+    case 1: *str = "CUDA_ERROR_INVALID_VALUE"; return 0;
+    case 200: *str = "CUDA_ERROR_INVALID_IMAGE"; return 0;
+    case 201: *str = "CUDA_ERROR_INVALID_CONTEXT"; return 0;
+    case 209: *str = "CUDA_ERROR_NO_BINARY_FOR_GPU"; return 0;
+    case 218: *str = "CUDA_ERROR_INVALID_PTX"; return 0;
+    case 400: *str = "CUDA_ERROR_INVALID_HANDLE"; return 0;
+    case 500: *str = "CUDA_ERROR_NOT_FOUND"; return 0;
+    }
+    *str = NULL;
+    return 1;
+}
+
+CUresult cuGetErrorString(CUresult error, const char **str)
+{
+    const char *name;
+    if (cuGetErrorName(error, &name))
+        return 1;
+    *str = "fake explanation";
+    return 0;
+}
+
+CUresult cuDeviceGet(int *device, int ordinal)
+{
+    if (ordinal != 0)
+        return 101;
+    *device = 0;
+    return 0;
+}
+
+CUresult cuDeviceGetAttribute(int *value, int attrib, int device)
+{
+    (void)device;
+    *value = attrib == 97 ? SMEM_OPTIN : 0;
+    return 0;
+}
+
+CUresult cuDevicePrimaryCtxRetain(void **ctx, int device)
+{
+    if (device != 0)
+        return 101;
+    __atomic_add_fetch(&fake_primary_retains, 1, __ATOMIC_RELAXED);
+    *ctx = &contexts[0];
+    return 0;
+}
+
+CUresult cuCtxGetCurrent(void **ctx) { *ctx = current; return 0; }
+CUresult cuCtxSetCurrent(void *ctx) { current = ctx; return 0; }
+CUresult cuCtxGetDevice(int *device) { *device = 0; return current ? 0 : 201; }
+
+CUresult cuCtxGetId(void *ctx, unsigned long long *id)
+{
+    struct context *c = ctx ? ctx : current;
+    if (!c)
+        return 201;
+    *id = ((unsigned long long)(c - contexts) << 32) + 1 +
+          (unsigned long long)__atomic_load_n(&c->generation, __ATOMIC_ACQUIRE);
+    return 0;
+}
+
+static CUresult new_module(void **module, const void *image)
+{
+    /* A module is its image: names are looked up in it. Remember the
+     * context generation in a function record at GetFunction time. */
+    *module = (void *)image;
+    __atomic_add_fetch(&fake_module_loads, 1, __ATOMIC_RELAXED);
+    return 0;
+}
+
+CUresult cuModuleLoadData(void **module, const void *image)
+{
+    if (!current)
+        return 201;
+    if (strncmp(image, "CUBIN-OK", 8) == 0)
+        return new_module(module, image);
+    if (strncmp(image, "CUBIN-OTHER", 11) == 0)
+        return 209;
+    return 200;
+}
+
+CUresult cuModuleLoadDataEx(void **module, const void *image, unsigned n, int *options,
+                            void **values)
+{
+    unsigned i;
+    if (!current)
+        return 201;
+    if (strstr(image, ".entry")) {
+        __atomic_add_fetch(&fake_ptx_loads, 1, __ATOMIC_RELAXED);
+        return new_module(module, image);
+    }
+    for (i = 0; i < n; i++)
+        if (options[i] == 5) { /* CU_JIT_ERROR_LOG_BUFFER */
+            size_t size = 0;
+            unsigned j;
+            for (j = 0; j < n; j++)
+                if (options[j] == 6)
+                    size = (size_t)(uintptr_t)values[j];
+            if (size > 0) {
+                strncpy(values[i], "fake ptxas: line 1: syntax error\n", size - 1);
+                ((char *)values[i])[size - 1] = '\0';
+            }
+        }
+    return 218;
+}
+
+CUresult cuModuleGetFunction(void **function, void *module, const char *name)
+{
+    struct function *f;
+    if (!strstr(module, name))
+        return 500;
+    pthread_mutex_lock(&mutex);
+    if (nfunctions == MAX_FUNCTIONS) {
+        pthread_mutex_unlock(&mutex);
+        return 2;
+    }
+    f = &functions[nfunctions++];
+    f->ctx = current;
+    f->generation = current->generation;
+    f->smem_optin = 48 * 1024;
+    pthread_mutex_unlock(&mutex);
+    *function = f;
+    return 0;
+}
+
+CUresult cuModuleUnload(void *module) { (void)module; return 0; }
+
+static int stale(struct function *f)
+{
+    return f->generation != __atomic_load_n(&f->ctx->generation, __ATOMIC_ACQUIRE);
+}
+
+CUresult cuFuncSetAttribute(void *function, int attrib, int value)
+{
+    struct function *f = function;
+    if (stale(f))
+        return 400;
+    if (attrib != 8 || value < 0 || value > SMEM_OPTIN)
+        return 1;
+    f->smem_optin = (unsigned)value;
+    return 0;
+}
+
+CUresult cuFuncGetAttribute(int *value, int attrib, void *function)
+{
+    struct function *f = function;
+    (void)attrib;
+    if (stale(f))
+        return 400;
+    *value = 1024;
+    return 0;
+}
+
+CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                        unsigned by, unsigned bz, unsigned smem, void *stream, void **params,
+                        void **extra)
+{
+    struct function *f = function;
+    (void)extra;
+    if (!current)
+        return 201;
+    if (stale(f)) {
+        __atomic_add_fetch(&fake_stale_launches, 1, __ATOMIC_RELAXED);
+        return 400;
+    }
+    if (f->ctx != current)
+        return 400;
+    if (!params || gx == 0 || gy == 0 || gz == 0 || bx == 0 || by != 1 || bz != 1 ||
+        smem > f->smem_optin)
+        return 1;
+    __atomic_add_fetch(&fake_launches, 1, __ATOMIC_RELAXED);
+    pthread_mutex_lock(&mutex);
+    fake_last_grid[0] = gx;
+    fake_last_grid[1] = gy;
+    fake_last_grid[2] = gz;
+    fake_last_block = bx;
+    fake_last_smem = smem;
+    fake_last_stream = stream;
+    pthread_mutex_unlock(&mutex);
+    return 0;
+}
+
+void *fake_context_create(void)
+{
+    void *ctx = NULL;
+    pthread_mutex_lock(&mutex);
+    if (ncontexts < MAX_CONTEXTS)
+        ctx = &contexts[ncontexts++];
+    pthread_mutex_unlock(&mutex);
+    return ctx;
+}
+
+void fake_reset(void *ctx)
+{
+    __atomic_add_fetch(&((struct context *)ctx)->generation, 1, __ATOMIC_RELEASE);
+}
