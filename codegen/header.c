@@ -182,13 +182,26 @@ void tk_cg_write_header(FILE *out, const tk_tir_program *program, const tk_cg_ou
             const tk_cg_kernel_info *info = info_of(compiled, v);
             if (!info) continue;
             const tk_sema_kernel *vs = v->sema;
-            if (vs->conditions.len) {
+            if (vs->conditions.len || v->assume_div16) {
                 fputs("    if (", out);
+                bool first_cond = true;
                 for (uint32_t c = 0; c < vs->conditions.len; c++) {
-                    if (c) fputs(" && ", out);
+                    if (!first_cond) fputs(" && ", out);
+                    first_cond = false;
                     fprintf(out, "%s(", vs->conditions.data[c].value ? "" : "!");
                     print_c(out, vs->conditions.data[c].cond);
                     fputc(')', out);
+                }
+                uint32_t arg = 0;
+                for (uint32_t p = 0; p < vs->params.len; p++) {
+                    const tk_sema_param *sp = &vs->params.data[p];
+                    if (sp->is_constexpr) continue;
+                    if (arg < 64 && (v->assume_div16 >> arg & 1)) {
+                        if (!first_cond) fputs(" && ", out);
+                        first_cond = false;
+                        fprintf(out, "(int64_t)%s %% 16 == 0", sp->name);
+                    }
+                    arg++;
                 }
                 fputs(")\n", out);
                 emit_launch(out, mod, v, info->entry, "    ");

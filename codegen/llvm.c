@@ -211,7 +211,7 @@ static cgval convert_via_smem(cg *c, const tk_tir_value *src, const cgval *sv, c
     LLVMTypeRef t = elem_type(c, src->type);
     unsigned wb = scratch_bytes(c, t);
     LLVMTypeRef st = scratch_type(c, t);
-    barrier(c);
+    /* no barrier first: every use of the scratch ends with one */
     for (uint32_t r = 0; r < sv->n; r++) {
         LLVMValueRef off = LLVMBuildMul(c->b, reg_flat(c, src->layout, r), ci32(c, wb), "");
         LLVMBuildStore(c->b, to_scratch(c, sv->r[r]), smem_addr(c, off));
@@ -272,7 +272,14 @@ static LLVMValueRef binary(cg *c, int op, const tk_type *t, LLVMValueRef a, LLVM
     case TK_BINOP_ADD: return f ? LLVMBuildFAdd(c->b, a, b, "") : LLVMBuildAdd(c->b, a, b, "");
     case TK_BINOP_SUB: return f ? LLVMBuildFSub(c->b, a, b, "") : LLVMBuildSub(c->b, a, b, "");
     case TK_BINOP_MUL: return f ? LLVMBuildFMul(c->b, a, b, "") : LLVMBuildMul(c->b, a, b, "");
-    case TK_BINOP_DIV: return LLVMBuildFDiv(c->b, a, b, "");
+    case TK_BINOP_DIV:
+        if (LLVMTypeOf(a) == c->t_f32) {
+            /* as Triton: f32 '/' is div.full.f32 (at most 2 ulp); tl.div_rn
+             * and tl.fdiv give the IEEE division */
+            LLVMValueRef args[2] = {a, b};
+            return asm_call(c, c->t_f32, "div.full.f32 $0, $1, $2;", "=f,f,f", args, 2, false);
+        }
+        return LLVMBuildFDiv(c->b, a, b, "");
     case TK_BINOP_FLOORDIV: return s ? LLVMBuildSDiv(c->b, a, b, "") : LLVMBuildUDiv(c->b, a, b, "");
     case TK_BINOP_MOD:
         if (f) return LLVMBuildFRem(c->b, a, b, "");
@@ -742,11 +749,23 @@ static void emit_reduce(cg *c, const tk_tir_op *op) {
     }
     uint32_t nout = 1u << nkept;
     cgval acc = newval(c, nout);
-    for (uint32_t r = 0; r < iv->n; r++) {
-        if (r & skip_mask) continue;
-        uint32_t o = 0;
-        for (uint32_t k = 0; k < nkept; k++) o |= ((r >> kept_bits[k]) & 1u) << k;
-        acc.r[o] = acc.r[o] ? combine(c, kind, t, acc.r[o], iv->r[r]) : iv->r[r];
+    /* each output's registers, combined as a balanced tree: depth log n,
+     * not a chain of n dependent operations */
+    LLVMValueRef *group = TK_NEW_ARRAY(c->arena, LLVMValueRef, iv->n + 1);
+    for (uint32_t o = 0; o < nout; o++) {
+        uint32_t m = 0;
+        for (uint32_t r = 0; r < iv->n; r++) {
+            if (r & skip_mask) continue;
+            uint32_t oo = 0;
+            for (uint32_t k = 0; k < nkept; k++) oo |= ((r >> kept_bits[k]) & 1u) << k;
+            if (oo == o) group[m++] = iv->r[r];
+        }
+        while (m > 1) {
+            uint32_t half = (m + 1) / 2;
+            for (uint32_t i = 0; i + half < m; i++) group[i] = combine(c, kind, t, group[i], group[i + half]);
+            m = half;
+        }
+        acc.r[o] = group[0];
     }
     for (uint32_t i = 0; i < TK_LL_LANE_BITS; i++) {
         if (!along(l, l->lane[i], axis)) continue;
@@ -764,7 +783,6 @@ static void emit_reduce(cg *c, const tk_tir_op *op) {
             g = LLVMBuildOr(c->b, g, LLVMBuildShl(c->b, bit, ci32(c, k), ""), "");
         }
         const tk_ll *ol = res->type->kind == TK_TYPE_TILE ? res->layout : NULL;
-        barrier(c);
         for (uint32_t o = 0; o < nout; o++) {
             LLVMValueRef f = ol ? reg_flat(c, ol, o) : ci32(c, 0);
             LLVMValueRef slot = LLVMBuildAdd(c->b, LLVMBuildMul(c->b, f, ci32(c, groups), ""), g, "");
@@ -1117,8 +1135,13 @@ const char *cg_entry_name(tk_arena *arena, const tk_tir_kernel *k, const tk_tir_
     uint32_t same = 0;
     for (uint32_t i = 0; i < program->kernels.len; i++)
         same += strcmp(program->kernels.data[i]->sema->name, k->sema->name) == 0;
+    uint32_t variants = 0;
+    for (uint32_t i = 0; i < program->kernels.len; i++)
+        variants += strcmp(program->kernels.data[i]->sema->name, k->sema->name) == 0 &&
+                    program->kernels.data[i]->suffix[0] == 0;
     if (same <= 1) return k->sema->name;
-    return tk_arena_printf(arena, "%s__v%u", k->sema->name, k->sema->variant);
+    if (variants <= 1) return tk_arena_printf(arena, "%s%s", k->sema->name, k->suffix);
+    return tk_arena_printf(arena, "%s__v%u%s", k->sema->name, k->sema->variant, k->suffix);
 }
 
 static bool emit_kernel(cg *c, const tk_tir_kernel *k, const char *entry) {

@@ -319,8 +319,9 @@ void tir_pass_axis_info(tk_arena *arena, tk_tir_kernel *k) {
     for (uint32_t i = 0; i < sk->params.len; i++) {
         const tk_sema_param *p = &sk->params.data[i];
         if (p->is_constexpr) continue;
+        bool assumed = arg < 64 && (k->assume_div16 >> arg & 1);
         tk_tir_value *v = k->body->args.data[arg++];
-        set_uniform(v, p->promise == TK_PROMISE_DIVISIBLE ? (int64_t)p->promise_value : 1);
+        set_uniform(v, p->promise == TK_PROMISE_DIVISIBLE ? (int64_t)p->promise_value : assumed ? 16 : 1);
     }
     analyze_block(k->body);
 }

@@ -517,24 +517,67 @@ static void lower_block(builder *b, const tk_ss_list *body) {
     }
 }
 
+static tk_tir_kernel *lower_kernel(tk_arena *arena, tk_diag *diag, const tk_sema_kernel *sk) {
+    tk_tir_kernel *kernel = TK_NEW(arena, tk_tir_kernel);
+    kernel->sema = sk;
+    kernel->num_warps = (uint32_t)sk->num_warps;
+    kernel->suffix = "";
+    env e = {0};
+    builder b = {arena, diag, kernel, NULL, &e, NULL, false};
+    kernel->body = new_block(&b, NULL);
+    b.block = kernel->body;
+    for (uint32_t i = 0; i < sk->params.len; i++) {
+        const tk_sema_param *p = &sk->params.data[i];
+        if (p->is_constexpr) continue;
+        *slot(&b, p->var) = one(&b, block_arg(&b, kernel->body, p->type));
+    }
+    lower_block(&b, &sk->body);
+    return kernel;
+}
+
+typedef struct compared_params {
+    const tk_tir_block *body;
+    uint64_t mask;
+} compared_params;
+
+/* integer parameters without a promise compared (splat) with a tile */
+static void find_compared(tk_tir_op *op, void *ctx_) {
+    compared_params *ctx = ctx_;
+    if (op->code != TIR_CMP) return;
+    for (uint32_t i = 0; i < op->operands.len; i++) {
+        const tk_tir_value *v = op->operands.data[i];
+        if (v->def && v->def->code == TIR_SPLAT) v = v->def->operands.data[0];
+        if (v->def) continue;
+        for (uint32_t a = 0; a < ctx->body->args.len && a < 64; a++)
+            if (ctx->body->args.data[a] == v) ctx->mask |= 1ull << a;
+    }
+}
+
 tk_tir_program *tk_tir_lower(tk_arena *arena, tk_diag *diag, const tk_sema_program *program) {
     tk_tir_program *out = TK_NEW(arena, tk_tir_program);
     for (uint32_t k = 0; k < program->kernels.len; k++) {
         const tk_sema_kernel *sk = program->kernels.data[k];
-        tk_tir_kernel *kernel = TK_NEW(arena, tk_tir_kernel);
-        kernel->sema = sk;
-        kernel->num_warps = (uint32_t)sk->num_warps;
-        env e = {0};
-        builder b = {arena, diag, kernel, NULL, &e, NULL, false};
-        kernel->body = new_block(&b, NULL);
-        b.block = kernel->body;
+        tk_tir_kernel *general = lower_kernel(arena, diag, sk);
+        compared_params cp = {general->body, 0};
+        tir_walk(general->body, find_compared, &cp);
+        /* keep integer parameters without a promise */
+        uint32_t arg = 0;
+        uint64_t mask = 0;
         for (uint32_t i = 0; i < sk->params.len; i++) {
             const tk_sema_param *p = &sk->params.data[i];
             if (p->is_constexpr) continue;
-            *slot(&b, p->var) = one(&b, block_arg(&b, kernel->body, p->type));
+            bool is_int = p->type->kind == TK_TYPE_SCALAR && tk_dtype_is_int(p->type->dtype) &&
+                          tk_dtype_bits(p->type->dtype) >= 32;
+            if (arg < 64 && (cp.mask >> arg & 1) && is_int && p->promise == TK_PROMISE_NONE) mask |= 1ull << arg;
+            arg++;
         }
-        lower_block(&b, &sk->body);
-        tk_vec_push(arena, &out->kernels, kernel);
+        if (mask) {
+            tk_tir_kernel *special = lower_kernel(arena, diag, sk);
+            special->assume_div16 = mask;
+            special->suffix = "_d16";
+            tk_vec_push(arena, &out->kernels, special);
+        }
+        tk_vec_push(arena, &out->kernels, general);
     }
     return out;
 }

@@ -136,6 +136,12 @@ struct tk_tir_block {
 
 typedef struct tk_tir_kernel {
     const tk_sema_kernel *sema;   /* name, params, grid, constexprs */
+    /* Triton's specialization, ahead of time: integer parameters (bit i =
+     * the i-th runtime parameter) this variant assumes divisible by 16; the
+     * header launches it only when they are. Integer parameters compared
+     * with tiles (masks) get such a variant beside the general one. */
+    uint64_t assume_div16;
+    const char *suffix;           /* "" or "_d16": tells the entry names apart */
     tk_tir_block *body;           /* args: the runtime parameters, in order */
     uint32_t num_warps;
     uint32_t value_count;

@@ -2520,10 +2520,19 @@ static void check_variant(checker *c, const kernel_decl *k, const variant *v, ui
     out->variant = index;
     out->num_warps = 4;
     out->num_stages = 3;
-    if (v->num_warps.kind != V_NONE)
-        const_launch_option(c, &v->num_warps, "num_warps", 1, 32, true, &out->num_warps);
-    if (v->num_stages.kind != V_NONE)
-        const_launch_option(c, &v->num_stages, "num_stages", 1, 16, false, &out->num_stages);
+    frame f;
+    uint32_t counter = 0;
+    setup_kernel_frame(c, k, v, &f, out, &counter);
+    f.out = &out->body;
+    /* @kernel's options may use the constexprs (num_warps=BLOCK // 256);
+     * an autotune config's own values win */
+    value num_warps = v->num_warps, num_stages = v->num_stages;
+    if (num_warps.kind == V_NONE && k->num_warps) num_warps = eval_host(c, k->num_warps);
+    if (num_stages.kind == V_NONE && k->num_stages) num_stages = eval_host(c, k->num_stages);
+    if (num_warps.kind != V_NONE)
+        const_launch_option(c, &num_warps, "num_warps", 1, 32, true, &out->num_warps);
+    if (num_stages.kind != V_NONE)
+        const_launch_option(c, &num_stages, "num_stages", 1, 16, false, &out->num_stages);
     for (uint32_t i = 0; i < v->constexprs.len; i++) {
         tk_sema_const_binding b = {v->constexprs.data[i].name, const_text(c, &v->constexprs.data[i].val)};
         tk_vec_push(c->arena, &out->constexprs, b);
@@ -2538,10 +2547,6 @@ static void check_variant(checker *c, const kernel_decl *k, const variant *v, ui
             tk_vec_push(c->arena, &out->autotune_key, name);
         }
     }
-    frame f;
-    uint32_t counter = 0;
-    setup_kernel_frame(c, k, v, &f, out, &counter);
-    f.out = &out->body;
     check_grid(c, k, out);
     exec_block(c, &k->def->body);
     out->var_count = counter;
@@ -2579,8 +2584,8 @@ static void check_kernel(checker *c, const tk_def *def) {
     if (!parse_kernel_decl(c, def, &k)) return;
     variant base = {0};
     base.config = -1;
-    base.num_warps = k.num_warps ? eval_global(c, k.num_warps) : (value){.kind = V_NONE};
-    base.num_stages = k.num_stages ? eval_global(c, k.num_stages) : (value){.kind = V_NONE};
+    base.num_warps = (value){.kind = V_NONE};
+    base.num_stages = (value){.kind = V_NONE};
     for (uint32_t i = 0; i < def->params.len; i++) {
         const tk_param *p = &def->params.data[i];
         const tk_type *t;

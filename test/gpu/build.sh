@@ -84,7 +84,7 @@ while read -r name kernel defines; do
         failed="$failed $name"
         continue
     fi
-done < test/gpu/variants
+done < "${VARIANTS:-test/gpu/variants}"
 
 if [ -n "$failed" ]; then
     echo "build.sh: variants that failed:$failed" >&2
