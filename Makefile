@@ -1,6 +1,7 @@
 # tkc: `make` builds build/tkc; `make run` and `make test` also install what
 # is missing (re2c, bison, llvm-22-dev) when run as root, or print the command.
-# Options: SAN=1 (ASan+UBSan, in build/san), LLVM_CONFIG=, CUDA_HOME=, V=1.
+# Options: SAN=1 (ASan+UBSan, in build/san), STATIC=1 (LLVM linked in, build/static),
+# LLVM_CONFIG=, CUDA_HOME=, V=1.
 
 LLVM_CONFIG ?= llvm-config-22
 CUDA_HOME   ?= /usr/local/cuda
@@ -23,8 +24,17 @@ CPPFLAGS := -I$(BUILD) -MMD -MP
 LDFLAGS  := $(SANFLAGS)
 LLVM_VERSION := $(shell $(LLVM_CONFIG) --version 2>/dev/null)
 LLVM_INCLUDE := $(shell $(LLVM_CONFIG) --includedir 2>/dev/null)
+ifeq ($(STATIC),1)
+# One tkc binary with LLVM inside: needs only libc, libstdc++, zlib and zstd
+# at run time, so it runs on machines without LLVM (the GPU machine).
+BUILD        := build/static
+LLVM_LIBS    := $(shell $(LLVM_CONFIG) --link-static --ldflags --libs nvptx passes 2>/dev/null) \
+                $(shell $(LLVM_CONFIG) --link-static --system-libs 2>/dev/null) -lstdc++
+LDFLAGS      += -s
+else
 LLVM_LIBS    := $(shell $(LLVM_CONFIG) --ldflags --libs 2>/dev/null) \
                 -Wl,-rpath,$(shell $(LLVM_CONFIG) --libdir 2>/dev/null)
+endif
 
 # Sources of the pipeline, one folder a stage.
 SUPPORT_SRC := $(wildcard support/*.c)
@@ -119,6 +129,8 @@ deps:
 	command -v $(RE2C) >/dev/null 2>&1 || missing="$$missing re2c"; \
 	command -v $(BISON) >/dev/null 2>&1 || missing="$$missing bison"; \
 	$(LLVM_CONFIG) --version >/dev/null 2>&1 || missing="$$missing llvm-22-dev"; \
+	if [ "$(STATIC)" = 1 ]; then for p in libzstd-dev zlib1g-dev libz3-dev libxml2-dev; do \
+	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; fi; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    echo "installing:$$missing"; \
