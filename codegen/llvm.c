@@ -379,6 +379,20 @@ static LLVMValueRef math1(cg *c, const tk_tir_op *op, const char *name, const tk
         LLVMValueRef e = call(c, "llvm.nvvm.ex2.approx.f32", lt, &y, 1);
         return LLVMBuildFDiv(c->b, LLVMConstReal(lt, 1.0), LLVMBuildFAdd(c->b, LLVMConstReal(lt, 1.0), e, ""), "");
     }
+    if (lt == c->t_f32 || lt == c->t_f64) {
+        /* everything else from libdevice (linked by target.c): __nv_erff, __nv_exp, ... */
+        static const char *const libdevice[] = {"exp", "exp2", "log", "log2", "rsqrt", "sin", "cos", "erf"};
+        for (size_t i = 0; i < sizeof libdevice / sizeof libdevice[0]; i++) {
+            if (strcmp(libdevice[i], name) != 0) continue;
+            snprintf(buf, sizeof buf, "__nv_%s%s", name, f32 ? "f" : "");
+            return call(c, buf, lt, &x, 1);
+        }
+        if (!strcmp(name, "sigmoid")) {
+            LLVMValueRef neg = LLVMBuildFNeg(c->b, x, "");
+            LLVMValueRef e = call(c, "__nv_exp", lt, &neg, 1);
+            return LLVMBuildFDiv(c->b, LLVMConstReal(lt, 1.0), LLVMBuildFAdd(c->b, LLVMConstReal(lt, 1.0), e, ""), "");
+        }
+    }
     not_yet(c, op, tk_arena_printf(c->arena, "tl.%s on %s", name, tk_type_str(c->arena, t)));
     return LLVMGetPoison(lt);
 }
@@ -809,6 +823,99 @@ static void emit_reduce(cg *c, const tk_tir_op *op) {
     *get(c, res) = acc;
 }
 
+/* ---- atomics ---------------------------------------------------------------- */
+
+static LLVMValueRef opnd(cg *c, const tk_tir_op *op, uint32_t i, uint32_t r);
+
+/* Whether this thread owns register r of layout l: where a layout
+ * replicates (a zero basis), only the copy whose replicating bits are 0
+ * acts, so an atomic happens once per element. */
+static LLVMValueRef owner(cg *c, const tk_ll *l, uint32_t r) {
+    LLVMValueRef yes = LLVMConstInt(c->t_i1, 1, 0);
+    if (!l) return yes;
+    for (uint32_t i = 0; i < l->reg_bits; i++)
+        if (!l->reg[i] && (r >> i & 1)) return LLVMConstInt(c->t_i1, 0, 0);
+    LLVMValueRef p = yes;
+    for (uint32_t i = 0; i < TK_LL_LANE_BITS; i++) {
+        if (l->lane[i]) continue;
+        LLVMValueRef bit = LLVMBuildAnd(c->b, c->lane, ci32(c, 1 << i), "");
+        p = LLVMBuildAnd(c->b, p, LLVMBuildICmp(c->b, LLVMIntEQ, bit, ci32(c, 0), ""), "");
+    }
+    for (uint32_t i = 0; i < l->warp_bits; i++) {
+        if (l->warp[i]) continue;
+        LLVMValueRef bit = LLVMBuildAnd(c->b, c->warp, ci32(c, 1 << i), "");
+        p = LLVMBuildAnd(c->b, p, LLVMBuildICmp(c->b, LLVMIntEQ, bit, ci32(c, 0), ""), "");
+    }
+    return p;
+}
+
+static LLVMAtomicOrdering ordering_of(const tk_tir_op *op) {
+    const char *sem = tk_tir_attr_text(op, "sem");
+    if (!sem || !strcmp(sem, "acq_rel")) return LLVMAtomicOrderingAcquireRelease;
+    if (!strcmp(sem, "acquire")) return LLVMAtomicOrderingAcquire;
+    if (!strcmp(sem, "release")) return LLVMAtomicOrderingRelease;
+    return LLVMAtomicOrderingMonotonic;
+}
+
+static unsigned scope_of(cg *c, const tk_tir_op *op) {
+    const char *scope = tk_tir_attr_text(op, "scope");
+    const char *name = !scope || !strcmp(scope, "gpu") ? "device" : !strcmp(scope, "cta") ? "block" : "";
+    return LLVMGetSyncScopeID(c->ctx, name, strlen(name));
+}
+
+static void emit_atomic(cg *c, const tk_tir_op *op, const char *name) {
+    bool cas = !strcmp(name, "atomic_cas");
+    const tk_tir_value *ptr = op->operands.data[0], *res = op->results.data[0];
+    const tk_type *t = res->type;
+    bool f = is_float(t), s = is_signed(t);
+    LLVMAtomicRMWBinOp rmw = LLVMAtomicRMWBinOpAdd;
+    if (!strcmp(name, "atomic_add")) rmw = f ? LLVMAtomicRMWBinOpFAdd : LLVMAtomicRMWBinOpAdd;
+    else if (!strcmp(name, "atomic_max")) rmw = f ? LLVMAtomicRMWBinOpFMax : s ? LLVMAtomicRMWBinOpMax : LLVMAtomicRMWBinOpUMax;
+    else if (!strcmp(name, "atomic_min")) rmw = f ? LLVMAtomicRMWBinOpFMin : s ? LLVMAtomicRMWBinOpMin : LLVMAtomicRMWBinOpUMin;
+    else if (!strcmp(name, "atomic_and")) rmw = LLVMAtomicRMWBinOpAnd;
+    else if (!strcmp(name, "atomic_or")) rmw = LLVMAtomicRMWBinOpOr;
+    else if (!strcmp(name, "atomic_xor")) rmw = LLVMAtomicRMWBinOpXor;
+    else if (!strcmp(name, "atomic_xchg")) rmw = LLVMAtomicRMWBinOpXchg;
+    bool float_bits = f && rmw >= LLVMAtomicRMWBinOpAnd && rmw <= LLVMAtomicRMWBinOpXor;
+    if (float_bits) {
+        not_yet(c, op, "a bitwise atomic on floating-point values");
+        return;
+    }
+    LLVMAtomicOrdering order = ordering_of(op);
+    unsigned scope = scope_of(c, op);
+    uint32_t n = nregs(res);
+    cgval out = newval(c, n);
+    const tk_tir_value *mask = !cas && op->operands.len > 2 ? op->operands.data[2] : NULL;
+    for (uint32_t r = 0; r < n; r++) {
+        LLVMValueRef pred = owner(c, ptr->layout, r);
+        if (mask) pred = LLVMBuildAnd(c->b, pred, opnd(c, op, 2, r), "");
+        LLVMBasicBlockRef from = LLVMGetInsertBlock(c->b);
+        LLVMBasicBlockRef act = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "atomic");
+        LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "atomic.end");
+        LLVMBuildCondBr(c->b, pred, act, join);
+        LLVMPositionBuilderAtEnd(c->b, act);
+        LLVMValueRef old;
+        if (cas) {
+            LLVMAtomicOrdering fail = order == LLVMAtomicOrderingAcquireRelease || order == LLVMAtomicOrderingAcquire
+                                          ? LLVMAtomicOrderingAcquire : LLVMAtomicOrderingMonotonic;
+            LLVMValueRef pair = LLVMBuildAtomicCmpXchgSyncScope(c->b, opnd(c, op, 0, r), opnd(c, op, 1, r),
+                                                                opnd(c, op, 2, r), order, fail, scope);
+            old = LLVMBuildExtractValue(c->b, pair, 0, "");
+        } else {
+            old = LLVMBuildAtomicRMWSyncScope(c->b, rmw, opnd(c, op, 0, r), opnd(c, op, 1, r), order, scope);
+        }
+        LLVMBasicBlockRef act_end = LLVMGetInsertBlock(c->b);
+        LLVMBuildBr(c->b, join);
+        LLVMPositionBuilderAtEnd(c->b, join);
+        LLVMValueRef phi = LLVMBuildPhi(c->b, LLVMTypeOf(old), "");
+        LLVMValueRef poison = LLVMGetPoison(LLVMTypeOf(old));
+        LLVMAddIncoming(phi, &old, &act_end, 1);
+        LLVMAddIncoming(phi, &poison, &from, 1);
+        out.r[r] = phi;
+    }
+    *get(c, res) = out;
+}
+
 /* ---- ops and control flow -------------------------------------------------- */
 
 static void emit_block(cg *c, const tk_tir_block *blk);
@@ -1094,6 +1201,10 @@ static void emit_op(cg *c, const tk_tir_op *op) {
         const char *name = tk_sema_builtin_name(op->sub);
         if (!strcmp(name, "debug_barrier")) {
             barrier(c);
+            return;
+        }
+        if (!strncmp(name, "atomic_", 7)) {
+            emit_atomic(c, op, name);
             return;
         }
         not_yet(c, op, tk_arena_printf(c->arena, "tl.%s", name));

@@ -7,6 +7,8 @@
 #include "internal.h"
 
 #include <llvm-c/Analysis.h>
+#include <llvm-c/BitReader.h>
+#include <llvm-c/Linker.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
@@ -121,6 +123,48 @@ static void run_ptxas(tk_arena *arena, const tk_cg_options *opt, tk_cg_output *o
     rmdir(dir);
 }
 
+/* Links libdevice when the module calls __nv_ functions: its functions
+ * become internal, so the optimizer keeps only what is used, and the
+ * NVVMReflect flag says denormals are not flushed. */
+static bool link_libdevice(tk_diag *diag, LLVMContextRef ctx, LLVMModuleRef mod, const char *cuda_home) {
+    bool needed = false;
+    for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f)) {
+        size_t len;
+        const char *name = LLVMGetValueName2(f, &len);
+        if (LLVMIsDeclaration(f) && len > 5 && strncmp(name, "__nv_", 5) == 0) needed = true;
+    }
+    if (!needed) return true;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/nvvm/libdevice/libdevice.10.bc", cuda_home ? cuda_home : "/usr/local/cuda");
+    LLVMMemoryBufferRef buf = NULL;
+    char *err = NULL;
+    if (LLVMCreateMemoryBufferWithContentsOfFile(path, &buf, &err)) {
+        tk_error(diag, (tk_loc){0}, "this kernel uses math from libdevice, which is not at %s (set "
+                 "CUDA_HOME to the CUDA toolkit)", path);
+        LLVMDisposeMessage(err);
+        return false;
+    }
+    LLVMModuleRef lib = NULL;
+    bool bad = LLVMParseBitcodeInContext2(ctx, buf, &lib);
+    LLVMDisposeMemoryBuffer(buf);
+    if (bad || !lib) {
+        tk_error(diag, (tk_loc){0}, "cannot read libdevice at %s", path);
+        return false;
+    }
+    LLVMSetTarget(lib, LLVMGetTarget(mod));
+    LLVMSetDataLayout(lib, LLVMGetDataLayoutStr(mod));
+    if (LLVMLinkModules2(mod, lib)) {
+        tk_error(diag, (tk_loc){0}, "internal compiler error: linking libdevice failed");
+        return false;
+    }
+    for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f))
+        if (!LLVMIsDeclaration(f) && LLVMGetFunctionCallConv(f) != LLVMPTXKernelCallConv)
+            LLVMSetLinkage(f, LLVMInternalLinkage);
+    LLVMAddModuleFlag(mod, LLVMModuleFlagBehaviorOverride, "nvvm-reflect-ftz", 16,
+                      LLVMValueAsMetadata(LLVMConstInt(LLVMInt32TypeInContext(ctx), 0, 0)));
+    return true;
+}
+
 bool tk_cg_compile(tk_arena *arena, tk_diag *diag, const tk_tir_program *program,
                    const tk_cg_options *options, tk_cg_output *out) {
     double t0 = tk_now_ms();
@@ -154,6 +198,12 @@ bool tk_cg_compile(tk_arena *arena, tk_diag *diag, const tk_tir_program *program
     LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(tm);
     LLVMSetModuleDataLayout(mod, layout);
     LLVMDisposeTargetData(layout);
+    if (!link_libdevice(diag, ctx, mod, options->cuda_home)) {
+        LLVMDisposeTargetMachine(tm);
+        LLVMDisposeModule(mod);
+        LLVMContextDispose(ctx);
+        return false;
+    }
     if (LLVMVerifyModule(mod, LLVMReturnStatusAction, &err)) {
         tk_error(diag, (tk_loc){0}, "internal compiler error: invalid LLVM IR:\n%s", err ? err : "?");
         LLVMDisposeMessage(err);

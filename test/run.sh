@@ -156,6 +156,27 @@ EOT
     fi
 fi
 
+# the op-family GPU cases, compiled (make gpu-test runs them)
+if [ "$UPDATE" != 1 ]; then
+    if command -v python3 >/dev/null 2>&1; then
+        TKC="$TKC" python3 test/gpu/ops/compile_check.py >"$tmp/ops" 2>&1
+        grep '^FAIL' "$tmp/ops" | head -20
+        line=$(tail -n 1 "$tmp/ops")
+        op=$(echo "$line" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
+        of=$(echo "$line" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
+        if [ -n "$op" ]; then
+            pass=$((pass + op))
+            fail=$((fail + of))
+        else
+            fail=$((fail + 1))
+            echo "FAIL op-family compile check did not report"
+            tail -5 "$tmp/ops"
+        fi
+    else
+        echo "note: op-family compile check skipped (no python3)"
+    fi
+fi
+
 # runtime_stub's own tests (no GPU needed: a fake driver stands in)
 if [ -n "${RT_DIR:-}" ] && [ -d "$RT_DIR" ] && [ "$UPDATE" != 1 ]; then
     sh test/runtime/run.sh "$RT_DIR" >"$tmp/rt" 2>&1

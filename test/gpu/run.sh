@@ -16,4 +16,7 @@ sh test/gpu/build.sh
 built=$?
 "$PYTHON" test/gpu/check.py "$@"
 checked=$?
-[ "$built" -eq 0 ] && [ "$checked" -eq 0 ]
+# one small kernel per op family, compiled here by tkc (the static build)
+"$PYTHON" test/gpu/ops/run_ops.py
+ops=$?
+[ "$built" -eq 0 ] && [ "$checked" -eq 0 ] && [ "$ops" -eq 0 ]

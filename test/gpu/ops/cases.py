@@ -1,0 +1,172 @@
+"""The op-family cases of `make gpu-test`: one small kernel each, written
+from a template, with a torch reference. Every kernel is named `op` and
+takes (x, y, out, n) so that one shim serves all (test/gpu/ops/shim.c).
+
+A case is (name, tk source, x dtype, y dtype, out dtype, n, reference,
+tolerance). The reference gets x and y as torch tensors (on the GPU) and
+returns the expected out."""
+
+try:  # the GPU run needs torch; generating the sources (make test) does not
+    import torch
+except ImportError:
+    torch = None
+
+TORCH_DTYPES = {  # tkc dtype names and torch's
+    "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64", "u8": "uint8",
+    "f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64",
+}
+
+
+def dtype(name):
+    return getattr(torch, TORCH_DTYPES[name])
+
+
+def fn(name):
+    """torch.NAME, looked up when a reference runs."""
+    return lambda *a: getattr(torch, name)(*a)
+
+ELEMENTWISE = """
+@kernel(grid=(cdiv(n, BLOCK),), num_warps=4)
+def op(x: *{tx} % 16, y: *{ty} % 16, out: *{to} % 16, n: i32, BLOCK: constexpr = 256):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    a = tl.load(x + offs, mask=m, other={other})
+    b = tl.load(y + offs, mask=m, other={other})
+    tl.store(out + offs, {expr}, mask=m)
+"""
+
+ROWS = """
+@kernel(grid=(1,), num_warps={warps})
+def op(x: *{tx} % 16, y: *{ty} % 16, out: *{to} % 16, n: i32):
+    r = tl.arange(0, {R})
+    c = tl.arange(0, {C})
+    a = tl.load(x + r[:, None] * {C} + c[None, :])
+    {body}
+"""
+
+
+def odd_n():
+    return 1000  # not a multiple of the block: masks matter
+
+
+def cases():
+    out = []
+    ints = ["i8", "i16", "i32", "i64", "u8"]
+    floats = ["f16", "bf16", "f32", "f64"]
+    # arithmetic per dtype (same dtype both sides)
+    for t in ints + floats:
+        for sym, opfn in [("+", lambda a, b: a + b), ("-", lambda a, b: a - b), ("*", lambda a, b: a * b)]:
+            out.append((f"{t} a {sym} b", ELEMENTWISE, t, t, t, f"a {sym} b", opfn, None))
+        out.append((f"{t} maximum", ELEMENTWISE, t, t, t if t != "bf16" else "f32",
+                    "tl.maximum(a, b)", fn("maximum"), None))
+        out.append((f"{t} where", ELEMENTWISE, t, t, t, "tl.where(a < b, a, b)",
+                    lambda a, b: torch.where(a < b, a, b), None))
+        out.append((f"{t} a < b", ELEMENTWISE, t, t, "i8", "(a < b).to(tl.int8)",
+                    lambda a, b: (a < b).to(torch.int8), None))
+    for t in ints:
+        for sym, opfn in [("&", lambda a, b: a & b), ("|", lambda a, b: a | b), ("^", lambda a, b: a ^ b)]:
+            out.append((f"{t} a {sym} b", ELEMENTWISE, t, t, t, f"a {sym} b", opfn, None))
+        # C semantics: truncation and the sign of the dividend
+        out.append((f"{t} a // b", ELEMENTWISE, t, t, t, "a // b",
+                    lambda a, b: torch.div(a, b, rounding_mode="trunc"), "nonzero_b"))
+        out.append((f"{t} a % b", ELEMENTWISE, t, t, t, "a % b",
+                    lambda a, b: torch.fmod(a, b), "nonzero_b"))
+        out.append((f"{t} a / b", ELEMENTWISE, t, t, "f32", "a / b",
+                    lambda a, b: a.float() / b.float(), "nonzero_b"))
+    for t in floats:
+        out.append((f"{t} a / b", ELEMENTWISE, t, t, t if t in ("f32", "f64") else "f32", "a / b",
+                    lambda a, b: a.float() / b.float(), "nonzero_b"))
+    # math functions (f32, as Triton)
+    for name in ["exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "abs", "floor", "ceil",
+                 "sigmoid", "erf"]:
+        arg = "tl.abs(a) + 0.5" if name in ("log", "log2", "sqrt", "rsqrt") else "a"
+        ref = (lambda f, pos: (lambda a, b: f(a.abs() + 0.5) if pos else f(a)))(fn(name), arg != "a")
+        out.append((f"f32 tl.{name}", ELEMENTWISE, "f32", "f32", "f32", f"tl.{name}({arg})", ref, "approx"))
+    out.append(("f32 tl.fma", ELEMENTWISE, "f32", "f32", "f32", "tl.fma(a, b, a)",
+                lambda a, b: a * b + a, "approx"))
+    # casts
+    pairs = [("f32", "f16"), ("f32", "bf16"), ("f16", "f32"), ("bf16", "f32"), ("f32", "i32"),
+             ("i32", "f32"), ("i8", "i32"), ("i32", "i8"), ("u8", "i32"), ("i64", "f64"), ("f64", "f32"),
+             ("f16", "bf16"), ("i32", "i64"), ("i16", "f16")]
+    for a_t, b_t in pairs:
+        out.append((f"cast {a_t} -> {b_t}", ELEMENTWISE, a_t, a_t, b_t, f"a.to(tl.{b_t})",
+                    (lambda d: (lambda a, b: a.to(dtype(d))))(b_t), "cast"))
+    # reductions over each axis, and full ones
+    for red, rfn in [("sum", lambda t, ax: t.sum(ax)), ("max", lambda t, ax: t.amax(ax)),
+                     ("min", lambda t, ax: t.amin(ax))]:
+        for ax, idx in [(1, "r"), (0, "c")]:
+            body = f"tl.store(out + {idx}, tl.{red}(a, axis={ax}))"
+            src = ROWS.replace("{body}", body)
+            out.append((f"f32 tl.{red} axis={ax} [64, 32]", src.format(warps=4, tx="f32", ty="f32", to="f32",
+                        R=64, C=32), "f32", "f32", "f32", None,
+                        (lambda f, a_: (lambda x, y: f(x[:64 * 32].view(64, 32), a_)))(rfn, ax), "reduce"))
+    body = "tl.store(out, tl.sum(tl.sum(a, axis=1), axis=0))"
+    out.append(("f32 sum of a tile [64, 32]", ROWS.replace("{body}", body).format(
+        warps=4, tx="f32", ty="f32", to="f32", R=64, C=32), "f32", "f32", "f32", None,
+        lambda x, y: x[:64 * 32].sum().reshape(1), "reduce"))
+    body = "tl.store(out + r[:, None] * 32 + c[None, :], a - tl.max(a, axis=1)[:, None])"
+    out.append(("f32 a - max(a, axis=1)[:, None]", ROWS.replace("{body}", body).format(
+        warps=4, tx="f32", ty="f32", to="f32", R=64, C=32), "f32", "f32", "f32", None,
+        lambda x, y: (x[:2048].view(64, 32) - x[:2048].view(64, 32).amax(1, keepdim=True)).reshape(-1), "reduce"))
+    body = "tl.store(out + c[:, None] * 64 + r[None, :], tl.trans(a))"
+    out.append(("f32 tl.trans [64, 32]", ROWS.replace("{body}", body).format(
+        warps=4, tx="f32", ty="f32", to="f32", R=64, C=32), "f32", "f32", "f32", None,
+        lambda x, y: x[:2048].view(64, 32).t().reshape(-1), "reduce"))
+    # control flow
+    src = """
+@kernel(grid=(cdiv(n, 128),), num_warps=4)
+def op(x: *f32 % 16, y: *f32 % 16, out: *f32 % 16, n: i32):
+    pid = tl.program_id(0)
+    offs = pid * 128 + tl.arange(0, 128)
+    m = offs < n
+    a = tl.load(x + offs, mask=m)
+    acc = tl.zeros([128], dtype=tl.float32)
+    for i in range(0, 5):
+        acc += a * i
+    k = 0
+    while k < 3:
+        acc += 1.0
+        k += 1
+    if pid % 2 == 0:
+        acc = acc * 2.0
+    else:
+        acc = acc - 1.0
+    tl.store(out + offs, acc, mask=m)
+"""
+    def cf_ref(x, y):
+        acc = x * 10 + 3
+        pid = torch.arange(x.numel(), device=x.device) // 128
+        return torch.where(pid % 2 == 0, acc * 2, acc - 1)
+    out.append(("control flow for/while/if", src, "f32", "f32", "f32", None, cf_ref, "approx"))
+    src = """
+@kernel(grid=(cdiv(n, 128),), num_warps=4)
+def op(x: *f32 % 16, y: *f32 % 16, out: *f32 % 16, n: i32):
+    pid = tl.program_id(0)
+    if pid * 128 >= n:
+        return
+    offs = pid * 128 + tl.arange(0, 128)
+    tl.store(out + offs, tl.load(x + offs, mask=offs < n) + 1.0, mask=offs < n)
+"""
+    out.append(("early return", src, "f32", "f32", "f32", None, lambda x, y: x + 1, None))
+    # atomics: every element adds into out[offs % 8]
+    src = """
+@kernel(grid=(cdiv(n, 128),), num_warps=4)
+def op(x: *{t} % 16, y: *{t} % 16, out: *{t} % 16, n: i32):
+    offs = tl.program_id(0) * 128 + tl.arange(0, 128)
+    m = offs < n
+    tl.atomic_{kind}(out + offs % 8, tl.load(x + offs, mask=m), mask=m)
+"""
+    for kind, t, afn in [("add", "f32", lambda v: v.sum(0)), ("add", "i32", lambda v: v.sum(0)),
+                         ("max", "i32", lambda v: v.amax(0)), ("min", "f32", lambda v: v.amin(0))]:
+        out.append((f"tl.atomic_{kind} {t}", src.replace("{t}", t).replace("{kind}", kind), t, t, t, None,
+                    (lambda f: (lambda x, y: f(torch.nn.functional.pad(x, (0, (-x.numel()) % 8)).view(-1, 8))))(afn),
+                    "atomic"))
+    return out
+
+
+def source(case):
+    name, tmpl, tx, ty, to, expr, ref, kind = case
+    if expr is None:
+        return tmpl
+    other = "1" if tx not in ("f16", "bf16", "f32", "f64") else "1.0"
+    return tmpl.format(tx=tx, ty=ty, to=to, expr=expr, other=other)

@@ -1,0 +1,137 @@
+"""Op-family GPU tests: every case of cases.py compiled by tkc into its own
+folder, wrapped by the one shim (shim.c) and checked against torch on
+random data with the output poisoned first. Prints a line per failure and
+"N passed, M failed" last. Needs TKC (a tkc that runs here: the static
+build on the GPU machine) and a C compiler."""
+
+import ctypes
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import cases as C  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[3]
+TKC = os.environ.get("TKC", str(ROOT / "build" / "tkc"))
+CC = os.environ.get("CC", "gcc")
+N = 1000
+
+
+def rand(dtype, n, nonzero=False, gen=None):
+    if dtype.is_floating_point:
+        t = torch.randn(n, device="cuda", dtype=torch.float32, generator=gen)
+        if nonzero:
+            t = t.sign() * (t.abs() + 0.25)
+        return t.to(dtype)
+    lo, hi = (0, 200) if dtype == torch.uint8 else (-100, 100)
+    t = torch.randint(lo, hi, (n,), device="cuda", generator=gen).to(dtype)
+    if nonzero:
+        t = torch.where(t == 0, torch.ones_like(t), t)
+    return t
+
+
+def poison(t):
+    if t.dtype.is_floating_point:
+        t.fill_(float("nan"))
+    else:
+        t.fill_(0x55)
+
+
+def main():
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(1)
+    work = Path(tempfile.mkdtemp(prefix="tkops-"))
+    rt = work / "tkrt.o"
+    subprocess.run([CC, "-O2", "-fPIC", "-std=c11", "-D_DEFAULT_SOURCE", "-c", str(ROOT / "runtime_stub" / "tkrt.c"),
+                    "-o", str(rt)], check=True)
+    passed = failed = 0
+    stream = torch.cuda.current_stream().cuda_stream
+    for i, case in enumerate(C.cases()):
+        try:
+            ok = run_case(i, case, work, rt, gen, stream)
+        except Exception as e:  # a broken case must not hide the others
+            ok = False
+            print(f"FAIL {case[0]}: {type(e).__name__}: {e}")
+        passed += ok
+        failed += not ok
+    print(f"op families: {passed} passed, {failed} failed")
+    return 0 if failed == 0 else 1
+
+
+def run_case(i, case, work, rt, gen, stream):
+    """Compiles, runs and checks one case; True when it passes."""
+    name, tmpl, tx, ty, to, expr, ref, kind = case
+    d = work / f"c{i}"
+    d.mkdir()
+    (d / "op.tk").write_text(C.source(case))
+    r = subprocess.run([TKC, str(d / "op.tk"), "-o", str(d)], capture_output=True, text=True)
+    if r.returncode != 0:
+        print(f"FAIL {name}: tkc: {r.stderr.strip().splitlines()[0] if r.stderr.strip() else r.returncode}")
+        return False
+    lib = d / "libop.so"
+    r = subprocess.run([CC, "-O1", "-shared", "-fPIC", "-fvisibility=hidden", "-include", str(d / "op.h"),
+                        f"-I{ROOT / 'runtime_stub'}", str(ROOT / "test" / "gpu" / "ops" / "shim.c"), str(rt),
+                        "-o", str(lib), "-ldl", "-lpthread"], capture_output=True, text=True)
+    if r.returncode != 0:
+        print(f"FAIL {name}: shim: {r.stderr.strip()[:300]}")
+        return False
+    so = ctypes.CDLL(str(lib))
+    so.tkshim_op.argtypes = [ctypes.c_void_p] * 4 + [ctypes.c_int32]
+    so.tkshim_status_string.restype = ctypes.c_char_p
+    dx, dy, do = C.dtype(tx), C.dtype(ty), C.dtype(to)
+    n = N if kind not in ("reduce",) else 2048
+    x = rand(dx, max(n, 2048), gen=gen)
+    y = rand(dy, max(n, 2048), nonzero=(kind == "nonzero_b"), gen=gen)
+    if kind == "atomic":
+        out = torch.empty(8, device="cuda", dtype=do)
+        init = {"add": 0, "max": -1e30 if do.is_floating_point else -2**31,
+                "min": 1e30 if do.is_floating_point else 2**31 - 1}[name.split()[0].split("_")[1]]
+        out.fill_(init)
+    elif kind == "reduce":
+        out = torch.empty(2048, device="cuda", dtype=do)
+        poison(out)
+    else:
+        out = torch.empty(n, device="cuda", dtype=do)
+        poison(out)
+    status = so.tkshim_op(stream, x.data_ptr(), y.data_ptr(), out.data_ptr(), n)
+    torch.cuda.synchronize()
+    if status != 0:
+        print(f"FAIL {name}: status {status}: {so.tkshim_status_string(status).decode()}")
+        return False
+    if kind == "atomic":
+        expect = ref(x[:n], y[:n])
+        expect = torch.maximum(expect, out.new_full((8,), init)) if "max" in name else \
+            torch.minimum(expect, out.new_full((8,), init)) if "min" in name else expect + init
+        got = out
+    elif kind == "reduce":
+        expect = ref(x, y).reshape(-1)
+        got = out[:expect.numel()]
+    else:
+        expect = ref(x[:n], y[:n])
+        got = out
+    expect = expect.to(do)
+    if do.is_floating_point:
+        g, e = got.double(), expect.double()
+        if torch.isnan(g).any() and not torch.isnan(e).any():
+            print(f"FAIL {name}: NaN left in the output (unwritten or wrong)")
+            return False
+        tol = 1e-3 if do in (torch.float16, torch.bfloat16) else 1e-5 if kind in ("approx", "reduce", "atomic") else 2e-6
+        err = ((g - e).norm() / e.norm().clamp_min(1e-30)).item()
+        ok = err <= tol
+        detail = f"rel.err {err:.2e} > {tol:.0e}"
+    else:
+        bad = (got != expect).sum().item()
+        ok = bad == 0
+        detail = f"{bad} of {got.numel()} elements differ"
+    if not ok:
+        print(f"FAIL {name}: {detail}")
+    return ok
+
+
+if __name__ == "__main__":
+    sys.exit(main())
