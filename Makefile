@@ -122,6 +122,13 @@ $(RT_DIR)/kernels_%.cubin: test/runtime/kernels.ptx
 	@mkdir -p $(dir $@)
 	$(Q)$(CUDA_HOME)/bin/ptxas -arch=$(subst sm,sm_,$*) $< -o $@
 
+# ---- C unit tests ---------------------------------------------------------
+UNIT_TESTS := $(BUILD)/unit/layout_test
+
+$(BUILD)/unit/layout_test: test/unit/layout_test.c $(BUILD)/obj/lower/layout.o $(filter $(BUILD)/obj/support/%,$(TKC_OBJ))
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDFLAGS)
+
 # ---- set-up ------------------------------------------------------------
 # Installs the build's tools when root, else says how. Nothing else needs them.
 deps:
@@ -162,8 +169,8 @@ run: deps
 	else echo "no GPU here: run 'make gpu-build' and then 'make gpu-test' on a machine with one"; fi
 
 test: deps
-	@$(MAKE) --no-print-directory all $(BUILD)/libtkrt.a $(RT_TESTS)
-	@TKC=$(BUILD)/tkc SAN=$(SAN) SANFLAGS="$(SANFLAGS)" CUDA_HOME=$(CUDA_HOME) RT_DIR=$(RT_DIR) RT_LIB=$(BUILD)/libtkrt.a \
+	@$(MAKE) --no-print-directory all $(BUILD)/libtkrt.a $(RT_TESTS) $(UNIT_TESTS)
+	@UNIT_TESTS="$(UNIT_TESTS)" TKC=$(BUILD)/tkc SAN=$(SAN) SANFLAGS="$(SANFLAGS)" CUDA_HOME=$(CUDA_HOME) RT_DIR=$(RT_DIR) RT_LIB=$(BUILD)/libtkrt.a \
 	  sh test/run.sh
 
 # GPU work: gpu-build compiles every kernel variant into build/gpu/ here;

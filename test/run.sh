@@ -156,6 +156,17 @@ EOT
     fi
 fi
 
+# C unit tests (the layout algebra): each prints "ok" last
+for t in ${UNIT_TESTS:-}; do
+    if "$t" >"$tmp/unit" 2>&1 && tail -n 1 "$tmp/unit" | grep -q '^ok'; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1))
+        echo "FAIL unit test $t"
+        head -20 "$tmp/unit"
+    fi
+done
+
 # the op-family GPU cases, compiled (make gpu-test runs them)
 if [ "$UPDATE" != 1 ]; then
     if command -v python3 >/dev/null 2>&1; then

@@ -1,0 +1,150 @@
+/* Unit tests of the linear-layout algebra (lower/layout.c): known Triton
+ * blocked layouts basis by basis, bijectivity where nothing replicates,
+ * reduced and replicated layouts, permute round trips, and the register
+ * maps codegen relies on for broadcasts. Prints "ok" last on success. */
+#include "../../lower/lower.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int failures;
+
+#define CHECK(cond)                                                                 \
+    do {                                                                            \
+        if (!(cond)) {                                                              \
+            printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);                  \
+            failures++;                                                             \
+        }                                                                           \
+    } while (0)
+
+static uint64_t flat2(int64_t cols, int64_t r, int64_t c) { return (uint64_t)(r * cols + c); }
+
+/* every (register, lane, warp) gives a different element, covering all */
+static bool bijective(const tk_ll *l, uint32_t warps) {
+    uint64_t numel = 1;
+    for (uint32_t d = 0; d < l->rank; d++) numel *= (uint64_t)l->shape[d];
+    char *seen = calloc(numel, 1);
+    bool ok = true;
+    for (uint64_t r = 0; r < tk_ll_num_regs(l); r++)
+        for (uint32_t lane = 0; lane < 32; lane++)
+            for (uint32_t w = 0; w < warps; w++) {
+                uint64_t f = tk_ll_reg_index(l, r);
+                for (uint32_t i = 0; i < TK_LL_LANE_BITS; i++)
+                    if (lane >> i & 1) f ^= l->lane[i];
+                for (uint32_t i = 0; i < l->warp_bits; i++)
+                    if (w >> i & 1) f ^= l->warp[i];
+                if (f >= numel || seen[f]) ok = false;
+                else seen[f] = 1;
+            }
+    for (uint64_t i = 0; i < numel; i++) ok &= seen[i] == 1;
+    free(seen);
+    return ok;
+}
+
+static void blocked_1d(void) {
+    int64_t shape[1] = {1024};
+    tk_ll l;
+    tk_ll_default(&l, 1, shape, 4, 4);
+    CHECK(l.reg_bits == 3 && l.reg[0] == 1 && l.reg[1] == 2 && l.reg[2] == 512);
+    for (uint32_t i = 0; i < 5; i++) CHECK(l.lane[i] == 4u << i);
+    CHECK(l.warp_bits == 2 && l.warp[0] == 128 && l.warp[1] == 256);
+    CHECK(bijective(&l, 4));
+    CHECK(tk_ll_contiguous_regs(&l) == 4);
+}
+
+/* Triton's #blocked<{sizePerThread=[1,4], threadsPerWarp=[2,16],
+ * warpsPerCTA=[4,1], order=[1,0]}> on a 128x64 tile */
+static void blocked_2d(void) {
+    int64_t shape[2] = {128, 64};
+    uint32_t spt[2] = {1, 4}, tpw[2] = {2, 16}, wpc[2] = {4, 1}, order[2] = {1, 0};
+    tk_ll l;
+    tk_ll_blocked(&l, 2, shape, spt, tpw, wpc, order);
+    uint64_t want_reg[] = {flat2(64, 0, 1), flat2(64, 0, 2), flat2(64, 8, 0), flat2(64, 16, 0),
+                           flat2(64, 32, 0), flat2(64, 64, 0)};
+    CHECK(l.reg_bits == 6);
+    for (uint32_t i = 0; i < 6 && i < l.reg_bits; i++) CHECK(l.reg[i] == want_reg[i]);
+    uint64_t want_lane[] = {flat2(64, 0, 4), flat2(64, 0, 8), flat2(64, 0, 16), flat2(64, 0, 32), flat2(64, 1, 0)};
+    for (uint32_t i = 0; i < 5; i++) CHECK(l.lane[i] == want_lane[i]);
+    CHECK(l.warp_bits == 2 && l.warp[0] == flat2(64, 2, 0) && l.warp[1] == flat2(64, 4, 0));
+    CHECK(bijective(&l, 4));
+    /* tk_ll_default picks this same layout for 4 warps and 4-wide vectors */
+    tk_ll d;
+    tk_ll_default(&d, 2, shape, 4, 4);
+    CHECK(tk_ll_equal(&l, &d));
+
+    /* reduce along the columns: rows keep their lanes and warps, the column
+     * bits go (register bits dropped, lane bases 0: replicated) */
+    tk_ll r;
+    tk_ll_reduce(&r, &l, 1);
+    CHECK(r.rank == 1 && r.shape[0] == 128);
+    CHECK(r.reg_bits == 4 && r.reg[0] == 8 && r.reg[1] == 16 && r.reg[2] == 32 && r.reg[3] == 64);
+    for (uint32_t i = 0; i < 4; i++) CHECK(r.lane[i] == 0);
+    CHECK(r.lane[4] == 1 && r.warp[0] == 2 && r.warp[1] == 4);
+
+    /* [128] -> [128, 1] -> broadcast to [128, 64]: registers only */
+    tk_ll col;
+    int64_t col_shape[2] = {128, 1};
+    tk_ll_reshape(&col, &r, 2, col_shape);
+    uint32_t *map = malloc(sizeof(uint32_t) * tk_ll_num_regs(&l));
+    CHECK(tk_ll_register_map(&col, &l, map));
+    for (uint64_t reg = 0; reg < tk_ll_num_regs(&l); reg++) {
+        /* the row of destination register reg is the row its source holds */
+        int64_t row = tk_ll_coord(&l, tk_ll_reg_index(&l, reg), 0);
+        CHECK(tk_ll_coord(&col, tk_ll_reg_index(&col, map[reg]), 0) == row);
+    }
+    free(map);
+
+    /* the identity map, and a transpose twice is the identity */
+    map = malloc(sizeof(uint32_t) * tk_ll_num_regs(&l));
+    CHECK(tk_ll_register_map(&l, &l, map));
+    for (uint64_t reg = 0; reg < tk_ll_num_regs(&l); reg++) CHECK(map[reg] == reg);
+    free(map);
+    uint32_t swap[2] = {1, 0};
+    tk_ll t, tt;
+    tk_ll_permute(&t, &l, swap);
+    CHECK(t.shape[0] == 64 && t.shape[1] == 128);
+    CHECK(t.reg[0] == flat2(128, 1, 0)); /* column 1 of the original is row 1 now */
+    tk_ll_permute(&tt, &t, swap);
+    CHECK(tk_ll_equal(&tt, &l));
+    CHECK(bijective(&t, 4));
+    /* a transposed layout does not map onto the default one by registers */
+    tk_ll dt;
+    int64_t tshape[2] = {64, 128};
+    tk_ll_default(&dt, 2, tshape, 4, 4);
+    map = malloc(sizeof(uint32_t) * tk_ll_num_regs(&dt));
+    CHECK(!tk_ll_register_map(&t, &dt, map));
+    free(map);
+}
+
+/* a tile smaller than the threads: the extra lanes and warps replicate */
+static void replicated(void) {
+    int64_t shape[1] = {16};
+    tk_ll l;
+    tk_ll_default(&l, 1, shape, 4, 4);
+    CHECK(l.reg_bits == 2 && l.reg[0] == 1 && l.reg[1] == 2);
+    CHECK(l.lane[0] == 4 && l.lane[1] == 8 && l.lane[2] == 0 && l.lane[3] == 0 && l.lane[4] == 0);
+    CHECK(l.warp[0] == 0 && l.warp[1] == 0);
+    /* every element still appears: the layout covers the tile */
+    char seen[16] = {0};
+    for (uint64_t r = 0; r < tk_ll_num_regs(&l); r++)
+        for (uint32_t lane = 0; lane < 32; lane++) {
+            uint64_t f = tk_ll_reg_index(&l, r);
+            for (uint32_t i = 0; i < 5; i++)
+                if (lane >> i & 1) f ^= l.lane[i];
+            CHECK(f < 16);
+            if (f < 16) seen[f] = 1;
+        }
+    for (int i = 0; i < 16; i++) CHECK(seen[i]);
+}
+
+int main(void) {
+    blocked_1d();
+    blocked_2d();
+    replicated();
+    if (failures) {
+        printf("%d failures\n", failures);
+        return 1;
+    }
+    printf("ok\n");
+    return 0;
+}
