@@ -823,6 +823,105 @@ static void emit_reduce(cg *c, const tk_tir_op *op) {
     *get(c, res) = acc;
 }
 
+/* ---- scans -------------------------------------------------------------------- */
+
+/* Inclusive scans along an axis. Each bit of the axis coordinate is
+ * selected by one register, lane or warp bit of the layout; going from the
+ * least significant, every element keeps the prefix within its block of
+ * 2^k elements and that block's total, and merges with the block that
+ * differs in bit k: another register, a shuffle partner, or (across warps)
+ * shared memory. Replicated bits take no part. */
+static void emit_scan(cg *c, const tk_tir_op *op, const char *name) {
+    const tk_tir_value *in = op->operands.data[0], *res = op->results.data[0];
+    const tk_ll *l = in->layout;
+    const tk_type *t = res->type;
+    uint32_t axis = (uint32_t)tk_tir_attr_int(op, "axis", 0);
+    bool reverse = tk_tir_attr_int(op, "reverse", 0) != 0;
+    const char *kind = !strcmp(name, "cumsum") ? "sum" : "prod";
+    cgval *iv = get(c, in);
+    uint32_t n = iv->n;
+    LLVMValueRef *pre = TK_NEW_ARRAY(c->arena, LLVMValueRef, n), *tot = TK_NEW_ARRAY(c->arena, LLVMValueRef, n);
+    for (uint32_t r = 0; r < n; r++) pre[r] = tot[r] = iv->r[r];
+    /* the bits along the axis, by the power of two they select */
+    enum { IN_REG, IN_LANE, IN_WARP };
+    struct level { int where; uint32_t bit; int64_t step; } levels[40];
+    uint32_t nl = 0;
+    const uint64_t *sets[3] = {l->reg, l->lane, l->warp};
+    uint32_t counts[3] = {l->reg_bits, TK_LL_LANE_BITS, l->warp_bits};
+    for (int s = 0; s < 3; s++)
+        for (uint32_t i = 0; i < counts[s]; i++) {
+            if (!along(l, sets[s][i], axis)) continue;
+            if (!only_along(l, sets[s][i], axis)) {
+                not_yet(c, op, "a scan over this layout");
+                return;
+            }
+            levels[nl].where = s;
+            levels[nl].bit = i;
+            levels[nl].step = tk_ll_coord(l, sets[s][i], axis);
+            nl++;
+        }
+    for (uint32_t a = 0; a < nl; a++)
+        for (uint32_t b = a + 1; b < nl; b++)
+            if (levels[b].step < levels[a].step) {
+                struct level tmp = levels[a];
+                levels[a] = levels[b];
+                levels[b] = tmp;
+            }
+    bool is_sum = !strcmp(kind, "sum"), f = is_float(t);
+#define COMBINE(x, y) (is_sum ? (f ? LLVMBuildFAdd(c->b, x, y, "") : LLVMBuildAdd(c->b, x, y, "")) \
+                              : (f ? LLVMBuildFMul(c->b, x, y, "") : LLVMBuildMul(c->b, x, y, "")))
+    for (uint32_t k = 0; k < nl; k++) {
+        struct level lv = levels[k];
+        if (lv.where == IN_REG) {
+            for (uint32_t r = 0; r < n; r++) {
+                if (r >> lv.bit & 1) continue;
+                uint32_t hi = r | (1u << lv.bit);
+                LLVMValueRef total = COMBINE(tot[r], tot[hi]);
+                /* forward: the upper block adds the lower total; reverse the other way */
+                if (!reverse) pre[hi] = COMBINE(tot[r], pre[hi]);
+                else pre[r] = COMBINE(pre[r], tot[hi]);
+                tot[r] = tot[hi] = total;
+            }
+            continue;
+        }
+        LLVMValueRef mine_is_upper;
+        LLVMValueRef *partner = TK_NEW_ARRAY(c->arena, LLVMValueRef, n);
+        if (lv.where == IN_LANE) {
+            mine_is_upper = LLVMBuildICmp(c->b, LLVMIntNE, LLVMBuildAnd(c->b, c->lane, ci32(c, 1 << lv.bit), ""), ci32(c, 0), "");
+            for (uint32_t r = 0; r < n; r++) partner[r] = shfl_xor(c, tot[r], 1u << lv.bit);
+        } else {
+            mine_is_upper = LLVMBuildICmp(c->b, LLVMIntNE, LLVMBuildAnd(c->b, c->warp, ci32(c, 1 << lv.bit), ""), ci32(c, 0), "");
+            LLVMTypeRef vt = LLVMTypeOf(tot[0]), st = scratch_type(c, vt);
+            LLVMValueRef me = LLVMBuildAdd(c->b, LLVMBuildMul(c->b, c->warp, ci32(c, 32), ""), c->lane, "");
+            LLVMValueRef other_warp = LLVMBuildXor(c->b, c->warp, ci32(c, 1 << lv.bit), "");
+            LLVMValueRef other = LLVMBuildAdd(c->b, LLVMBuildMul(c->b, other_warp, ci32(c, 32), ""), c->lane, "");
+            for (uint32_t r = 0; r < n; r++) {
+                LLVMValueRef slot = LLVMBuildAdd(c->b, LLVMBuildMul(c->b, me, ci32(c, n), ""), ci32(c, r), "");
+                LLVMBuildStore(c->b, to_scratch(c, tot[r]), smem_addr(c, LLVMBuildMul(c->b, slot, ci32(c, 8), "")));
+            }
+            barrier(c);
+            for (uint32_t r = 0; r < n; r++) {
+                LLVMValueRef slot = LLVMBuildAdd(c->b, LLVMBuildMul(c->b, other, ci32(c, n), ""), ci32(c, r), "");
+                partner[r] = from_scratch(c, LLVMBuildLoad2(c->b, st, smem_addr(c, LLVMBuildMul(c->b, slot, ci32(c, 8), "")), ""), vt);
+            }
+            barrier(c);
+        }
+        for (uint32_t r = 0; r < n; r++) {
+            /* the lower block's total comes first in the combined order */
+            LLVMValueRef lower_first = COMBINE(partner[r], tot[r]), upper_first = COMBINE(tot[r], partner[r]);
+            LLVMValueRef total = LLVMBuildSelect(c->b, mine_is_upper, lower_first, upper_first, "");
+            LLVMValueRef extended = !reverse ? COMBINE(partner[r], pre[r]) : COMBINE(pre[r], partner[r]);
+            LLVMValueRef takes = reverse ? LLVMBuildNot(c->b, mine_is_upper, "") : mine_is_upper;
+            pre[r] = LLVMBuildSelect(c->b, takes, extended, pre[r], "");
+            tot[r] = total;
+        }
+    }
+#undef COMBINE
+    cgval out = newval(c, n);
+    for (uint32_t r = 0; r < n; r++) out.r[r] = pre[r];
+    *get(c, res) = out;
+}
+
 /* ---- atomics ---------------------------------------------------------------- */
 
 static LLVMValueRef opnd(cg *c, const tk_tir_op *op, uint32_t i, uint32_t r);
@@ -1205,6 +1304,10 @@ static void emit_op(cg *c, const tk_tir_op *op) {
         }
         if (!strncmp(name, "atomic_", 7)) {
             emit_atomic(c, op, name);
+            return;
+        }
+        if (!strcmp(name, "cumsum") || !strcmp(name, "cumprod")) {
+            emit_scan(c, op, name);
             return;
         }
         not_yet(c, op, tk_arena_printf(c->arena, "tl.%s", name));

@@ -102,6 +102,12 @@ static void ensure(layout_ctx *c, op_list *out, tk_tir_op *op, uint32_t i, const
 
 static void assign_block(layout_ctx *c, tk_tir_block *blk);
 
+static bool is_scan(const tk_tir_op *op) {
+    if (op->code != TIR_BUILTIN) return false;
+    const char *name = tk_sema_builtin_name(op->sub);
+    return !strcmp(name, "cumsum") || !strcmp(name, "cumprod");
+}
+
 static bool is_elementwise(tk_tir_opcode code) {
     switch (code) {
     case TIR_UNARY: case TIR_BINARY: case TIR_CMP: case TIR_SELECT: case TIR_CAST:
@@ -173,7 +179,9 @@ static void assign_op(layout_ctx *c, op_list *out, tk_tir_op *op) {
         tk_vec_push(c->arena, out, op);
         return;
     }
-    if (is_elementwise(op->code)) {
+    if (is_elementwise(op->code) || is_scan(op)) {
+        /* a scan keeps its operand's layout: each element's prefix stays
+         * where the element is */
         const tk_ll *want = NULL;
         for (uint32_t i = 0; i < op->operands.len && !want; i++)
             if (op->operands.data[i]->type->kind == TK_TYPE_TILE) want = op->operands.data[i]->layout;

@@ -6,6 +6,7 @@
 #include "internal.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static int64_t numel(const tk_type *t) {
     int64_t n = 1;
@@ -33,6 +34,13 @@ static void visit(tk_tir_op *op, void *ctx) {
         if (map && !tk_ll_register_map(in->layout, out->layout, map))
             bytes = numel(in->type) * bytes_of(in->type);
         free(map);
+    }
+    if (op->code == TIR_BUILTIN && op->operands.len && op->operands.data[0]->layout) {
+        /* a scan across warps: one slot a thread and register */
+        const char *name = tk_sema_builtin_name(op->sub);
+        const tk_ll *l = op->operands.data[0]->layout;
+        if ((!strcmp(name, "cumsum") || !strcmp(name, "cumprod")) && l->warp_bits)
+            bytes = ((int64_t)32 << l->warp_bits) * (int64_t)tk_ll_num_regs(l) * 8;
     }
     if (bytes > *need) *need = (uint32_t)bytes;
 }

@@ -100,6 +100,21 @@ def cases():
             out.append((f"f32 tl.{red} axis={ax} [64, 32]", src.format(warps=4, tx="f32", ty="f32", to="f32",
                         R=64, C=32), "f32", "f32", "f32", None,
                         (lambda f, a_: (lambda x, y: f(x[:64 * 32].view(64, 32), a_)))(rfn, ax), "reduce"))
+    for scan, sfn in [("cumsum", lambda t, ax: t.cumsum(ax)), ("cumprod", lambda t, ax: t.cumprod(ax))]:
+        for ax in (0, 1):
+            for rev in (False, True):
+                body = (f"tl.store(out + r[:, None] * 32 + c[None, :], "
+                        f"tl.{scan}(a * 0.05 + 1.0 if {scan == 'cumprod'} else a, axis={ax}, reverse={rev}))")
+                ref = (lambda f, a_, rv, prod: (lambda x, y: (
+                    (lambda m: (f(m.flip(a_), a_).flip(a_) if rv else f(m, a_)))(
+                        x[:2048].view(64, 32) * 0.05 + 1.0 if prod else x[:2048].view(64, 32))).reshape(-1)))(
+                    sfn, ax, rev, scan == "cumprod")
+                out.append((f"f32 tl.{scan} axis={ax} reverse={rev} [64, 32]", ROWS.replace("{body}", body).format(
+                    warps=4, tx="f32", ty="f32", to="f32", R=64, C=32), "f32", "f32", "f32", None, ref, "reduce"))
+    body = "tl.store(out + r[:, None] * 32 + c[None, :], tl.cumsum(a, axis=0))"
+    out.append(("i32 tl.cumsum axis=0 [64, 32]", ROWS.replace("{body}", body).format(
+        warps=4, tx="i32", ty="i32", to="i32", R=64, C=32), "i32", "i32", "i32", None,
+        lambda x, y: x[:2048].view(64, 32).cumsum(0).to(torch.int32).reshape(-1), "reduce"))
     body = "tl.store(out, tl.sum(tl.sum(a, axis=1), axis=0))"
     out.append(("f32 sum of a tile [64, 32]", ROWS.replace("{body}", body).format(
         warps=4, tx="f32", ty="f32", to="f32", R=64, C=32), "f32", "f32", "f32", None,
