@@ -734,12 +734,29 @@ static bool only_along(const tk_ll *l, uint64_t basis, uint32_t axis) {
     return true;
 }
 
+/* (value, index) pairs for argmax/argmin: the larger (smaller) value, the
+ * smaller index on ties (tie_break_left, Triton's default). */
+static void combine_arg(cg *c, bool is_max, const tk_type *t, LLVMValueRef *v, LLVMValueRef *i,
+                        LLVMValueRef v2, LLVMValueRef i2) {
+    LLVMValueRef better, equal;
+    if (is_float(t)) {
+        better = LLVMBuildFCmp(c->b, is_max ? LLVMRealOGT : LLVMRealOLT, v2, *v, "");
+        equal = LLVMBuildFCmp(c->b, LLVMRealOEQ, v2, *v, "");
+    } else {
+        bool s = is_signed(t);
+        better = LLVMBuildICmp(c->b, is_max ? (s ? LLVMIntSGT : LLVMIntUGT) : (s ? LLVMIntSLT : LLVMIntULT), v2, *v, "");
+        equal = LLVMBuildICmp(c->b, LLVMIntEQ, v2, *v, "");
+    }
+    LLVMValueRef left = LLVMBuildICmp(c->b, LLVMIntSLT, i2, *i, "");
+    LLVMValueRef take = LLVMBuildOr(c->b, better, LLVMBuildAnd(c->b, equal, left, ""), "");
+    *v = LLVMBuildSelect(c->b, take, v2, *v, "");
+    *i = LLVMBuildSelect(c->b, take, i2, *i, "");
+}
+
 static void emit_reduce(cg *c, const tk_tir_op *op) {
     const char *kind = tk_sema_builtin_name(op->sub);
-    if (!strcmp(kind, "argmax") || !strcmp(kind, "argmin")) {
-        not_yet(c, op, tk_arena_printf(c->arena, "tl.%s", kind));
-        return;
-    }
+    bool arg = !strcmp(kind, "argmax") || !strcmp(kind, "argmin");
+    bool arg_max = !strcmp(kind, "argmax");
     const tk_tir_value *in = op->operands.data[0], *res = op->results.data[0];
     const tk_ll *l = in->layout;
     uint32_t axis = (uint32_t)tk_tir_attr_int(op, "axis", 0);
@@ -748,7 +765,7 @@ static void emit_reduce(cg *c, const tk_tir_op *op) {
         not_yet(c, op, "a reduction over all dimensions of a tile of rank above 1");
         return;
     }
-    const tk_type *t = res->type;
+    const tk_type *t = arg ? in->type : res->type;
     cgval *iv = get(c, in);
     /* register bits: along the axis (combined), replicated (skipped), kept */
     uint32_t kept_bits[TK_LL_MAX_REG_BITS], nkept = 0;
@@ -761,29 +778,45 @@ static void emit_reduce(cg *c, const tk_tir_op *op) {
             return;
         }
     }
+    /* an element's index along the axis (argmax/argmin) */
+    uint64_t stride = 1;
+    for (uint32_t d = axis + 1; d < l->rank; d++) stride *= (uint64_t)l->shape[d];
     uint32_t nout = 1u << nkept;
-    cgval acc = newval(c, nout);
+    cgval acc = newval(c, nout), idx = newval(c, nout);
     /* each output's registers, combined as a balanced tree: depth log n,
      * not a chain of n dependent operations */
     LLVMValueRef *group = TK_NEW_ARRAY(c->arena, LLVMValueRef, iv->n + 1);
+    LLVMValueRef *gidx = TK_NEW_ARRAY(c->arena, LLVMValueRef, iv->n + 1);
     for (uint32_t o = 0; o < nout; o++) {
         uint32_t m = 0;
         for (uint32_t r = 0; r < iv->n; r++) {
             if (r & skip_mask) continue;
             uint32_t oo = 0;
             for (uint32_t k = 0; k < nkept; k++) oo |= ((r >> kept_bits[k]) & 1u) << k;
-            if (oo == o) group[m++] = iv->r[r];
+            if (oo != o) continue;
+            if (arg)
+                gidx[m] = LLVMBuildAnd(c->b, LLVMBuildUDiv(c->b, reg_flat(c, l, r), ci32(c, (int64_t)stride), ""),
+                                       ci32(c, l->shape[axis] - 1), "");
+            group[m++] = iv->r[r];
         }
         while (m > 1) {
             uint32_t half = (m + 1) / 2;
-            for (uint32_t i = 0; i + half < m; i++) group[i] = combine(c, kind, t, group[i], group[i + half]);
+            for (uint32_t i = 0; i + half < m; i++) {
+                if (arg) combine_arg(c, arg_max, t, &group[i], &gidx[i], group[i + half], gidx[i + half]);
+                else group[i] = combine(c, kind, t, group[i], group[i + half]);
+            }
             m = half;
         }
         acc.r[o] = group[0];
+        idx.r[o] = arg ? gidx[0] : NULL;
     }
     for (uint32_t i = 0; i < TK_LL_LANE_BITS; i++) {
         if (!along(l, l->lane[i], axis)) continue;
-        for (uint32_t o = 0; o < nout; o++) acc.r[o] = combine(c, kind, t, acc.r[o], shfl_xor(c, acc.r[o], 1u << i));
+        for (uint32_t o = 0; o < nout; o++) {
+            LLVMValueRef v2 = shfl_xor(c, acc.r[o], 1u << i);
+            if (arg) combine_arg(c, arg_max, t, &acc.r[o], &idx.r[o], v2, shfl_xor(c, idx.r[o], 1u << i));
+            else acc.r[o] = combine(c, kind, t, acc.r[o], v2);
+        }
     }
     uint32_t warp_axis[TK_LL_MAX_WARP_BITS], nwa = 0;
     for (uint32_t i = 0; i < l->warp_bits; i++)
@@ -797,21 +830,35 @@ static void emit_reduce(cg *c, const tk_tir_op *op) {
             g = LLVMBuildOr(c->b, g, LLVMBuildShl(c->b, bit, ci32(c, k), ""), "");
         }
         const tk_ll *ol = res->type->kind == TK_TYPE_TILE ? res->layout : NULL;
+        /* slots of 8 bytes, 16 with an index (at +8) */
+        int64_t slot_bytes = arg ? 16 : 8;
         for (uint32_t o = 0; o < nout; o++) {
             LLVMValueRef f = ol ? reg_flat(c, ol, o) : ci32(c, 0);
             LLVMValueRef slot = LLVMBuildAdd(c->b, LLVMBuildMul(c->b, f, ci32(c, groups), ""), g, "");
-            LLVMBuildStore(c->b, to_scratch(c, acc.r[o]), smem_addr(c, LLVMBuildMul(c->b, slot, ci32(c, 8), "")));
+            LLVMValueRef off = LLVMBuildMul(c->b, slot, ci32(c, slot_bytes), "");
+            LLVMBuildStore(c->b, to_scratch(c, acc.r[o]), smem_addr(c, off));
+            if (arg) LLVMBuildStore(c->b, idx.r[o], smem_addr(c, LLVMBuildAdd(c->b, off, ci32(c, 8), "")));
         }
         barrier(c);
         for (uint32_t o = 0; o < nout; o++) {
             LLVMValueRef f = ol ? reg_flat(c, ol, o) : ci32(c, 0);
-            LLVMValueRef r = NULL;
+            LLVMValueRef r = NULL, ri = NULL;
             for (uint32_t k = 0; k < groups; k++) {
                 LLVMValueRef slot = LLVMBuildAdd(c->b, LLVMBuildMul(c->b, f, ci32(c, groups), ""), ci32(c, k), "");
-                LLVMValueRef x = from_scratch(c, LLVMBuildLoad2(c->b, st, smem_addr(c, LLVMBuildMul(c->b, slot, ci32(c, 8), "")), ""), vt);
-                r = r ? combine(c, kind, t, r, x) : x;
+                LLVMValueRef off = LLVMBuildMul(c->b, slot, ci32(c, slot_bytes), "");
+                LLVMValueRef x = from_scratch(c, LLVMBuildLoad2(c->b, st, smem_addr(c, off), ""), vt);
+                LLVMValueRef xi = arg ? LLVMBuildLoad2(c->b, c->t_i32, smem_addr(c, LLVMBuildAdd(c->b, off, ci32(c, 8), "")), "") : NULL;
+                if (!r) {
+                    r = x;
+                    ri = xi;
+                } else if (arg) {
+                    combine_arg(c, arg_max, t, &r, &ri, x, xi);
+                } else {
+                    r = combine(c, kind, t, r, x);
+                }
             }
             acc.r[o] = r;
+            idx.r[o] = ri;
         }
         barrier(c);
     }
@@ -820,7 +867,7 @@ static void emit_reduce(cg *c, const tk_tir_op *op) {
         not_yet(c, op, "a reduction whose result layout differs from the reduced registers");
         return;
     }
-    *get(c, res) = acc;
+    *get(c, res) = arg ? idx : acc;
 }
 
 /* ---- scans -------------------------------------------------------------------- */

@@ -27,7 +27,11 @@ static void visit(tk_tir_op *op, void *ctx) {
     if (op->code == TIR_REDUCE) {
         const tk_tir_value *in = op->operands.data[0];
         if (in->layout && in->layout->warp_bits)
-            bytes = numel(op->results.data[0]->type) * ((int64_t)1 << in->layout->warp_bits) * 8;
+        {
+            const char *name = tk_sema_builtin_name(op->sub);
+            int64_t slot = !strcmp(name, "argmax") || !strcmp(name, "argmin") ? 16 : 8;
+            bytes = numel(op->results.data[0]->type) * ((int64_t)1 << in->layout->warp_bits) * slot;
+        }
     } else if (op->code == TIR_CONVERT_LAYOUT || (op->code == TIR_BROADCAST && op->operands.data[0]->layout)) {
         const tk_tir_value *in = op->operands.data[0], *out = op->results.data[0];
         uint32_t *map = malloc(sizeof(uint32_t) * tk_ll_num_regs(out->layout));

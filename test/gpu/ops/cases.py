@@ -100,6 +100,13 @@ def cases():
             out.append((f"f32 tl.{red} axis={ax} [64, 32]", src.format(warps=4, tx="f32", ty="f32", to="f32",
                         R=64, C=32), "f32", "f32", "f32", None,
                         (lambda f, a_: (lambda x, y: f(x[:64 * 32].view(64, 32), a_)))(rfn, ax), "reduce"))
+    for red, rfn in [("argmax", lambda t, ax: t.argmax(ax)), ("argmin", lambda t, ax: t.argmin(ax))]:
+        for ax, idx in [(1, "r"), (0, "c")]:
+            for t in ("f32", "i32"):
+                body = f"tl.store(out + {idx}, tl.{red}(a, axis={ax}))"
+                out.append((f"{t} tl.{red} axis={ax} [64, 32]", ROWS.replace("{body}", body).format(
+                    warps=4, tx=t, ty=t, to="i32", R=64, C=32), t, t, "i32", None,
+                    (lambda f, a_: (lambda x, y: f(x[:2048].view(64, 32), a_).to(torch.int32)))(rfn, ax), "reduce"))
     for scan, sfn in [("cumsum", lambda t, ax: t.cumsum(ax)), ("cumprod", lambda t, ax: t.cumprod(ax))]:
         for ax in (0, 1):
             for rev in (False, True):
