@@ -54,8 +54,8 @@ static void usage(FILE *out) {
         "  -D NAME=VALUE      set the constexpr parameter NAME of every kernel to VALUE\n"
         "  --kernel NAME      compile only the kernel NAME\n"
         "  -O0 -O1 -O2 -O3    optimization level (default -O3)\n"
-        "  -g                 debug information (.loc lines; not supported yet)\n"
-        "  -lineinfo          line tables for profilers (not supported yet)\n"
+        "  -g                 line tables for .tk source in the PTX (.loc), for debuggers\n"
+        "  -lineinfo          the same line tables, for profilers\n"
         "  -Werror            treat warnings as errors\n"
         "  -w                 suppress warnings\n"
         "  --time             print the milliseconds each phase took\n"
@@ -150,9 +150,6 @@ static int parse_options(int argc, char **argv, options *opt, tk_arena *arena) {
         }
     }
     if (!opt->input) return usage_error("%s", "no input file");
-    if (opt->debug_info || opt->line_info)
-        fprintf(stderr, "tkc: warning: %s: .loc lines for .tk source are not supported yet; "
-                "the option is ignored\n", opt->debug_info ? "-g" : "-lineinfo");
     return -1;
 }
 

@@ -31,6 +31,9 @@ typedef struct cg {
     struct { const tk_ll *l; LLVMValueRef flat; } flats[64];
     uint32_t nflats;
     bool failed;
+    /* -g / -lineinfo: line tables pointing into the .tk file */
+    LLVMDIBuilderRef dib;
+    LLVMMetadataRef di_file, di_sp;
     LLVMTypeRef t_i1, t_i8, t_i16, t_i32, t_i64, t_f16, t_bf16, t_f32, t_f64, t_ptr1, t_ptr3, t_void;
 } cg;
 
@@ -1236,6 +1239,9 @@ static LLVMValueRef opnd(cg *c, const tk_tir_op *op, uint32_t i, uint32_t r) {
 }
 
 static void emit_op(cg *c, const tk_tir_op *op) {
+    if (c->di_sp && op->loc.src)
+        LLVMSetCurrentDebugLocation2(c->b, LLVMDIBuilderCreateDebugLocation(c->ctx, op->loc.line, op->loc.col,
+                                                                            c->di_sp, NULL));
     const tk_tir_value *res = op->results.len ? op->results.data[0] : NULL;
     uint32_t n = res ? nregs(res) : 0;
     cgval out = newval(c, n);
@@ -1421,6 +1427,16 @@ static bool emit_kernel(cg *c, const tk_tir_kernel *k, const char *entry) {
     LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
                             LLVMCreateStringAttribute(c->ctx, "nvvm.maxntid", 12, threads, (unsigned)strlen(threads)));
     c->fn = fn;
+    c->di_sp = NULL;
+    if (c->dib) {
+        LLVMMetadataRef type = LLVMDIBuilderCreateSubroutineType(c->dib, c->di_file, NULL, 0, LLVMDIFlagZero);
+        unsigned line = k->sema->loc.line;
+        c->di_sp = LLVMDIBuilderCreateFunction(c->dib, c->di_file, entry, strlen(entry), entry, strlen(entry),
+                                               c->di_file, line, type, 0, 1, line, LLVMDIFlagZero, 1);
+        LLVMSetSubprogram(fn, c->di_sp);
+        LLVMSetCurrentDebugLocation2(c->b, LLVMDIBuilderCreateDebugLocation(c->ctx, line, k->sema->loc.col,
+                                                                            c->di_sp, NULL));
+    }
     if (k->shared_bytes) {
         LLVMTypeRef at = LLVMArrayType2(c->t_i8, k->shared_bytes);
         c->smem = LLVMAddGlobalInAddressSpace(c->mod, at, tk_arena_printf(c->arena, "%s_smem", entry), 3);
@@ -1456,7 +1472,8 @@ static bool emit_kernel(cg *c, const tk_tir_kernel *k, const char *entry) {
 }
 
 LLVMModuleRef cg_build_module(tk_arena *arena, tk_diag *diag, LLVMContextRef ctx,
-                              const tk_tir_program *program, const char *arch, tk_cg_output *out) {
+                              const tk_tir_program *program, const char *arch, bool line_info,
+                              tk_cg_output *out) {
     (void)arch;
     cg c = {0};
     c.arena = arena;
@@ -1476,6 +1493,23 @@ LLVMModuleRef cg_build_module(tk_arena *arena, tk_diag *diag, LLVMContextRef ctx
     c.t_ptr1 = LLVMPointerTypeInContext(ctx, 1);
     c.t_ptr3 = LLVMPointerTypeInContext(ctx, 3);
     c.t_void = LLVMVoidTypeInContext(ctx);
+    if (line_info && program->kernels.len && program->kernels.data[0]->sema->loc.src) {
+        const char *path = program->kernels.data[0]->sema->loc.src->name;
+        const char *slash = strrchr(path, '/');
+        const char *base = slash ? slash + 1 : path;
+        size_t dir_len = slash ? (size_t)(slash - path) : 1;
+        c.dib = LLVMCreateDIBuilder(c.mod);
+        c.di_file = LLVMDIBuilderCreateFile(c.dib, base, strlen(base), slash ? path : ".", dir_len);
+        /* .file/.loc directives only (LLVM's DebugDirectivesOnly, which the
+         * C enum does not name): no .debug sections and no ", debug"
+         * target, so ptxas may still optimize */
+        LLVMDIBuilderCreateCompileUnit(c.dib, LLVMDWARFSourceLanguageC, c.di_file, "tkc", 3, 1, "", 0, 0, "", 0,
+                                       (LLVMDWARFEmissionKind)3, 0, 0, 0, "", 0, "", 0);
+        LLVMAddModuleFlag(c.mod, LLVMModuleFlagBehaviorWarning, "Debug Info Version", 18,
+                          LLVMValueAsMetadata(LLVMConstInt(c.t_i32, LLVMDebugMetadataVersion(), 0)));
+        LLVMAddModuleFlag(c.mod, LLVMModuleFlagBehaviorWarning, "Dwarf Version", 13,
+                          LLVMValueAsMetadata(LLVMConstInt(c.t_i32, 2, 0)));
+    }
     bool ok = true;
     for (uint32_t i = 0; i < program->kernels.len; i++) {
         const tk_tir_kernel *k = program->kernels.data[i];
@@ -1486,6 +1520,10 @@ LLVMModuleRef cg_build_module(tk_arena *arena, tk_diag *diag, LLVMContextRef ctx
         } else {
             ok = false;
         }
+    }
+    if (c.dib) {
+        LLVMDIBuilderFinalize(c.dib);
+        LLVMDisposeDIBuilder(c.dib);
     }
     LLVMDisposeBuilder(c.b);
     if (!ok) {

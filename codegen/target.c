@@ -95,8 +95,8 @@ static void run_ptxas(tk_arena *arena, const tk_cg_options *opt, tk_cg_output *o
         fclose(f);
     }
     char cmd[1400];
-    snprintf(cmd, sizeof cmd, "'%s' -arch=%s -v -O%d '%s' -o '%s' 2>&1", ptxas, opt->arch,
-             opt->opt_level < 3 ? opt->opt_level : 3, ptx_path, cubin_path);
+    snprintf(cmd, sizeof cmd, "'%s' -arch=%s -v -O%d %s'%s' -o '%s' 2>&1", ptxas, opt->arch,
+             opt->opt_level < 3 ? opt->opt_level : 3, opt->line_info ? "-lineinfo " : "", ptx_path, cubin_path);
     double t0 = tk_now_ms();
     FILE *p = popen(cmd, "r");
     char *report = NULL;
@@ -173,7 +173,7 @@ bool tk_cg_compile(tk_arena *arena, tk_diag *diag, const tk_tir_program *program
     LLVMInitializeNVPTXTargetMC();
     LLVMInitializeNVPTXAsmPrinter();
     LLVMContextRef ctx = LLVMContextCreate();
-    LLVMModuleRef mod = cg_build_module(arena, diag, ctx, program, options->arch, out);
+    LLVMModuleRef mod = cg_build_module(arena, diag, ctx, program, options->arch, options->line_info, out);
     if (!mod) {
         LLVMContextDispose(ctx);
         return false;
