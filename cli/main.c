@@ -38,7 +38,7 @@ typedef struct options {
     emit_kind emit;
     const char *arch;
     int opt_level;
-    bool debug_info, line_info, time_phases, warnings_are_errors, no_warnings, stats;
+    bool debug_info, line_info, debug, time_phases, warnings_are_errors, no_warnings, stats;
     tk_sema_options sema;
 } options;
 
@@ -56,6 +56,7 @@ static void usage(FILE *out) {
         "  -O0 -O1 -O2 -O3    optimization level (default -O3)\n"
         "  -g                 line tables for .tk source in the PTX (.loc), for debuggers\n"
         "  -lineinfo          the same line tables, for profilers\n"
+        "  --debug            check device_assert and assert at run time (as -g does)\n"
         "  -Werror            treat warnings as errors\n"
         "  -w                 suppress warnings\n"
         "  --time             print the milliseconds each phase took\n"
@@ -137,6 +138,8 @@ static int parse_options(int argc, char **argv, options *opt, tk_arena *arena) {
             opt->warnings_are_errors = true;
         } else if (strcmp(a, "-w") == 0) {
             opt->no_warnings = true;
+        } else if (strcmp(a, "--debug") == 0) {
+            opt->debug = true;
         } else if (strcmp(a, "--stats") == 0) {
             opt->stats = true;
         } else if (strcmp(a, "--time") == 0) {
@@ -286,8 +289,8 @@ static int compile_file(const options *opt, tk_arena *arena, tk_diag *diag) {
     }
 
     tk_cg_options cg = {opt->arch, opt->opt_level, opt->line_info || opt->debug_info,
-                        getenv("CUDA_HOME"), opt->emit == EMIT_ALL || opt->emit == EMIT_CUBIN ||
-                                             opt->emit == EMIT_HEADER || opt->stats};
+                        opt->debug || opt->debug_info, getenv("CUDA_HOME"),
+                        opt->emit == EMIT_ALL || opt->emit == EMIT_CUBIN || opt->emit == EMIT_HEADER || opt->stats};
     tk_cg_output compiled = {0};
     bool ok = tk_cg_compile(arena, diag, tir, &cg, &compiled);
     if (opt->time_phases) {

@@ -14,6 +14,7 @@ typedef struct tk_cg_options {
     const char *arch;        /* sm_80 ... sm_90a */
     int opt_level;           /* 0..3 */
     bool line_info;          /* .loc lines for .tk source */
+    bool debug;              /* device_assert checks (-g, --debug) */
     const char *cuda_home;   /* for ptxas; NULL or missing: PTX only */
     bool want_cubin;
 } tk_cg_options;

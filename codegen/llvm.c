@@ -34,6 +34,7 @@ typedef struct cg {
     /* -g / -lineinfo: line tables pointing into the .tk file */
     LLVMDIBuilderRef dib;
     LLVMMetadataRef di_file, di_sp;
+    bool debug;   /* device_assert checks */
     LLVMTypeRef t_i1, t_i8, t_i16, t_i32, t_i64, t_f16, t_bf16, t_f32, t_f64, t_ptr1, t_ptr3, t_void;
 } cg;
 
@@ -93,6 +94,10 @@ static cgval newval(cg *c, uint32_t n) {
 }
 
 static cgval *get(cg *c, const tk_tir_value *v) { return &c->vals[v->id]; }
+
+/* defined further down, used by several op families */
+static LLVMValueRef opnd(cg *c, const tk_tir_op *op, uint32_t i, uint32_t r);
+static LLVMValueRef owner(cg *c, const tk_ll *l, uint32_t r);
 
 static LLVMValueRef ci32(cg *c, int64_t v) { return LLVMConstInt(c->t_i32, (unsigned long long)v, 1); }
 
@@ -873,6 +878,115 @@ static void emit_reduce(cg *c, const tk_tir_op *op) {
     *get(c, res) = arg ? idx : acc;
 }
 
+/* ---- device_print and device_assert -------------------------------------- */
+
+/* A constant C string in global memory, as the generic pointer vprintf and
+ * __assertfail take. */
+static LLVMValueRef cstring(cg *c, const char *text) {
+    size_t len = strlen(text);
+    LLVMValueRef init = LLVMConstStringInContext2(c->ctx, text, len, 0);
+    LLVMValueRef g = LLVMAddGlobalInAddressSpace(c->mod, LLVMTypeOf(init), "tk_str", 1);
+    LLVMSetInitializer(g, init);
+    LLVMSetGlobalConstant(g, 1);
+    LLVMSetLinkage(g, LLVMInternalLinkage);
+    return LLVMBuildAddrSpaceCast(c->b, g, LLVMPointerTypeInContext(c->ctx, 0), "");
+}
+
+/* Each element once (its owner thread): "PREFIX pid (x, y, z) idx (i, j) VALUE". */
+static void emit_print(cg *c, const tk_tir_op *op) {
+    const char *prefix = tk_tir_attr_text(op, "prefix");
+    bool hex = tk_tir_attr_int(op, "hex", 0) != 0;
+    LLVMTypeRef ptr0 = LLVMPointerTypeInContext(c->ctx, 0);
+    LLVMTypeRef params[2] = {ptr0, ptr0};
+    LLVMValueRef vprintf = declare(c, "vprintf", c->t_i32, params, 2);
+    LLVMTypeRef vty = LLVMFunctionType(c->t_i32, params, 2, 0);
+    LLVMValueRef pid[3] = {sreg(c, "ctaid.x"), sreg(c, "ctaid.y"), sreg(c, "ctaid.z")};
+    for (uint32_t a = 0; a < op->operands.len; a++) {
+        const tk_tir_value *v = op->operands.data[a];
+        cgval *vv = get(c, v);
+        const tk_type *e = elem_of(v->type);
+        bool flt = e->kind == TK_TYPE_SCALAR && tk_dtype_is_float(e->dtype);
+        bool wide = e->kind == TK_TYPE_POINTER || (!flt && tk_dtype_bits(e->dtype) == 64);
+        uint32_t rank = v->type->kind == TK_TYPE_TILE ? v->type->rank : 0;
+        char fmt[256];
+        size_t n = (size_t)snprintf(fmt, sizeof fmt, "%s pid (%%d, %%d, %%d)", prefix ? prefix : "");
+        if (rank) {
+            n += (size_t)snprintf(fmt + n, sizeof fmt - n, " idx (");
+            for (uint32_t d = 0; d < rank; d++) n += (size_t)snprintf(fmt + n, sizeof fmt - n, "%s%%d", d ? ", " : "");
+            n += (size_t)snprintf(fmt + n, sizeof fmt - n, ")");
+        }
+        snprintf(fmt + n, sizeof fmt - n, " %s\n",
+                 flt ? "%f" : hex ? (wide ? "0x%llx" : "0x%x") : (wide ? "%lld" : "%d"));
+        LLVMValueRef fmt_ptr = cstring(c, fmt);
+        for (uint32_t r = 0; r < vv->n; r++) {
+            LLVMValueRef own = owner(c, rank ? v->layout : NULL, r);
+            LLVMBasicBlockRef act = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "print");
+            LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "print.end");
+            LLVMBuildCondBr(c->b, own, act, join);
+            LLVMPositionBuilderAtEnd(c->b, act);
+            /* the argument buffer: ints as i32/i64, floats as double */
+            LLVMTypeRef fields[16];
+            LLVMValueRef vals[16];
+            uint32_t nf = 0;
+            for (int k = 0; k < 3; k++) {
+                fields[nf] = c->t_i32;
+                vals[nf++] = pid[k];
+            }
+            for (uint32_t d = 0; d < rank; d++) {
+                uint64_t stride = 1;
+                for (uint32_t q = d + 1; q < rank; q++) stride *= (uint64_t)v->type->shape[q];
+                fields[nf] = c->t_i32;
+                vals[nf++] = LLVMBuildAnd(c->b, LLVMBuildUDiv(c->b, reg_flat(c, v->layout, r), ci32(c, (int64_t)stride), ""),
+                                          ci32(c, v->type->shape[d] - 1), "");
+            }
+            LLVMValueRef x = vv->r[r];
+            if (flt) x = LLVMBuildFPExt(c->b, x, c->t_f64, "");
+            else if (LLVMTypeOf(x) == c->t_ptr1) x = LLVMBuildPtrToInt(c->b, x, c->t_i64, "");
+            else if (!wide) x = is_signed(v->type) ? LLVMBuildSExt(c->b, x, c->t_i32, "") : LLVMBuildZExt(c->b, x, c->t_i32, "");
+            if (LLVMTypeOf(x) == c->t_i1) x = LLVMBuildZExt(c->b, x, c->t_i32, "");
+            fields[nf] = LLVMTypeOf(x);
+            vals[nf++] = x;
+            LLVMTypeRef st = LLVMStructTypeInContext(c->ctx, fields, nf, 0);
+            LLVMValueRef buf = LLVMBuildAlloca(c->b, st, "");
+            for (uint32_t k = 0; k < nf; k++) LLVMBuildStore(c->b, vals[k], LLVMBuildStructGEP2(c->b, st, buf, k, ""));
+            LLVMValueRef args[2] = {fmt_ptr, LLVMBuildAddrSpaceCast(c->b, buf, ptr0, "")};
+            LLVMBuildCall2(c->b, vty, vprintf, args, 2, "");
+            LLVMBuildBr(c->b, join);
+            LLVMPositionBuilderAtEnd(c->b, join);
+        }
+    }
+}
+
+/* Under -g/--debug: a false element stops the kernel with the message and
+ * the .tk position (the CUDA error the launch then reports says so). */
+static void emit_assert(cg *c, const tk_tir_op *op) {
+    if (!c->debug) return;
+    const tk_tir_value *cond = op->operands.data[0];
+    const tk_tir_value *mask = op->operands.len > 1 ? op->operands.data[1] : NULL;
+    const char *msg = tk_tir_attr_text(op, "message");
+    LLVMTypeRef ptr0 = LLVMPointerTypeInContext(c->ctx, 0);
+    LLVMTypeRef params[5] = {ptr0, ptr0, c->t_i32, ptr0, c->t_i64};
+    LLVMValueRef fail = declare(c, "__assertfail", c->t_void, params, 5);
+    LLVMTypeRef fty = LLVMFunctionType(c->t_void, params, 5, 0);
+    const char *file = op->loc.src ? op->loc.src->name : "?";
+    LLVMValueRef text = cstring(c, msg && *msg ? msg : "device_assert failed");
+    LLVMValueRef file_ptr = cstring(c, file);
+    LLVMValueRef fn_name = cstring(c, c->k->sema->name);
+    cgval *cv = get(c, cond);
+    for (uint32_t r = 0; r < cv->n; r++) {
+        LLVMValueRef bad = LLVMBuildNot(c->b, cv->r[r], "");
+        if (mask) bad = LLVMBuildAnd(c->b, bad, opnd(c, op, 1, r), "");
+        LLVMBasicBlockRef act = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "assert.fail");
+        LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "assert.end");
+        LLVMBuildCondBr(c->b, bad, act, join);
+        LLVMPositionBuilderAtEnd(c->b, act);
+        LLVMValueRef args[5] = {text, file_ptr, ci32(c, op->loc.line), fn_name, LLVMConstInt(c->t_i64, 1, 0)};
+        LLVMBuildCall2(c->b, fty, fail, args, 5, "");
+        LLVMBuildBr(c->b, join);
+        LLVMPositionBuilderAtEnd(c->b, join);
+    }
+}
+
 /* ---- scans -------------------------------------------------------------------- */
 
 /* Inclusive scans along an axis. Each bit of the axis coordinate is
@@ -973,8 +1087,6 @@ static void emit_scan(cg *c, const tk_tir_op *op, const char *name) {
 }
 
 /* ---- atomics ---------------------------------------------------------------- */
-
-static LLVMValueRef opnd(cg *c, const tk_tir_op *op, uint32_t i, uint32_t r);
 
 /* Whether this thread owns register r of layout l: where a layout
  * replicates (a zero basis), only the copy whose replicating bits are 0
@@ -1363,6 +1475,14 @@ static void emit_op(cg *c, const tk_tir_op *op) {
             emit_scan(c, op, name);
             return;
         }
+        if (!strcmp(name, "device_print")) {
+            emit_print(c, op);
+            return;
+        }
+        if (!strcmp(name, "device_assert")) {
+            emit_assert(c, op);
+            return;
+        }
         not_yet(c, op, tk_arena_printf(c->arena, "tl.%s", name));
         return;
     }
@@ -1472,10 +1592,11 @@ static bool emit_kernel(cg *c, const tk_tir_kernel *k, const char *entry) {
 }
 
 LLVMModuleRef cg_build_module(tk_arena *arena, tk_diag *diag, LLVMContextRef ctx,
-                              const tk_tir_program *program, const char *arch, bool line_info,
+                              const tk_tir_program *program, const tk_cg_options *options,
                               tk_cg_output *out) {
-    (void)arch;
+    bool line_info = options->line_info;
     cg c = {0};
+    c.debug = options->debug;
     c.arena = arena;
     c.diag = diag;
     c.ctx = ctx;

@@ -173,7 +173,7 @@ bool tk_cg_compile(tk_arena *arena, tk_diag *diag, const tk_tir_program *program
     LLVMInitializeNVPTXTargetMC();
     LLVMInitializeNVPTXAsmPrinter();
     LLVMContextRef ctx = LLVMContextCreate();
-    LLVMModuleRef mod = cg_build_module(arena, diag, ctx, program, options->arch, options->line_info, out);
+    LLVMModuleRef mod = cg_build_module(arena, diag, ctx, program, options, out);
     if (!mod) {
         LLVMContextDispose(ctx);
         return false;

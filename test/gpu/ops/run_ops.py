@@ -59,8 +59,92 @@ def main():
             print(f"FAIL {case[0]}: {type(e).__name__}: {e}")
         passed += ok
         failed += not ok
+    for name, check in SPECIAL:
+        try:
+            ok = check(work, rt)
+        except Exception as e:
+            ok = False
+            print(f"FAIL {name}: {type(e).__name__}: {e}")
+        passed += ok
+        failed += not ok
     print(f"op families: {passed} passed, {failed} failed")
     return 0 if failed == 0 else 1
+
+
+def build(work, rt, tag, source, *flags):
+    """Compiles source into work/tag with the shared shim; the library path."""
+    d = work / tag
+    d.mkdir()
+    (d / "op.tk").write_text(source)
+    subprocess.run([TKC, *flags, str(d / "op.tk"), "-o", str(d)], check=True, capture_output=True)
+    lib = d / "libop.so"
+    subprocess.run([CC, "-O1", "-shared", "-fPIC", "-fvisibility=hidden", "-include", str(d / "op.h"),
+                    f"-I{ROOT / 'runtime_stub'}", str(ROOT / "test" / "gpu" / "ops" / "shim.c"), str(rt),
+                    "-o", str(lib), "-ldl", "-lpthread"], check=True, capture_output=True)
+    return lib
+
+
+# Launches a shim's op once in a fresh process (device printf and a failed
+# assert both need one) and prints what the launch and the sync returned.
+LAUNCH = '''
+import ctypes, sys, torch
+lib = ctypes.CDLL(sys.argv[1])
+lib.tkshim_op.argtypes = [ctypes.c_void_p] * 4 + [ctypes.c_int32]
+x = torch.arange(1, 5, device="cuda", dtype=torch.float32)
+s = lib.tkshim_op(None, x.data_ptr(), x.data_ptr(), x.data_ptr(), 7)
+try:
+    torch.cuda.synchronize()
+    print("sync ok", s, flush=True)
+except RuntimeError as e:
+    print("sync failed", s, str(e).splitlines()[0], flush=True)
+'''
+
+PRINT_SRC = """
+@kernel(grid=(2,), num_warps=1)
+def op(x: *f32 % 16, y: *f32 % 16, out: *f32 % 16, n: i32):
+    offs = tl.arange(0, 4)
+    tl.device_print("v", tl.load(x + offs))
+    print("n", n)
+"""
+
+ASSERT_SRC = """
+@kernel(grid=(1,), num_warps=1)
+def op(x: *f32 % 16, y: *f32 % 16, out: *f32 % 16, n: i32):
+    offs = tl.arange(0, 4)
+    tl.device_assert(tl.load(x + offs) < 3.0, "too large for this kernel")
+"""
+
+
+def check_print(work, rt):
+    lib = build(work, rt, "print", PRINT_SRC)
+    r = subprocess.run([sys.executable, "-c", LAUNCH, str(lib)], capture_output=True, text=True, timeout=120)
+    lines = set(r.stdout.splitlines())
+    want = {f"v pid ({p}, 0, 0) idx ({i}) {i + 1:.6f}" for p in range(2) for i in range(4)}
+    want |= {f"n pid ({p}, 0, 0) 7" for p in range(2)}
+    missing = want - lines
+    if missing or "sync ok 0" not in lines:
+        print(f"FAIL device_print: missing {sorted(missing)[:3]}; got {r.stdout[:300]!r} {r.stderr[-300:]!r}")
+        return False
+    return True
+
+
+def check_assert(work, rt):
+    ok = True
+    lib = build(work, rt, "assert", ASSERT_SRC, "--debug")
+    r = subprocess.run([sys.executable, "-c", LAUNCH, str(lib)], capture_output=True, text=True, timeout=120)
+    out = r.stdout + r.stderr
+    if "sync failed 0" not in out or "too large for this kernel" not in out or "op.tk" not in out:
+        print(f"FAIL device_assert under --debug: {out[-400:]!r}")
+        ok = False
+    lib = build(work, rt, "assert_off", ASSERT_SRC)
+    r = subprocess.run([sys.executable, "-c", LAUNCH, str(lib)], capture_output=True, text=True, timeout=120)
+    if "sync ok 0" not in r.stdout:
+        print(f"FAIL device_assert without --debug should not check: {(r.stdout + r.stderr)[-300:]!r}")
+        ok = False
+    return ok
+
+
+SPECIAL = [("device_print", check_print), ("device_assert", check_assert)]
 
 
 def run_case(i, case, work, rt, gen, stream):
