@@ -133,8 +133,9 @@ void tk_cg_write_header(FILE *out, const tk_tir_program *program, const tk_cg_ou
             snprintf(cubin, sizeof cubin, "tk_%s__cubin", mod);
             snprintf(size, sizeof size, "sizeof tk_%s__cubin", mod);
         }
-        fprintf(out, "static tkrt_kernel tk_%s__%s =\n    TKRT_KERNEL_INIT(\"%s\", %s, %s, (const char *)tk_%s__ptx, %uu, 0u);\n",
-                mod, info->entry, info->entry, cubin, size, mod, info->kernel->num_warps * 32);
+        fprintf(out, "static tkrt_kernel tk_%s__%s =\n    TKRT_KERNEL_INIT(\"%s\", %s, %s, (const char *)tk_%s__ptx, %uu, %uu);\n",
+                mod, info->entry, info->entry, cubin, size, mod, info->kernel->num_warps * 32,
+                info->kernel->shared_bytes);
     }
     fputc('\n', out);
     /* one function per kernel name, over its variants */

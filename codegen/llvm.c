@@ -1557,14 +1557,15 @@ static bool emit_kernel(cg *c, const tk_tir_kernel *k, const char *entry) {
         LLVMSetCurrentDebugLocation2(c->b, LLVMDIBuilderCreateDebugLocation(c->ctx, line, k->sema->loc.col,
                                                                             c->di_sp, NULL));
     }
+    /* dynamic shared memory: sized at launch (the header passes
+     * k->shared_bytes), so more than the 48 KB of static memory works */
+    c->smem = NULL;
     if (k->shared_bytes) {
-        LLVMTypeRef at = LLVMArrayType2(c->t_i8, k->shared_bytes);
-        c->smem = LLVMAddGlobalInAddressSpace(c->mod, at, tk_arena_printf(c->arena, "%s_smem", entry), 3);
-        LLVMSetInitializer(c->smem, LLVMGetUndef(at));
-        LLVMSetLinkage(c->smem, LLVMInternalLinkage);
-        LLVMSetAlignment(c->smem, 16);
-    } else {
-        c->smem = NULL;
+        c->smem = LLVMGetNamedGlobal(c->mod, "tk_smem");
+        if (!c->smem) {
+            c->smem = LLVMAddGlobalInAddressSpace(c->mod, LLVMArrayType2(c->t_i8, 0), "tk_smem", 3);
+            LLVMSetAlignment(c->smem, 16);
+        }
     }
     c->entry = LLVMAppendBasicBlockInContext(c->ctx, fn, "entry");
     LLVMBasicBlockRef start = LLVMAppendBasicBlockInContext(c->ctx, fn, "start");

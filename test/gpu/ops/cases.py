@@ -134,6 +134,11 @@ def cases():
     out.append(("f32 tl.trans [64, 32]", ROWS.replace("{body}", body).format(
         warps=4, tx="f32", ty="f32", to="f32", R=64, C=32), "f32", "f32", "f32", None,
         lambda x, y: x[:2048].view(64, 32).t().reshape(-1), "reduce"))
+    # a conversion through more than 48 KB of shared memory (opt-in at launch)
+    body = "tl.store(out + c[:, None] * 128 + r[None, :], tl.trans(a))"
+    out.append(("f32 tl.trans [128, 256]: 128 KB of shared memory", ROWS.replace("{body}", body).format(
+        warps=4, tx="f32", ty="f32", to="f32", R=128, C=256), "f32", "f32", "f32", None,
+        lambda x, y: x[:32768].view(128, 256).t().reshape(-1), "big"))
     # control flow
     src = """
 @kernel(grid=(cdiv(n, 128),), num_warps=4)
