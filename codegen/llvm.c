@@ -35,6 +35,7 @@ typedef struct cg {
     LLVMDIBuilderRef dib;
     LLVMMetadataRef di_file, di_sp;
     bool debug;   /* device_assert checks */
+    const tk_tir_block *combine_fn; /* the reduce or scan being emitted, when it has one */
     LLVMTypeRef t_i1, t_i8, t_i16, t_i32, t_i64, t_f16, t_bf16, t_f32, t_f64, t_ptr1, t_ptr3, t_void;
 } cg;
 
@@ -96,6 +97,7 @@ static cgval newval(cg *c, uint32_t n) {
 static cgval *get(cg *c, const tk_tir_value *v) { return &c->vals[v->id]; }
 
 /* defined further down, used by several op families */
+static void emit_block(cg *c, const tk_tir_block *blk);
 static LLVMValueRef opnd(cg *c, const tk_tir_op *op, uint32_t i, uint32_t r);
 static LLVMValueRef owner(cg *c, const tk_ll *l, uint32_t r);
 
@@ -726,7 +728,25 @@ static LLVMValueRef shfl_xor(cg *c, LLVMValueRef v, uint32_t lane_mask) {
     return from_scratch(c, r, t);
 }
 
+/* A user combine function (tl.reduce, tl.associative_scan): its region is
+ * emitted afresh with a and b as its arguments; the yield is the result. */
+static LLVMValueRef combine_region(cg *c, const tk_tir_block *region, LLVMValueRef a, LLVMValueRef b) {
+    LLVMValueRef in[2] = {a, b};
+    for (uint32_t i = 0; i < 2 && i < region->args.len; i++) {
+        cgval v = newval(c, 1);
+        v.r[0] = in[i];
+        *get(c, region->args.data[i]) = v;
+    }
+    emit_block(c, region);
+    const tk_tir_op *y = NULL;
+    for (uint32_t i = region->ops.len; i-- > 0 && !y;)
+        if (!region->ops.data[i]->dead && region->ops.data[i]->code == TIR_YIELD) y = region->ops.data[i];
+    if (!y || !y->operands.len) return a;
+    return get(c, y->operands.data[0])->r[0];
+}
+
 static LLVMValueRef combine(cg *c, const char *kind, const tk_type *t, LLVMValueRef a, LLVMValueRef b) {
+    if (!strcmp(kind, "reduce") || !strcmp(kind, "associative_scan")) return combine_region(c, c->combine_fn, a, b);
     if (!strcmp(kind, "sum")) return is_float(t) ? LLVMBuildFAdd(c->b, a, b, "") : LLVMBuildAdd(c->b, a, b, "");
     if (!strcmp(kind, "xor_sum")) return LLVMBuildXor(c->b, a, b, "");
     return minmax(c, !strcmp(kind, "max"), t, a, b);
@@ -774,6 +794,7 @@ static void emit_reduce(cg *c, const tk_tir_op *op) {
         return;
     }
     const tk_type *t = arg ? in->type : res->type;
+    c->combine_fn = op->regions.len ? op->regions.data[0] : NULL;
     cgval *iv = get(c, in);
     /* register bits: along the axis (combined), replicated (skipped), kept */
     uint32_t kept_bits[TK_LL_MAX_REG_BITS], nkept = 0;
@@ -1001,7 +1022,8 @@ static void emit_scan(cg *c, const tk_tir_op *op, const char *name) {
     const tk_type *t = res->type;
     uint32_t axis = (uint32_t)tk_tir_attr_int(op, "axis", 0);
     bool reverse = tk_tir_attr_int(op, "reverse", 0) != 0;
-    const char *kind = !strcmp(name, "cumsum") ? "sum" : "prod";
+    const char *kind = !strcmp(name, "cumsum") ? "sum" : !strcmp(name, "cumprod") ? "prod" : name;
+    c->combine_fn = op->regions.len ? op->regions.data[0] : NULL;
     cgval *iv = get(c, in);
     uint32_t n = iv->n;
     LLVMValueRef *pre = TK_NEW_ARRAY(c->arena, LLVMValueRef, n), *tot = TK_NEW_ARRAY(c->arena, LLVMValueRef, n);
@@ -1031,9 +1053,10 @@ static void emit_scan(cg *c, const tk_tir_op *op, const char *name) {
                 levels[a] = levels[b];
                 levels[b] = tmp;
             }
-    bool is_sum = !strcmp(kind, "sum"), f = is_float(t);
+    bool is_sum = !strcmp(kind, "sum"), is_prod = !strcmp(kind, "prod"), f = is_float(t);
 #define COMBINE(x, y) (is_sum ? (f ? LLVMBuildFAdd(c->b, x, y, "") : LLVMBuildAdd(c->b, x, y, "")) \
-                              : (f ? LLVMBuildFMul(c->b, x, y, "") : LLVMBuildMul(c->b, x, y, "")))
+                       : is_prod ? (f ? LLVMBuildFMul(c->b, x, y, "") : LLVMBuildMul(c->b, x, y, "")) \
+                                 : combine(c, kind, t, x, y))
     for (uint32_t k = 0; k < nl; k++) {
         struct level lv = levels[k];
         if (lv.where == IN_REG) {
@@ -1471,7 +1494,7 @@ static void emit_op(cg *c, const tk_tir_op *op) {
             emit_atomic(c, op, name);
             return;
         }
-        if (!strcmp(name, "cumsum") || !strcmp(name, "cumprod")) {
+        if (!strcmp(name, "cumsum") || !strcmp(name, "cumprod") || !strcmp(name, "associative_scan")) {
             emit_scan(c, op, name);
             return;
         }

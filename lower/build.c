@@ -138,7 +138,8 @@ static vals lower_builtin(builder *b, const tk_sx *x) {
         code = TIR_HINT;
     else if (builtin_is(x, "where")) code = TIR_SELECT;
     else if ((builtin_is(x, "sum") || builtin_is(x, "max") || builtin_is(x, "min") ||
-              builtin_is(x, "argmax") || builtin_is(x, "argmin") || builtin_is(x, "xor_sum")) &&
+              builtin_is(x, "argmax") || builtin_is(x, "argmin") || builtin_is(x, "xor_sum") ||
+              builtin_is(x, "reduce")) &&
              x->type->kind != TK_TYPE_TUPLE)
         code = TIR_REDUCE;
     else {
@@ -169,8 +170,26 @@ static vals lower_builtin(builder *b, const tk_sx *x) {
     for (uint32_t i = 0; i < x->args.len; i++)
         for (uint32_t k = 0; k < args[i].count; k++) operand(b, op, args[i].v[k]);
     if (x->func) {
-        not_yet(b, x->loc, tk_arena_printf(b->arena, "tl.%s with a combine function", name));
-        return (vals){0};
+        /* the combine function, inlined once into a region of the op: two
+         * scalar arguments in, the combined scalar yielded */
+        const tk_sema_func *fn = x->func;
+        tk_tir_block *region = new_block(b, op);
+        env callee = {0};
+        env *saved_env = b->env;
+        vals *saved_ret = b->return_slot;
+        tk_tir_block *saved_block = b->block;
+        vals ret = {0};
+        b->env = &callee;
+        for (uint32_t i = 0; i < fn->params.len; i++)
+            *slot(b, fn->params.data[i]) = one(b, block_arg(b, region, fn->params.data[i]->type));
+        b->return_slot = &ret;
+        b->block = region;
+        lower_block(b, &fn->body);
+        tk_tir_op *y = emit(b, TIR_YIELD, 0, x->loc);
+        for (uint32_t i = 0; i < ret.count; i++) operand(b, y, ret.v[i]);
+        b->env = saved_env;
+        b->return_slot = saved_ret;
+        b->block = saved_block;
     }
     if (x->type->kind == TK_TYPE_VOID) return (vals){0, NULL};
     if (x->type->kind == TK_TYPE_TUPLE) {

@@ -105,7 +105,7 @@ static void assign_block(layout_ctx *c, tk_tir_block *blk);
 static bool is_scan(const tk_tir_op *op) {
     if (op->code != TIR_BUILTIN) return false;
     const char *name = tk_sema_builtin_name(op->sub);
-    return !strcmp(name, "cumsum") || !strcmp(name, "cumprod");
+    return !strcmp(name, "cumsum") || !strcmp(name, "cumprod") || !strcmp(name, "associative_scan");
 }
 
 static bool is_elementwise(tk_tir_opcode code) {

@@ -43,7 +43,8 @@ static void visit(tk_tir_op *op, void *ctx) {
         /* a scan across warps: one slot a thread and register */
         const char *name = tk_sema_builtin_name(op->sub);
         const tk_ll *l = op->operands.data[0]->layout;
-        if ((!strcmp(name, "cumsum") || !strcmp(name, "cumprod")) && l->warp_bits)
+        if ((!strcmp(name, "cumsum") || !strcmp(name, "cumprod") || !strcmp(name, "associative_scan")) &&
+            l->warp_bits)
             bytes = ((int64_t)32 << l->warp_bits) * (int64_t)tk_ll_num_regs(l) * 8;
     }
     if (bytes > *need) *need = (uint32_t)bytes;

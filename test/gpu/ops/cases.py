@@ -107,6 +107,27 @@ def cases():
                 out.append((f"{t} tl.{red} axis={ax} [64, 32]", ROWS.replace("{body}", body).format(
                     warps=4, tx=t, ty=t, to="i32", R=64, C=32), t, t, "i32", None,
                     (lambda f, a_: (lambda x, y: f(x[:2048].view(64, 32), a_).to(torch.int32)))(rfn, ax), "reduce"))
+    funcs = ('''
+@func
+def add_fn(a, b):
+    return a + b
+
+@func
+def max_fn(a, b):
+    return tl.maximum(a, b)
+''')
+    for fname, rfn in [("add_fn", lambda t, ax: t.sum(ax)), ("max_fn", lambda t, ax: t.amax(ax))]:
+        for ax, idx in [(1, "r"), (0, "c")]:
+            body = f"tl.store(out + {idx}, tl.reduce(a, {ax}, {fname}))"
+            out.append((f"f32 tl.reduce({fname}) axis={ax} [64, 32]", funcs + ROWS.replace("{body}", body).format(
+                warps=4, tx="f32", ty="f32", to="f32", R=64, C=32), "f32", "f32", "f32", None,
+                (lambda f, a_: (lambda x, y: f(x[:2048].view(64, 32), a_)))(rfn, ax), "reduce"))
+    for fname, sfn in [("add_fn", lambda t, ax: t.cumsum(ax)), ("max_fn", lambda t, ax: t.cummax(ax).values)]:
+        for ax in (0, 1):
+            body = f"tl.store(out + r[:, None] * 32 + c[None, :], tl.associative_scan(a, {ax}, {fname}))"
+            out.append((f"f32 tl.associative_scan({fname}) axis={ax} [64, 32]", funcs + ROWS.replace("{body}", body).format(
+                warps=4, tx="f32", ty="f32", to="f32", R=64, C=32), "f32", "f32", "f32", None,
+                (lambda f, a_: (lambda x, y: f(x[:2048].view(64, 32), a_).reshape(-1)))(sfn, ax), "reduce"))
     for scan, sfn in [("cumsum", lambda t, ax: t.cumsum(ax)), ("cumprod", lambda t, ax: t.cumprod(ax))]:
         for ax in (0, 1):
             for rev in (False, True):
