@@ -899,6 +899,57 @@ static void emit_reduce(cg *c, const tk_tir_op *op) {
     *get(c, res) = arg ? idx : acc;
 }
 
+/* ---- join, split, cat: elements change threads, through shared memory ---- */
+
+/* Element e of v (flat index in v's shape) goes to scratch slot e * mul + add. */
+static void scratch_write(cg *c, const tk_tir_value *v, int64_t mul, int64_t add, unsigned slot) {
+    cgval *vv = get(c, v);
+    for (uint32_t r = 0; r < vv->n; r++) {
+        LLVMValueRef flat = v->type->kind == TK_TYPE_TILE ? reg_flat(c, v->layout, r) : ci32(c, 0);
+        LLVMValueRef idx = LLVMBuildAdd(c->b, LLVMBuildMul(c->b, flat, ci32(c, mul), ""), ci32(c, add), "");
+        LLVMBuildStore(c->b, to_scratch(c, vv->r[r]), smem_addr(c, LLVMBuildMul(c->b, idx, ci32(c, slot), "")));
+    }
+}
+
+/* Register r of a value of type t in layout l reads slot flat * mul + add. */
+static cgval scratch_read(cg *c, const tk_type *t, const tk_ll *l, int64_t mul, int64_t add, unsigned slot) {
+    uint32_t n = l ? (uint32_t)tk_ll_num_regs(l) : 1;
+    LLVMTypeRef et = elem_type(c, t), st = scratch_type(c, et);
+    cgval out = newval(c, n);
+    for (uint32_t r = 0; r < n; r++) {
+        LLVMValueRef flat = l ? reg_flat(c, l, r) : ci32(c, 0);
+        LLVMValueRef idx = LLVMBuildAdd(c->b, LLVMBuildMul(c->b, flat, ci32(c, mul), ""), ci32(c, add), "");
+        out.r[r] = from_scratch(c, LLVMBuildLoad2(c->b, st, smem_addr(c, LLVMBuildMul(c->b, idx, ci32(c, slot), "")), ""), et);
+    }
+    return out;
+}
+
+static void emit_shuffle_op(cg *c, const tk_tir_op *op, const char *name) {
+    const tk_tir_value *a = op->operands.data[0];
+    unsigned slot = scratch_bytes(c, elem_type(c, a->type));
+    if (!strcmp(name, "join")) {
+        const tk_tir_value *res = op->results.data[0];
+        scratch_write(c, a, 2, 0, slot);
+        scratch_write(c, op->operands.data[1], 2, 1, slot);
+        barrier(c);
+        *get(c, res) = scratch_read(c, res->type, res->layout, 1, 0, slot);
+    } else if (!strcmp(name, "split")) {
+        scratch_write(c, a, 1, 0, slot);
+        barrier(c);
+        for (uint32_t i = 0; i < 2; i++) {
+            const tk_tir_value *res = op->results.data[i];
+            *get(c, res) = scratch_read(c, res->type, res->type->kind == TK_TYPE_TILE ? res->layout : NULL, 2, i, slot);
+        }
+    } else { /* cat: a's elements, then b's */
+        const tk_tir_value *res = op->results.data[0];
+        scratch_write(c, a, 1, 0, slot);
+        scratch_write(c, op->operands.data[1], 1, a->type->shape[0], slot);
+        barrier(c);
+        *get(c, res) = scratch_read(c, res->type, res->layout, 1, 0, slot);
+    }
+    barrier(c);
+}
+
 /* ---- device_print and device_assert -------------------------------------- */
 
 /* A constant C string in global memory, as the generic pointer vprintf and
@@ -1496,6 +1547,10 @@ static void emit_op(cg *c, const tk_tir_op *op) {
         }
         if (!strcmp(name, "cumsum") || !strcmp(name, "cumprod") || !strcmp(name, "associative_scan")) {
             emit_scan(c, op, name);
+            return;
+        }
+        if (!strcmp(name, "join") || !strcmp(name, "split") || !strcmp(name, "cat")) {
+            emit_shuffle_op(c, op, name);
             return;
         }
         if (!strcmp(name, "device_print")) {

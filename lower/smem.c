@@ -46,6 +46,9 @@ static void visit(tk_tir_op *op, void *ctx) {
         if ((!strcmp(name, "cumsum") || !strcmp(name, "cumprod") || !strcmp(name, "associative_scan")) &&
             l->warp_bits)
             bytes = ((int64_t)32 << l->warp_bits) * (int64_t)tk_ll_num_regs(l) * 8;
+        if (!strcmp(name, "join") || !strcmp(name, "cat"))
+            bytes = numel(op->results.data[0]->type) * bytes_of(op->results.data[0]->type);
+        if (!strcmp(name, "split")) bytes = numel(op->operands.data[0]->type) * bytes_of(op->operands.data[0]->type);
     }
     if (bytes > *need) *need = (uint32_t)bytes;
 }

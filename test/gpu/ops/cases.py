@@ -155,6 +155,26 @@ def max_fn(a, b):
     out.append(("f32 tl.trans [64, 32]", ROWS.replace("{body}", body).format(
         warps=4, tx="f32", ty="f32", to="f32", R=64, C=32), "f32", "f32", "f32", None,
         lambda x, y: x[:2048].view(64, 32).t().reshape(-1), "reduce"))
+    body = ("tl.store(out + r[:, None, None] * 64 + c[None, :, None] * 2 + tl.arange(0, 2)[None, None, :], "
+            "tl.join(a, a * 2.0))")
+    out.append(("f32 tl.join [64, 32] -> [64, 32, 2]", ROWS.replace("{body}", body).format(
+        warps=4, tx="f32", ty="f32", to="f32", R=64, C=32), "f32", "f32", "f32", None,
+        lambda x, y: torch.stack([x[:2048].view(64, 32), x[:2048].view(64, 32) * 2], -1).reshape(-1), "big"))
+    body = ("lo, hi = tl.split(tl.reshape(a, 64, 16, 2))\n"
+            "    k = tl.arange(0, 16)\n"
+            "    tl.store(out + r[:, None] * 16 + k[None, :], lo - hi)")
+    out.append(("f32 tl.split [64, 16, 2]", ROWS.replace("{body}", body).format(
+        warps=4, tx="f32", ty="f32", to="f32", R=64, C=32), "f32", "f32", "f32", None,
+        lambda x, y: (x[:2048].view(64, 16, 2)[..., 0] - x[:2048].view(64, 16, 2)[..., 1]).reshape(-1), "reduce"))
+    src = """
+@kernel(grid=(1,), num_warps=4)
+def op(x: *f32 % 16, y: *f32 % 16, out: *f32 % 16, n: i32):
+    i = tl.arange(0, 128)
+    both = tl.cat(tl.load(x + i), tl.load(y + i) + 1.0, can_reorder=True)
+    tl.store(out + tl.arange(0, 256), both)
+"""
+    out.append(("f32 tl.cat [128] + [128]", src, "f32", "f32", "f32", None,
+                lambda x, y: torch.cat([x[:128], y[:128] + 1]), "reduce"))
     # a conversion through more than 48 KB of shared memory (opt-in at launch)
     body = "tl.store(out + c[:, None] * 128 + r[None, :], tl.trans(a))"
     out.append(("f32 tl.trans [128, 256]: 128 KB of shared memory", ROWS.replace("{body}", body).format(
