@@ -23,7 +23,9 @@ void tir_walk(tk_tir_block *blk, tir_visit_fn fn, void *ctx);
 
 /* The passes, in pipeline order (each file says what it needs and keeps). */
 void tir_pass_fold(tk_arena *arena, tk_tir_kernel *k);
+void tir_pass_cse(tk_arena *arena, tk_tir_kernel *k);
 void tir_pass_dce(tk_arena *arena, tk_tir_kernel *k);
+void tir_pass_licm(tk_arena *arena, tk_tir_kernel *k);
 void tir_pass_axis_info(tk_arena *arena, tk_tir_kernel *k);
 bool tir_pass_layouts(tk_arena *arena, tk_diag *diag, tk_tir_kernel *k);
 void tir_pass_shared_memory(tk_arena *arena, tk_tir_kernel *k);

@@ -57,7 +57,9 @@ bool tk_tir_run_passes(tk_arena *arena, tk_diag *diag, tk_tir_program *program, 
     for (uint32_t i = 0; i < program->kernels.len; i++) {
         tk_tir_kernel *k = program->kernels.data[i];
         tir_pass_fold(arena, k);
+        tir_pass_cse(arena, k);
         tir_pass_dce(arena, k);
+        tir_pass_licm(arena, k);
         if (!gpu) continue;
         tir_pass_axis_info(arena, k);
         if (!tir_pass_layouts(arena, diag, k)) return false;

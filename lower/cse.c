@@ -1,0 +1,76 @@
+/* Common-subexpression elimination.
+ * Needs: SSA, operands rewired by fold. Keeps: semantics. A pure op
+ * (arithmetic, casts, splats, ranges, reshapes; not loads, not anything
+ * with an effect or a region) equal to one earlier in the same block or an
+ * enclosing one (same opcode, sub-kind, operands, attributes, constant and
+ * result types) is dropped and its uses take the earlier result. */
+#include "internal.h"
+
+#include <string.h>
+
+static bool pure(const tk_tir_op *op) {
+    switch (op->code) {
+    case TIR_CONST: case TIR_PROGRAM_ID: case TIR_NUM_PROGRAMS: case TIR_MAKE_RANGE: case TIR_SPLAT:
+    case TIR_BROADCAST: case TIR_RESHAPE: case TIR_PERMUTE: case TIR_UNARY: case TIR_BINARY:
+    case TIR_CMP: case TIR_SELECT: case TIR_CAST: case TIR_BITCAST: case TIR_ADDPTR: case TIR_MATH:
+    case TIR_HINT:
+        return op->results.len == 1 && op->regions.len == 0;
+    default:
+        return false;
+    }
+}
+
+static bool same_attrs(const tk_tir_op *a, const tk_tir_op *b) {
+    if (a->attrs.len != b->attrs.len) return false;
+    for (uint32_t i = 0; i < a->attrs.len; i++) {
+        const struct tk_sema_attr *x = &a->attrs.data[i], *y = &b->attrs.data[i];
+        if (strcmp(x->name, y->name) != 0 || x->i != y->i) return false;
+        if ((x->text == NULL) != (y->text == NULL) || (x->text && strcmp(x->text, y->text) != 0)) return false;
+    }
+    return true;
+}
+
+static bool same(const tk_tir_op *a, const tk_tir_op *b) {
+    if (a->code != b->code || a->sub != b->sub || a->operands.len != b->operands.len) return false;
+    for (uint32_t i = 0; i < a->operands.len; i++)
+        if (a->operands.data[i] != b->operands.data[i]) return false;
+    if (!tk_type_equal(a->results.data[0]->type, b->results.data[0]->type)) return false;
+    if (a->code == TIR_CONST && memcmp(&a->value, &b->value, sizeof a->value) != 0) return false;
+    return same_attrs(a, b);
+}
+
+typedef struct cse_ctx {
+    tk_arena *arena;
+    tk_tir_value **repl;               /* by value id */
+    TK_VEC(const tk_tir_op *) visible; /* pure ops of this block and the enclosing ones */
+} cse_ctx;
+
+static void cse_block(cse_ctx *c, tk_tir_block *blk) {
+    uint32_t mark = c->visible.len;
+    for (uint32_t i = 0; i < blk->ops.len; i++) {
+        tk_tir_op *op = blk->ops.data[i];
+        if (op->dead) continue;
+        for (uint32_t k = 0; k < op->operands.len; k++) {
+            tk_tir_value *v = op->operands.data[k];
+            while (c->repl[v->id]) v = c->repl[v->id];
+            op->operands.data[k] = v;
+        }
+        for (uint32_t r = 0; r < op->regions.len; r++) cse_block(c, op->regions.data[r]);
+        if (!pure(op)) continue;
+        const tk_tir_op *earlier = NULL;
+        for (uint32_t k = c->visible.len; k-- > 0 && !earlier;)
+            if (same(c->visible.data[k], op)) earlier = c->visible.data[k];
+        if (earlier) {
+            c->repl[op->results.data[0]->id] = earlier->results.data[0];
+            op->dead = true;
+        } else {
+            tk_vec_push(c->arena, &c->visible, op);
+        }
+    }
+    c->visible.len = mark; /* this block's ops are not visible after it */
+}
+
+void tir_pass_cse(tk_arena *arena, tk_tir_kernel *k) {
+    cse_ctx c = {arena, TK_NEW_ARRAY(arena, tk_tir_value *, k->value_count + 1), {0}};
+    cse_block(&c, k->body);
+}
