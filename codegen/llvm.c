@@ -452,8 +452,13 @@ static LLVMTypeRef mem_type(cg *c, const tk_type *pointee) {
     return pointee->dtype == TK_I1 ? c->t_i8 : dtype_type(c, pointee->dtype);
 }
 
+/* the cache modifier and eviction hint of a load or store, as PTX
+ * qualifiers: ".cg", ".L1::evict_first", ... */
 static const char *cache_suffix(const tk_tir_op *op) {
     const char *cache = tk_tir_attr_text(op, "cache");
+    const char *evict = tk_tir_attr_text(op, "eviction");
+    if (evict && !strcmp(evict, "evict_first")) return cache && !strcmp(cache, ".cg") ? ".cg" : ".L1::evict_first";
+    if (evict && !strcmp(evict, "evict_last")) return cache && !strcmp(cache, ".cg") ? ".cg" : ".L1::evict_last";
     if (!cache) return "";
     if (!strcmp(cache, ".ca")) return ".ca";
     if (!strcmp(cache, ".cg")) return ".cg";
@@ -645,7 +650,26 @@ static void emit_memory(cg *c, const tk_tir_op *op) {
                 LLVMValueRef o = ov ? ov->r[r0 + i] : LLVMConstNull(vt);
                 others[i] = pointee->dtype == TK_I1 ? LLVMBuildZExt(c->b, o, c->t_i8, "") : o;
             }
-        if (!mask) {
+        if (!mask && *cache_suffix(op)) {
+            /* a hint: PTX has the qualifier, LLVM's load does not */
+            LLVMValueRef yes = LLVMConstInt(c->t_i1, 1, 0);
+            if (w == 1 || w * bytes < 4) {
+                if (is_load) elems[0] = masked_load_scalar(c, op, addr, yes, others[0], et, bytes);
+                else masked_store_scalar(c, op, addr, yes, elems[0], bytes);
+            } else {
+                uint32_t nw = w * bytes / 4;
+                LLVMValueRef words[4];
+                if (is_load) {
+                    LLVMValueRef other_words[4];
+                    pack_words(c, others, w, et, other_words, nw);
+                    masked_load_words(c, op, addr, yes, other_words, nw, words);
+                    unpack_words(c, words, nw, et, elems, w);
+                } else {
+                    pack_words(c, elems, w, et, words, nw);
+                    masked_store_words(c, op, addr, yes, words, nw);
+                }
+            }
+        } else if (!mask) {
             if (w == 1) {
                 if (is_load) {
                     LLVMValueRef l = LLVMBuildLoad2(c->b, et, addr, "");

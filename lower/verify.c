@@ -52,17 +52,30 @@ bool tk_tir_verify(tk_diag *diag, const tk_tir_program *program) {
     return ok;
 }
 
+/* The verifier after a pass; compiled out with NDEBUG (release builds). */
+static bool checked(tk_diag *diag, tk_arena *arena, const tk_tir_kernel *k) {
+#ifdef NDEBUG
+    (void)diag, (void)arena, (void)k;
+    return true;
+#else
+    return verify_kernel(diag, arena, k);
+#endif
+}
+
 bool tk_tir_run_passes(tk_arena *arena, tk_diag *diag, tk_tir_program *program, bool gpu) {
-    /* the pipeline: one pass per file, in this order */
+    /* the pipeline: one pass per file, in this order, the verifier between */
     for (uint32_t i = 0; i < program->kernels.len; i++) {
         tk_tir_kernel *k = program->kernels.data[i];
+        if (!checked(diag, arena, k)) return false;
         tir_pass_fold(arena, k);
         tir_pass_cse(arena, k);
+        if (!checked(diag, arena, k)) return false;
         tir_pass_dce(arena, k);
         tir_pass_licm(arena, k);
+        if (!checked(diag, arena, k)) return false;
         if (!gpu) continue;
         tir_pass_axis_info(arena, k);
-        if (!tir_pass_layouts(arena, diag, k)) return false;
+        if (!tir_pass_layouts(arena, diag, k) || !checked(diag, arena, k)) return false;
         tir_pass_shared_memory(arena, k);
     }
     return tk_tir_verify(diag, program);

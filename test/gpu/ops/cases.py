@@ -175,6 +175,17 @@ def op(x: *f32 % 16, y: *f32 % 16, out: *f32 % 16, n: i32):
 """
     out.append(("f32 tl.cat [128] + [128]", src, "f32", "f32", "f32", None,
                 lambda x, y: torch.cat([x[:128], y[:128] + 1]), "reduce"))
+    src = """
+@kernel(grid=(cdiv(n, 256),), num_warps=4)
+def op(x: *f32 % 16, y: *f32 % 16, out: *f32 % 16, n: i32):
+    offs = tl.program_id(0) * 256 + tl.arange(0, 256)
+    m = offs < n
+    a = tl.load(x + offs, mask=m, eviction_policy="evict_first", cache_modifier=".cg")
+    b = tl.load(y + offs, eviction_policy="evict_last")
+    tl.store(out + offs, a + b, mask=m, eviction_policy="evict_first")
+"""
+    out.append(("f32 loads and stores with cache and eviction hints", src, "f32", "f32", "f32", None,
+                lambda x, y: x + y, None))
     # a conversion through more than 48 KB of shared memory (opt-in at launch)
     body = "tl.store(out + c[:, None] * 128 + r[None, :], tl.trans(a))"
     out.append(("f32 tl.trans [128, 256]: 128 KB of shared memory", ROWS.replace("{body}", body).format(
