@@ -102,10 +102,12 @@ static void ensure(layout_ctx *c, op_list *out, tk_tir_op *op, uint32_t i, const
 
 static void assign_block(layout_ctx *c, tk_tir_block *blk);
 
+/* builtins whose result keeps the layout of their tile operand */
 static bool is_scan(const tk_tir_op *op) {
     if (op->code != TIR_BUILTIN) return false;
     const char *name = tk_sema_builtin_name(op->sub);
-    return !strcmp(name, "cumsum") || !strcmp(name, "cumprod") || !strcmp(name, "associative_scan");
+    return !strcmp(name, "cumsum") || !strcmp(name, "cumprod") || !strcmp(name, "associative_scan") ||
+           !strcmp(name, "rand") || !strcmp(name, "randn") || !strcmp(name, "randint");
 }
 
 static bool is_elementwise(tk_tir_opcode code) {

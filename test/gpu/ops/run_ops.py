@@ -144,7 +144,56 @@ def check_assert(work, rt):
     return ok
 
 
-SPECIAL = [("device_print", check_print), ("device_assert", check_assert)]
+RANDOM_SRC = """
+@kernel(grid=(cdiv(n, 256),), num_warps=4)
+def op(x: *f32 % 16, y: *f32 % 16, out: *f32 % 16, n: i32):
+    offs = tl.program_id(0) * 256 + tl.arange(0, 256)
+    m = offs < n
+    tl.store(out + offs, tl.{fn}(1234, offs + 7), mask=m)
+"""
+
+
+def check_random(work, rt):
+    """tl.rand, tl.randn and tl.randint against Triton's own on the same seed and offsets."""
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def ref_kernel(out, n, FN: tl.constexpr):
+        offs = tl.program_id(0) * 256 + tl.arange(0, 256)
+        m = offs < n
+        if FN == 0:
+            v = tl.rand(1234, offs + 7)
+        elif FN == 1:
+            v = tl.randn(1234, offs + 7)
+        else:
+            v = tl.randint(1234, offs + 7).to(tl.int32, bitcast=True).to(tl.float32)
+        tl.store(out + offs, v, mask=m)
+
+    ok = True
+    n = N
+    for i, fn in enumerate(["rand", "randn", "randint"]):
+        src = RANDOM_SRC.replace("{fn}", fn)
+        if fn == "randint":
+            src = src.replace("tl.randint(1234, offs + 7)", "tl.randint(1234, offs + 7).to(tl.int32, bitcast=True).to(tl.float32)")
+        lib = build(work, rt, f"random_{fn}", src)
+        so = ctypes.CDLL(str(lib))
+        so.tkshim_op.argtypes = [ctypes.c_void_p] * 4 + [ctypes.c_int32]
+        out = torch.full((n,), float("nan"), device="cuda")
+        dummy = torch.zeros(16, device="cuda")
+        status = so.tkshim_op(None, dummy.data_ptr(), dummy.data_ptr(), out.data_ptr(), n)
+        ref = torch.empty(n, device="cuda")
+        ref_kernel[(triton.cdiv(n, 256),)](ref, n, FN=i)
+        torch.cuda.synchronize()
+        err = ((out.double() - ref.double()).norm() / ref.double().norm()).item()
+        tol = 0 if fn != "randn" else 1e-5
+        if status != 0 or not err <= tol:
+            print(f"FAIL tl.{fn} against Triton's: status {status}, rel.err {err:.2e}")
+            ok = False
+    return ok
+
+
+SPECIAL = [("device_print", check_print), ("device_assert", check_assert), ("random", check_random)]
 
 
 def run_case(i, case, work, rt, gen, stream):
