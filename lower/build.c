@@ -124,7 +124,134 @@ static bool builtin_is(const tk_sx *x, const char *name) {
     return strcmp(tk_sema_builtin_name(x->builtin), name) == 0;
 }
 
+/* ---- block pointers: lowered to scalars and ordinary pointer tiles ---- */
+
+static const tk_type *scalar_type(builder *b, tk_dtype d) {
+    tk_type *t = TK_NEW(b->arena, tk_type);
+    t->kind = TK_TYPE_SCALAR;
+    t->dtype = d;
+    return t;
+}
+
+static const tk_type *tile_type(builder *b, const tk_type *elem, uint32_t rank, const int64_t *shape) {
+    tk_type *t = TK_NEW(b->arena, tk_type);
+    t->kind = TK_TYPE_TILE;
+    t->elem = elem;
+    t->rank = rank;
+    memcpy(t->shape, shape, sizeof(int64_t) * rank);
+    return t;
+}
+
+static tk_tir_value *op1(builder *b, tk_tir_opcode code, int sub, tk_loc loc, const tk_type *t,
+                         tk_tir_value *x, tk_tir_value *y) {
+    tk_tir_op *op = emit(b, code, sub, loc);
+    operand(b, op, x);
+    if (y) operand(b, op, y);
+    return result(b, op, t);
+}
+
+/* A block pointer is the scalars [base, shape..., strides..., offsets...]
+ * (make_block_ptr); a load or store through it builds the pointer tile
+ * base + sum((offset_d + range_d) * stride_d) and, for the dimensions in
+ * boundary_check, the mask 0 <= offset_d + range_d < shape_d. */
+static vals lower_block_access(builder *b, const tk_sx *x, bool is_load) {
+    const tk_type *bt = x->args.data[0]->type;
+    uint32_t rank = bt->rank;
+    vals bp = lower_sx(b, x->args.data[0]);
+    if (bp.count != 1 + 3 * rank) return (vals){0};
+    const tk_type *i32 = scalar_type(b, TK_I32), *i64 = scalar_type(b, TK_I64), *i1 = scalar_type(b, TK_I1);
+    const tk_type *full_i64 = tile_type(b, i64, rank, bt->shape);
+    const tk_type *ptr_elem = TK_NEW(b->arena, tk_type);
+    ((tk_type *)ptr_elem)->kind = TK_TYPE_POINTER;
+    ((tk_type *)ptr_elem)->elem = bt->elem;
+    tk_tir_value *ptrs = op1(b, TIR_SPLAT, 0, x->loc, tile_type(b, ptr_elem, rank, bt->shape), bp.v[0], NULL);
+    tk_tir_value *mask = NULL;
+    for (uint32_t d = 0; d < rank; d++) {
+        int64_t n = bt->shape[d], one_shape[TK_MAX_RANK];
+        tk_tir_op *range = emit(b, TIR_MAKE_RANGE, 0, x->loc);
+        struct tk_sema_attr s0 = {"start", NULL, 0}, s1 = {"end", NULL, n};
+        tk_vec_push(b->arena, &range->attrs, s0);
+        tk_vec_push(b->arena, &range->attrs, s1);
+        tk_tir_value *r = result(b, range, tile_type(b, i32, 1, &n));
+        tk_tir_value *off = op1(b, TIR_SPLAT, 0, x->loc, tile_type(b, i32, 1, &n), bp.v[1 + 2 * rank + d], NULL);
+        tk_tir_value *idx = op1(b, TIR_BINARY, TK_BINOP_ADD, x->loc, r->type, off, r);
+        for (uint32_t e = 0; e < rank; e++) one_shape[e] = e == d ? n : 1;
+        tk_tir_value *col = op1(b, TIR_RESHAPE, tk_sema_builtin_id("reshape"), x->loc,
+                                tile_type(b, i32, rank, one_shape), idx, NULL);
+        tk_tir_value *wide = op1(b, TIR_BROADCAST, 0, x->loc, tile_type(b, i32, rank, bt->shape), col, NULL);
+        tk_tir_value *w64 = op1(b, TIR_CAST, 0, x->loc, full_i64, wide, NULL);
+        tk_tir_value *stride = op1(b, TIR_SPLAT, 0, x->loc, full_i64, bp.v[1 + rank + d], NULL);
+        tk_tir_value *step = op1(b, TIR_BINARY, TK_BINOP_MUL, x->loc, full_i64, w64, stride);
+        ptrs = op1(b, TIR_ADDPTR, 0, x->loc, ptrs->type, ptrs, step);
+        bool checked = false;
+        for (uint32_t i = 0; i < x->attrs.len; i++)
+            checked |= !strcmp(x->attrs.data[i].name, "boundary_check") && x->attrs.data[i].i == (int64_t)d;
+        if (!checked) continue;
+        const tk_type *bool_tile = tile_type(b, i1, rank, bt->shape);
+        tk_tir_value *zero = op1(b, TIR_SPLAT, 0, x->loc, full_i64, const_value(b, i64, 0, 0, x->loc), NULL);
+        tk_tir_value *limit = op1(b, TIR_SPLAT, 0, x->loc, full_i64, bp.v[1 + d], NULL);
+        tk_tir_value *in = op1(b, TIR_BINARY, TK_BINOP_AND, x->loc, bool_tile,
+                               op1(b, TIR_CMP, TK_BINOP_GE, x->loc, bool_tile, w64, zero),
+                               op1(b, TIR_CMP, TK_BINOP_LT, x->loc, bool_tile, w64, limit));
+        mask = mask ? op1(b, TIR_BINARY, TK_BINOP_AND, x->loc, bool_tile, mask, in) : in;
+    }
+    /* the operands first: ops are emitted in the order they are built */
+    tk_tir_value *stored = NULL, *fill = NULL;
+    if (!is_load) {
+        stored = lower1(b, x->args.data[1]);
+        if (!stored) return (vals){0};
+    }
+    if (is_load && mask) {
+        const char *pad = NULL;
+        for (uint32_t i = 0; i < x->attrs.len; i++)
+            if (!strcmp(x->attrs.data[i].name, "padding")) pad = x->attrs.data[i].text;
+        const tk_type *et = bt->elem;
+        bool nan = pad && !strcmp(pad, "nan");
+        fill = op1(b, TIR_SPLAT, 0, x->loc, tile_type(b, et, rank, bt->shape),
+                   const_value(b, et, 0, nan ? __builtin_nan("") : 0.0, x->loc), NULL);
+    }
+    tk_tir_op *op = emit(b, is_load ? TIR_LOAD : TIR_STORE, 0, x->loc);
+    for (uint32_t i = 0; i < x->attrs.len; i++)
+        if (strcmp(x->attrs.data[i].name, "boundary_check") && strcmp(x->attrs.data[i].name, "padding"))
+            tk_vec_push(b->arena, &op->attrs, x->attrs.data[i]);
+    operand(b, op, ptrs);
+    if (stored) operand(b, op, stored);
+    if (mask) operand(b, op, mask);
+    if (fill) operand(b, op, fill);
+    if (!is_load) return (vals){0, NULL};
+    return one(b, result(b, op, x->type));
+}
+
 static vals lower_builtin(builder *b, const tk_sx *x) {
+    if (builtin_is(x, "make_block_ptr")) {
+        /* base, then the flattened shape, strides and offsets tuples */
+        vals out = {0, NULL};
+        uint32_t n = 0;
+        vals parts[4];
+        for (uint32_t i = 0; i < 4 && i < x->args.len; i++) {
+            parts[i] = lower_sx(b, x->args.data[i]);
+            n += parts[i].count;
+        }
+        out.v = TK_NEW_ARRAY(b->arena, tk_tir_value *, n + 1);
+        for (uint32_t i = 0; i < 4 && i < x->args.len; i++)
+            for (uint32_t k = 0; k < parts[i].count; k++) out.v[out.count++] = parts[i].v[k];
+        return out;
+    }
+    if (builtin_is(x, "advance")) {
+        vals bp = lower_sx(b, x->args.data[0]), delta = lower_sx(b, x->args.data[1]);
+        uint32_t rank = x->type->rank;
+        if (bp.count != 1 + 3 * rank || delta.count != rank) return (vals){0};
+        vals out = {bp.count, TK_NEW_ARRAY(b->arena, tk_tir_value *, bp.count)};
+        memcpy(out.v, bp.v, sizeof(tk_tir_value *) * bp.count);
+        for (uint32_t d = 0; d < rank; d++) {
+            tk_tir_value *old = bp.v[1 + 2 * rank + d];
+            out.v[1 + 2 * rank + d] = op1(b, TIR_BINARY, TK_BINOP_ADD, x->loc, old->type, old, delta.v[d]);
+        }
+        return out;
+    }
+    if ((builtin_is(x, "load") || builtin_is(x, "store")) && x->args.len &&
+        x->args.data[0]->type->kind == TK_TYPE_BLOCK_PTR)
+        return lower_block_access(b, x, builtin_is(x, "load"));
     const char *name = tk_sema_builtin_name(x->builtin);
     tk_tir_opcode code = TIR_BUILTIN;
     if (builtin_is(x, "program_id")) code = TIR_PROGRAM_ID;
@@ -149,6 +276,49 @@ static vals lower_builtin(builder *b, const tk_sx *x) {
                                            "umulhi"};
         for (size_t i = 0; i < sizeof math / sizeof math[0]; i++)
             if (strcmp(math[i], name) == 0) code = TIR_MATH;
+    }
+    if (builtin_is(x, "softmax")) {
+        /* exp(x - max) / sum(exp(x - max)) along the axis, from the ops that
+         * already exist: two reductions kept as size-1 dimensions, broadcast back */
+        tk_tir_value *in = lower1(b, x->args.data[0]);
+        if (!in) return (vals){0};
+        int64_t axis = 0;
+        for (uint32_t i = 0; i < x->attrs.len; i++)
+            if (!strcmp(x->attrs.data[i].name, "axis")) axis = x->attrs.data[i].i;
+        const tk_type *t = x->type;
+        int64_t kshape[TK_MAX_RANK];
+        memcpy(kshape, t->shape, sizeof(int64_t) * t->rank);
+        kshape[axis] = 1;
+        tk_type *kept = TK_NEW(b->arena, tk_type);
+        *kept = *t;
+        memcpy(kept->shape, kshape, sizeof kshape);
+        const char *steps[2] = {"max", "sum"};
+        tk_tir_value *cur = in, *shifted = NULL;
+        for (int k = 0; k < 2; k++) {
+            tk_tir_op *red = emit(b, TIR_REDUCE, tk_sema_builtin_id(steps[k]), x->loc);
+            struct tk_sema_attr ax = {"axis", NULL, axis}, keep = {"keep_dims", NULL, 1};
+            tk_vec_push(b->arena, &red->attrs, ax);
+            tk_vec_push(b->arena, &red->attrs, keep);
+            operand(b, red, cur);
+            tk_tir_value *r = result(b, red, kept);
+            tk_tir_op *bc = emit(b, TIR_BROADCAST, 0, x->loc);
+            operand(b, bc, r);
+            tk_tir_value *wide = result(b, bc, t);
+            if (k == 0) {
+                tk_tir_op *sub = emit(b, TIR_BINARY, TK_BINOP_SUB, x->loc);
+                operand(b, sub, in);
+                operand(b, sub, wide);
+                tk_tir_value *d = result(b, sub, t);
+                tk_tir_op *e = emit(b, TIR_MATH, tk_sema_builtin_id("exp"), x->loc);
+                operand(b, e, d);
+                shifted = cur = result(b, e, t);
+            } else {
+                tk_tir_op *div = emit(b, TIR_BINARY, TK_BINOP_DIV, x->loc);
+                operand(b, div, shifted);
+                operand(b, div, wide);
+                return one(b, result(b, div, t));
+            }
+        }
     }
     if (builtin_is(x, "full")) {
         /* full(v) is a splat of v */

@@ -1846,6 +1846,12 @@ enum { BUILTIN_COUNT = sizeof builtins / sizeof builtins[0] };
 
 static const builtin_def *def_of(int id) { return &builtins[id]; }
 
+int tk_sema_builtin_id(const char *name) {
+    for (int i = 0; i < BUILTIN_COUNT; i++)
+        if (strcmp(builtins[i].name, name) == 0 && (builtins[i].flags & (B_TL | B_METHOD))) return i;
+    return -1;
+}
+
 const char *tk_sema_builtin_name(int id) {
     return id >= 0 && id < BUILTIN_COUNT ? builtins[id].name : "?";
 }

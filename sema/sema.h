@@ -174,5 +174,7 @@ tk_sema_program *tk_sema_check(tk_arena *arena, tk_interner *names, tk_diag *dia
 void tk_sema_print(FILE *out, const tk_sema_program *program);
 /* The name of builtin `id` as the dump prints it ("load"). */
 const char *tk_sema_builtin_name(int id);
+/* The id of the tl builtin `name`, or -1 (for passes that build ops). */
+int tk_sema_builtin_id(const char *name);
 
 #endif

@@ -186,6 +186,31 @@ def op(x: *f32 % 16, y: *f32 % 16, out: *f32 % 16, n: i32):
 """
     out.append(("f32 loads and stores with cache and eviction hints", src, "f32", "f32", "f32", None,
                 lambda x, y: x + y, None))
+    for ax in (0, 1):
+        body = f"tl.store(out + r[:, None] * 32 + c[None, :], tl.softmax(a, dim={ax}))"
+        out.append((f"f32 tl.softmax dim={ax} [64, 32]", ROWS.replace("{body}", body).format(
+            warps=4, tx="f32", ty="f32", to="f32", R=64, C=32), "f32", "f32", "f32", None,
+            (lambda a_: (lambda x, y: torch.softmax(x[:2048].view(64, 32), a_).reshape(-1)))(ax), "reduce"))
+    # block pointers: a 64x32 window of a 100x50 matrix, partly outside it,
+    # stepped along the columns by tl.advance in a loop
+    src = """
+@kernel(grid=(1,), num_warps=4)
+def op(x: *f32 % 16, y: *f32 % 16, out: *f32 % 16, n: i32):
+    src = tl.make_block_ptr(base=x, shape=(100, 50), strides=(50, 1), offsets=(40, 0),
+                            block_shape=(64, 32), order=(1, 0))
+    dst = tl.make_block_ptr(base=out, shape=(64, 64), strides=(64, 1), offsets=(0, 0),
+                            block_shape=(64, 32), order=(1, 0))
+    for i in range(0, 2):
+        t = tl.load(src, boundary_check=(0, 1), padding_option="zero")
+        tl.store(dst, t * 2.0, boundary_check=(0, 1))
+        src = tl.advance(src, (0, 32))
+        dst = tl.advance(dst, (0, 32))
+"""
+    def block_ref(x, y):
+        m = torch.zeros(104, 64, device=x.device)
+        m[:100, :50] = x[:5000].view(100, 50)
+        return (m[40:104, :64] * 2).reshape(-1)
+    out.append(("f32 make_block_ptr, advance, boundary_check", src, "f32", "f32", "f32", None, block_ref, "bigblock"))
     # a conversion through more than 48 KB of shared memory (opt-in at launch)
     body = "tl.store(out + c[:, None] * 128 + r[None, :], tl.trans(a))"
     out.append(("f32 tl.trans [128, 256]: 128 KB of shared memory", ROWS.replace("{body}", body).format(

@@ -217,7 +217,7 @@ def run_case(i, case, work, rt, gen, stream):
     so.tkshim_op.argtypes = [ctypes.c_void_p] * 4 + [ctypes.c_int32]
     so.tkshim_status_string.restype = ctypes.c_char_p
     dx, dy, do = C.dtype(tx), C.dtype(ty), C.dtype(to)
-    n = {"reduce": 2048, "big": 32768}.get(kind, N)
+    n = {"reduce": 2048, "big": 32768, "bigblock": 8192}.get(kind, N)
     x = rand(dx, max(n, 2048), gen=gen)
     y = rand(dy, max(n, 2048), nonzero=(kind == "nonzero_b"), gen=gen)
     if kind == "atomic":
@@ -225,7 +225,7 @@ def run_case(i, case, work, rt, gen, stream):
         init = {"add": 0, "max": -1e30 if do.is_floating_point else -2**31,
                 "min": 1e30 if do.is_floating_point else 2**31 - 1}[name.split()[0].split("_")[1]]
         out.fill_(init)
-    elif kind in ("reduce", "big"):
+    elif kind in ("reduce", "big", "bigblock"):
         out = torch.empty(n, device="cuda", dtype=do)
         poison(out)
     else:
@@ -241,7 +241,7 @@ def run_case(i, case, work, rt, gen, stream):
         expect = torch.maximum(expect, out.new_full((8,), init)) if "max" in name else \
             torch.minimum(expect, out.new_full((8,), init)) if "min" in name else expect + init
         got = out
-    elif kind in ("reduce", "big"):
+    elif kind in ("reduce", "big", "bigblock"):
         expect = ref(x, y).reshape(-1)
         got = out[:expect.numel()]
     else:
