@@ -1344,15 +1344,20 @@ static void emit_atomic(cg *c, const tk_tir_op *op, const char *name) {
 
 static void emit_block(cg *c, const tk_tir_block *blk);
 
-static void bind_args(cg *c, const tk_tir_block *blk, uint32_t first, LLVMValueRef *values) {
+/* Gives vs[first..] their registers from consecutive entries of values. */
+static void bind_regs(cg *c, const tk_tir_values *vs, uint32_t first, LLVMValueRef *values) {
     uint32_t k = 0;
-    for (uint32_t i = first; i < blk->args.len; i++) {
-        const tk_tir_value *a = blk->args.data[i];
+    for (uint32_t i = first; i < vs->len; i++) {
+        const tk_tir_value *a = vs->data[i];
         uint32_t n = nregs(a);
         cgval v = newval(c, n);
         for (uint32_t r = 0; r < n; r++) v.r[r] = values[k++];
         *get(c, a) = v;
     }
+}
+
+static void bind_args(cg *c, const tk_tir_block *blk, uint32_t first, LLVMValueRef *values) {
+    bind_regs(c, &blk->args, first, values);
 }
 
 static uint32_t count_regs(const tk_tir_values *vs, uint32_t first) {
@@ -1426,13 +1431,7 @@ static void emit_for(cg *c, const tk_tir_op *op) {
     add_incoming(&iv, &iv_next, 1, latch);
     add_incoming(phis, next, n, latch);
     LLVMPositionBuilderAtEnd(c->b, exit);
-    uint32_t k = 0;
-    for (uint32_t i = 0; i < op->results.len; i++) {
-        uint32_t m = nregs(op->results.data[i]);
-        cgval v = newval(c, m);
-        for (uint32_t r = 0; r < m; r++) v.r[r] = phis[k++];
-        *get(c, op->results.data[i]) = v;
-    }
+    bind_regs(c, &op->results, 0, phis);
 }
 
 static void emit_if(cg *c, const tk_tir_op *op) {
@@ -1458,13 +1457,7 @@ static void emit_if(cg *c, const tk_tir_op *op) {
     LLVMValueRef *phis = TK_NEW_ARRAY(c->arena, LLVMValueRef, n + 1);
     phis_for(c, &op->results, 0, phis);
     for (int side = 0; side < 2; side++) add_incoming(phis, vals[side], n, from[side]);
-    uint32_t k = 0;
-    for (uint32_t i = 0; i < op->results.len; i++) {
-        uint32_t m = nregs(op->results.data[i]);
-        cgval v = newval(c, m);
-        for (uint32_t r = 0; r < m; r++) v.r[r] = phis[k++];
-        *get(c, op->results.data[i]) = v;
-    }
+    bind_regs(c, &op->results, 0, phis);
 }
 
 static void emit_while(cg *c, const tk_tir_op *op) {
@@ -1498,13 +1491,7 @@ static void emit_while(cg *c, const tk_tir_op *op) {
     LLVMBuildBr(c->b, header);
     add_incoming(phis, next, n, latch);
     LLVMPositionBuilderAtEnd(c->b, exit);
-    uint32_t k = 0;
-    for (uint32_t i = 0; i < op->results.len; i++) {
-        uint32_t m = nregs(op->results.data[i]);
-        cgval v = newval(c, m);
-        for (uint32_t r = 0; r < m; r++) v.r[r] = passed[k++];
-        *get(c, op->results.data[i]) = v;
-    }
+    bind_regs(c, &op->results, 0, passed);
 }
 
 /* operand i of an element-wise op, register r */

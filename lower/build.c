@@ -605,6 +605,22 @@ static void carried_vars(builder *b, const tk_ss_list *body, const tk_sema_var *
         if (assigned.data[i] != iv && slot(b, assigned.data[i])->count > 0) add_var(b, out, assigned.data[i]);
 }
 
+/* The current values of a loop's carried variables: operands of the loop
+ * op (its initial values) and the returned array; *n their count. */
+static tk_tir_value **carried_operands(builder *b, tk_tir_op *op, const var_set *carried, uint32_t *n) {
+    *n = count_values(b, carried);
+    tk_tir_value **inits = TK_NEW_ARRAY(b->arena, tk_tir_value *, *n + 1);
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < carried->len; i++) {
+        vals *sl = slot(b, carried->data[i]);
+        for (uint32_t j = 0; j < sl->count; j++) {
+            inits[k++] = sl->v[j];
+            operand(b, op, sl->v[j]);
+        }
+    }
+    return inits;
+}
+
 static void lower_for(builder *b, const tk_ss *s) {
     tk_tir_value *lo = lower1(b, s->lo), *hi = lower1(b, s->hi), *step = lower1(b, s->step);
     if (!lo || !hi || !step) return;
@@ -618,16 +634,8 @@ static void lower_for(builder *b, const tk_ss *s) {
         struct tk_sema_attr a = {"num_stages", NULL, s->num_stages};
         tk_vec_push(b->arena, &op->attrs, a);
     }
-    uint32_t n = count_values(b, &carried);
-    tk_tir_value **inits = TK_NEW_ARRAY(b->arena, tk_tir_value *, n + 1);
-    uint32_t k = 0;
-    for (uint32_t i = 0; i < carried.len; i++) {
-        vals *sl = slot(b, carried.data[i]);
-        for (uint32_t j = 0; j < sl->count; j++) {
-            inits[k++] = sl->v[j];
-            operand(b, op, sl->v[j]);
-        }
-    }
+    uint32_t n;
+    tk_tir_value **inits = carried_operands(b, op, &carried, &n);
     tk_tir_block *outer = b->block;
     tk_tir_block *body = new_block(b, op);
     *slot(b, s->var) = one(b, block_arg(b, body, s->var->type));
@@ -647,16 +655,8 @@ static void lower_while(builder *b, const tk_ss *s) {
     var_set carried = {0};
     carried_vars(b, &s->then, NULL, &carried);
     tk_tir_op *op = emit(b, TIR_WHILE, 0, s->loc);
-    uint32_t n = count_values(b, &carried);
-    tk_tir_value **inits = TK_NEW_ARRAY(b->arena, tk_tir_value *, n + 1);
-    uint32_t k = 0;
-    for (uint32_t i = 0; i < carried.len; i++) {
-        vals *sl = slot(b, carried.data[i]);
-        for (uint32_t j = 0; j < sl->count; j++) {
-            inits[k++] = sl->v[j];
-            operand(b, op, sl->v[j]);
-        }
-    }
+    uint32_t n;
+    tk_tir_value **inits = carried_operands(b, op, &carried, &n);
     tk_tir_block *outer = b->block;
     tk_tir_block *before = new_block(b, op);
     tk_tir_value **args = TK_NEW_ARRAY(b->arena, tk_tir_value *, n + 1);

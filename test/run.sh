@@ -31,6 +31,23 @@ record() { # name expected actual
     fi
 }
 
+# Adds a sub-runner's "N passed, M failed" (its last line) to ours and
+# shows its FAIL lines; a runner that did not report counts as a failure.
+add_counts() { # output-file name
+    grep '^FAIL' "$1" | head -40
+    line=$(tail -n 1 "$1")
+    p=$(echo "$line" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
+    f=$(echo "$line" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
+    if [ -n "$p" ]; then
+        pass=$((pass + p))
+        fail=$((fail + f))
+    else
+        fail=$((fail + 1))
+        echo "FAIL $2 did not report"
+        tail -5 "$1"
+    fi
+}
+
 emit_case() { # source expected emit-stage name
     "$TKC" --emit="$3" "$1" >"$tmp/out" 2>"$tmp/err"
     status=$?
@@ -171,18 +188,7 @@ done
 if [ "$UPDATE" != 1 ]; then
     if command -v python3 >/dev/null 2>&1; then
         TKC="$TKC" python3 test/gpu/ops/compile_check.py >"$tmp/ops" 2>&1
-        grep '^FAIL' "$tmp/ops" | head -20
-        line=$(tail -n 1 "$tmp/ops")
-        op=$(echo "$line" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
-        of=$(echo "$line" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
-        if [ -n "$op" ]; then
-            pass=$((pass + op))
-            fail=$((fail + of))
-        else
-            fail=$((fail + 1))
-            echo "FAIL op-family compile check did not report"
-            tail -5 "$tmp/ops"
-        fi
+        add_counts "$tmp/ops" "op-family compile check"
     else
         echo "note: op-family compile check skipped (no python3)"
     fi
@@ -191,17 +197,7 @@ fi
 # runtime_stub's own tests (no GPU needed: a fake driver stands in)
 if [ -n "${RT_DIR:-}" ] && [ -d "$RT_DIR" ] && [ "$UPDATE" != 1 ]; then
     sh test/runtime/run.sh "$RT_DIR" >"$tmp/rt" 2>&1
-    grep -v 'passed, .* failed$' "$tmp/rt" | grep -v '^ok' | head -40
-    line=$(tail -n 1 "$tmp/rt")
-    rp=$(echo "$line" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
-    rf=$(echo "$line" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
-    if [ -n "$rp" ]; then
-        pass=$((pass + rp))
-        fail=$((fail + rf))
-    else
-        fail=$((fail + 1))
-        echo "FAIL runtime tests did not report"
-    fi
+    add_counts "$tmp/rt" "runtime tests"
 fi
 
 for args in test/golden/cli/*.args; do
