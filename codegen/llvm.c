@@ -35,6 +35,7 @@ typedef struct cg {
     LLVMDIBuilderRef dib;
     LLVMMetadataRef di_file, di_sp;
     bool debug;   /* device_assert checks */
+    int sm;       /* the target's compute capability, 80 .. 90 */
     const tk_tir_block *combine_fn; /* the reduce or scan being emitted, when it has one */
     LLVMTypeRef t_i1, t_i8, t_i16, t_i32, t_i64, t_f16, t_bf16, t_f32, t_f64, t_ptr1, t_ptr3, t_void;
 } cg;
@@ -611,7 +612,7 @@ static void emit_memory(cg *c, const tk_tir_op *op) {
         return;
     }
     const tk_type *pointee = elem_of(ptr->type)->elem;
-    if (pointee->kind != TK_TYPE_SCALAR || pointee->dtype == TK_F8E4M3 || pointee->dtype == TK_F8E5M2) {
+    if (pointee->kind != TK_TYPE_SCALAR) {
         not_yet(c, op, "loading or storing this element type");
         return;
     }
@@ -1340,6 +1341,62 @@ static void emit_atomic(cg *c, const tk_tir_op *op, const char *name) {
     *get(c, res) = out;
 }
 
+/* ---- fp8 and round-toward-zero conversions (PTX cvt, as Triton) -------- */
+
+static const char *f8_name(tk_dtype d) { return d == TK_F8E4M3 ? "e4m3x2" : "e5m2x2"; }
+
+/* fp8 values live in registers as their byte. To fp8: through f32 and
+ * cvt.rn.satfinite (finite values saturate, as Triton); from fp8: cvt to
+ * f16, then the ordinary conversion. */
+static LLVMValueRef cast_f8(cg *c, tk_dtype from, bool f8_from, tk_dtype to, bool f8_to, const tk_type *ft,
+                            const tk_type *tt, LLVMValueRef x) {
+    char text[96];
+    if (f8_from) {
+        snprintf(text, sizeof text, "cvt.rn.f16x2.%s $0, $1;", f8_name(from));
+        LLVMValueRef pair = asm_call(c, c->t_i32, text, "=r,h", (LLVMValueRef[]){LLVMBuildZExt(c->b, x, c->t_i16, "")},
+                                     1, false);
+        LLVMValueRef half = LLVMBuildBitCast(c->b, LLVMBuildTrunc(c->b, pair, c->t_i16, ""), c->t_f16, "");
+        tk_type h = {0};
+        h.kind = TK_TYPE_SCALAR;
+        h.dtype = TK_F16;
+        if (f8_to) {
+            x = half;
+            from = TK_F16;
+            ft = &h;
+        } else {
+            return cast(c, &h, tt, half);
+        }
+    }
+    (void)ft;
+    /* to fp8: from f32 */
+    LLVMValueRef f = x;
+    if (from == TK_F64) f = LLVMBuildFPTrunc(c->b, x, c->t_f32, "");
+    else if (from == TK_F16 || from == TK_BF16) f = LLVMBuildFPExt(c->b, x, c->t_f32, "");
+    else if (from != TK_F32) return LLVMGetPoison(c->t_i8);
+    snprintf(text, sizeof text, "cvt.rn.satfinite.%s.f32 $0, $2, $1;", f8_name(to));
+    LLVMValueRef args[2] = {f, LLVMConstReal(c->t_f32, 0.0)};
+    LLVMValueRef pair = asm_call(c, c->t_i16, text, "=h,f,f", args, 2, false);
+    (void)to;
+    return LLVMBuildTrunc(c->b, pair, c->t_i8, "");
+}
+
+static LLVMValueRef cast_rtz(cg *c, const tk_tir_op *op, tk_dtype from, tk_dtype to, LLVMValueRef x) {
+    const char *text = NULL, *cons = NULL;
+    LLVMTypeRef rt = NULL;
+    if (from == TK_F32 && to == TK_F16) { text = "cvt.rz.f16.f32 $0, $1;"; cons = "=h,f"; rt = c->t_i16; }
+    else if (from == TK_F32 && to == TK_BF16) { text = "cvt.rz.bf16.f32 $0, $1;"; cons = "=h,f"; rt = c->t_i16; }
+    else if (from == TK_F64 && to == TK_F32) { text = "cvt.rz.f32.f64 $0, $1;"; cons = "=f,d"; rt = c->t_f32; }
+    if (!text) {
+        not_yet(c, op, tk_arena_printf(c->arena, "fp_downcast_rounding=\"rtz\" from %s to %s",
+                                       tk_dtype_name(from), tk_dtype_name(to)));
+        return LLVMGetPoison(c->t_f32);
+    }
+    LLVMValueRef r = asm_call(c, rt, text, cons, &x, 1, false);
+    if (to == TK_F16) return LLVMBuildBitCast(c->b, r, c->t_f16, "");
+    if (to == TK_BF16) return LLVMBuildBitCast(c->b, r, c->t_bf16, "");
+    return r;
+}
+
 /* ---- ops and control flow -------------------------------------------------- */
 
 static void emit_block(cg *c, const tk_tir_block *blk);
@@ -1567,16 +1624,20 @@ static void emit_op(cg *c, const tk_tir_op *op) {
     case TIR_CAST: {
         const tk_type *from = op->operands.data[0]->type;
         const tk_type *fe = elem_of(from), *te = elem_of(res->type);
-        if ((fe->kind == TK_TYPE_SCALAR && (fe->dtype == TK_F8E4M3 || fe->dtype == TK_F8E5M2)) ||
-            (te->kind == TK_TYPE_SCALAR && (te->dtype == TK_F8E4M3 || te->dtype == TK_F8E5M2))) {
-            not_yet(c, op, "an fp8 conversion");
+        bool f8_from = fe->kind == TK_TYPE_SCALAR && (fe->dtype == TK_F8E4M3 || fe->dtype == TK_F8E5M2);
+        bool f8_to = te->kind == TK_TYPE_SCALAR && (te->dtype == TK_F8E4M3 || te->dtype == TK_F8E5M2);
+        const char *rounding = tk_tir_attr_text(op, "rounding");
+        bool rtz = rounding && strcmp(rounding, "rtne") != 0;
+        if ((f8_from || f8_to) && c->sm < 89) {
+            not_yet(c, op, tk_arena_printf(c->arena, "an fp8 conversion on sm_%d (it needs sm_89 or newer)", c->sm));
             break;
         }
-        if (tk_tir_attr_text(op, "rounding") && strcmp(tk_tir_attr_text(op, "rounding"), "rtne") != 0) {
-            not_yet(c, op, "fp_downcast_rounding=\"rtz\"");
-            break;
+        for (uint32_t r = 0; r < n && !c->failed; r++) {
+            LLVMValueRef x = opnd(c, op, 0, r);
+            if (f8_from || f8_to) out.r[r] = cast_f8(c, fe->dtype, f8_from, te->dtype, f8_to, from, res->type, x);
+            else if (rtz) out.r[r] = cast_rtz(c, op, fe->dtype, te->dtype, x);
+            else out.r[r] = cast(c, from, res->type, x);
         }
-        for (uint32_t r = 0; r < n; r++) out.r[r] = cast(c, from, res->type, opnd(c, op, 0, r));
         break;
     }
     case TIR_BITCAST:
@@ -1756,6 +1817,7 @@ LLVMModuleRef cg_build_module(tk_arena *arena, tk_diag *diag, LLVMContextRef ctx
     bool line_info = options->line_info;
     cg c = {0};
     c.debug = options->debug;
+    c.sm = options->arch && strlen(options->arch) >= 5 ? atoi(options->arch + 3) : 90;
     c.arena = arena;
     c.diag = diag;
     c.ctx = ctx;

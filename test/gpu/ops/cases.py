@@ -14,6 +14,7 @@ except ImportError:
 TORCH_DTYPES = {  # tkc dtype names and torch's
     "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64", "u8": "uint8",
     "f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64",
+    "f8e4m3": "float8_e4m3fn", "f8e5m2": "float8_e5m2",
 }
 
 
@@ -91,6 +92,23 @@ def cases():
     for a_t, b_t in pairs:
         out.append((f"cast {a_t} -> {b_t}", ELEMENTWISE, a_t, a_t, b_t, f"a.to(tl.{b_t})",
                     (lambda d: (lambda a, b: a.to(dtype(d))))(b_t), "cast"))
+    # fp8 (Triton's float8e4nv and float8e5) and round-toward-zero
+    for f8, tname in [("f8e4m3", "float8e4nv"), ("f8e5m2", "float8e5")]:
+        out.append((f"cast f32 -> {f8} -> f32", ELEMENTWISE, "f32", "f32", "f32",
+                    f"a.to(tl.{tname}).to(tl.float32)",
+                    (lambda d: (lambda a, b: a.to(dtype(d)).to(torch.float32)))(f8), "cast"))
+        out.append((f"store {f8} from f16", ELEMENTWISE, "f16", "f16", f8, f"a.to(tl.{tname})",
+                    (lambda d: (lambda a, b: a.float().to(dtype(d))))(f8), "cast"))
+    def rtz_ref(d):
+        def ref(a, b):
+            r = a.to(dtype(d))
+            over = r.float().abs() > a.abs()
+            bits = r.view(torch.int16)
+            return torch.where(over, (bits - 1).view(dtype(d)), r)
+        return ref
+    for t in ("f16", "bf16"):
+        out.append((f"cast f32 -> {t} rtz", ELEMENTWISE, "f32", "f32", t,
+                    f'a.to(tl.{t}, fp_downcast_rounding="rtz")', rtz_ref(t), "cast"))
     # reductions over each axis, and full ones
     for red, rfn in [("sum", lambda t, ax: t.sum(ax)), ("max", lambda t, ax: t.amax(ax)),
                      ("min", lambda t, ax: t.amin(ax))]:
