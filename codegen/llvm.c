@@ -600,6 +600,29 @@ static void masked_store_words(cg *c, const tk_tir_op *op, LLVMValueRef addr, LL
     asm_call(c, c->t_void, text, constraints, args, 2 + nw, true);
 }
 
+/* One access of w elements under pred: a scalar access, or the elements
+ * packed into 32-bit words for one predicated vector access. */
+static void predicated_access(cg *c, const tk_tir_op *op, bool is_load, LLVMValueRef addr, LLVMValueRef pred,
+                              LLVMValueRef *elems, LLVMValueRef *others, uint32_t w, LLVMTypeRef et,
+                              unsigned bytes) {
+    if (w == 1) {
+        if (is_load) elems[0] = masked_load_scalar(c, op, addr, pred, others[0], et, bytes);
+        else masked_store_scalar(c, op, addr, pred, elems[0], bytes);
+        return;
+    }
+    uint32_t nw = w * bytes / 4;
+    LLVMValueRef words[4];
+    if (is_load) {
+        LLVMValueRef other_words[4];
+        pack_words(c, others, w, et, other_words, nw);
+        masked_load_words(c, op, addr, pred, other_words, nw, words);
+        unpack_words(c, words, nw, et, elems, w);
+    } else {
+        pack_words(c, elems, w, et, words, nw);
+        masked_store_words(c, op, addr, pred, words, nw);
+    }
+}
+
 /* Loads and stores, w registers an access. Without a mask: plain vector
  * accesses LLVM can see through. With a mask uniform over each vector: one
  * predicated vector access. Otherwise the vector access runs when the whole
@@ -653,23 +676,7 @@ static void emit_memory(cg *c, const tk_tir_op *op) {
             }
         if (!mask && *cache_suffix(op)) {
             /* a hint: PTX has the qualifier, LLVM's load does not */
-            LLVMValueRef yes = LLVMConstInt(c->t_i1, 1, 0);
-            if (w == 1 || w * bytes < 4) {
-                if (is_load) elems[0] = masked_load_scalar(c, op, addr, yes, others[0], et, bytes);
-                else masked_store_scalar(c, op, addr, yes, elems[0], bytes);
-            } else {
-                uint32_t nw = w * bytes / 4;
-                LLVMValueRef words[4];
-                if (is_load) {
-                    LLVMValueRef other_words[4];
-                    pack_words(c, others, w, et, other_words, nw);
-                    masked_load_words(c, op, addr, yes, other_words, nw, words);
-                    unpack_words(c, words, nw, et, elems, w);
-                } else {
-                    pack_words(c, elems, w, et, words, nw);
-                    masked_store_words(c, op, addr, yes, words, nw);
-                }
-            }
+            predicated_access(c, op, is_load, addr, LLVMConstInt(c->t_i1, 1, 0), elems, others, w, et, bytes);
         } else if (!mask) {
             if (w == 1) {
                 if (is_load) {
@@ -691,24 +698,11 @@ static void emit_memory(cg *c, const tk_tir_op *op) {
                     LLVMSetAlignment(LLVMBuildStore(c->b, v, addr), w * bytes);
                 }
             }
-        } else if (w == 1) {
-            if (is_load) elems[0] = masked_load_scalar(c, op, addr, mv->r[r0], others[0], et, bytes);
-            else masked_store_scalar(c, op, addr, mv->r[r0], elems[0], bytes);
         } else {
-            uint32_t nw = w * bytes / 4;
             LLVMValueRef pred = mv->r[r0];
             if (!uniform)
                 for (uint32_t i = 1; i < w; i++) pred = LLVMBuildAnd(c->b, pred, mv->r[r0 + i], "");
-            LLVMValueRef words[4];
-            if (is_load) {
-                LLVMValueRef other_words[4];
-                pack_words(c, others, w, et, other_words, nw);
-                masked_load_words(c, op, addr, pred, other_words, nw, words);
-                unpack_words(c, words, nw, et, elems, w);
-            } else {
-                pack_words(c, elems, w, et, words, nw);
-                masked_store_words(c, op, addr, pred, words, nw);
-            }
+            predicated_access(c, op, is_load, addr, pred, elems, others, w, et, bytes);
             if (!uniform) {
                 /* the partial vector, element by element */
                 LLVMValueRef not_all = LLVMBuildNot(c->b, pred, "");
