@@ -621,6 +621,23 @@ static tk_tir_value **carried_operands(builder *b, tk_tir_op *op, const var_set 
     return inits;
 }
 
+/* Rebinds a loop's carried variables to fresh arguments of block, typed
+ * like their initial values. */
+static void bind_carried_args(builder *b, tk_tir_block *block, const var_set *carried, tk_tir_value **inits,
+                              uint32_t n) {
+    tk_tir_value **args = TK_NEW_ARRAY(b->arena, tk_tir_value *, n + 1);
+    for (uint32_t i = 0; i < n; i++) args[i] = block_arg(b, block, inits[i]->type);
+    bind_values(b, carried, args);
+}
+
+/* After the loop: its carried variables are the loop op's results. */
+static void bind_carried_results(builder *b, tk_tir_op *op, const var_set *carried, tk_tir_value **inits,
+                                 uint32_t n) {
+    tk_tir_value **res = TK_NEW_ARRAY(b->arena, tk_tir_value *, n + 1);
+    for (uint32_t i = 0; i < n; i++) res[i] = result(b, op, inits[i]->type);
+    bind_values(b, carried, res);
+}
+
 static void lower_for(builder *b, const tk_ss *s) {
     tk_tir_value *lo = lower1(b, s->lo), *hi = lower1(b, s->hi), *step = lower1(b, s->step);
     if (!lo || !hi || !step) return;
@@ -639,16 +656,12 @@ static void lower_for(builder *b, const tk_ss *s) {
     tk_tir_block *outer = b->block;
     tk_tir_block *body = new_block(b, op);
     *slot(b, s->var) = one(b, block_arg(b, body, s->var->type));
-    tk_tir_value **args = TK_NEW_ARRAY(b->arena, tk_tir_value *, n + 1);
-    for (uint32_t i = 0; i < n; i++) args[i] = block_arg(b, body, inits[i]->type);
-    bind_values(b, &carried, args);
+    bind_carried_args(b, body, &carried, inits, n);
     b->block = body;
     lower_block(b, &s->then);
     yield(b, TIR_YIELD, &carried, s->loc, NULL);
     b->block = outer;
-    tk_tir_value **res = TK_NEW_ARRAY(b->arena, tk_tir_value *, n + 1);
-    for (uint32_t i = 0; i < n; i++) res[i] = result(b, op, inits[i]->type);
-    bind_values(b, &carried, res);
+    bind_carried_results(b, op, &carried, inits, n);
 }
 
 static void lower_while(builder *b, const tk_ss *s) {
@@ -659,23 +672,18 @@ static void lower_while(builder *b, const tk_ss *s) {
     tk_tir_value **inits = carried_operands(b, op, &carried, &n);
     tk_tir_block *outer = b->block;
     tk_tir_block *before = new_block(b, op);
-    tk_tir_value **args = TK_NEW_ARRAY(b->arena, tk_tir_value *, n + 1);
-    for (uint32_t i = 0; i < n; i++) args[i] = block_arg(b, before, inits[i]->type);
-    bind_values(b, &carried, args);
+    bind_carried_args(b, before, &carried, inits, n);
     b->block = before;
     tk_tir_value *cond = lower1(b, s->value);
     if (!cond) return;
     yield(b, TIR_CONDITION, &carried, s->loc, cond);
     tk_tir_block *after = new_block(b, op);
-    for (uint32_t i = 0; i < n; i++) args[i] = block_arg(b, after, inits[i]->type);
-    bind_values(b, &carried, args);
+    bind_carried_args(b, after, &carried, inits, n);
     b->block = after;
     lower_block(b, &s->then);
     yield(b, TIR_YIELD, &carried, s->loc, NULL);
     b->block = outer;
-    tk_tir_value **res = TK_NEW_ARRAY(b->arena, tk_tir_value *, n + 1);
-    for (uint32_t i = 0; i < n; i++) res[i] = result(b, op, inits[i]->type);
-    bind_values(b, &carried, res);
+    bind_carried_results(b, op, &carried, inits, n);
 }
 
 static void lower_block(builder *b, const tk_ss_list *body) {
