@@ -28,6 +28,7 @@ typedef struct cg {
     LLVMValueRef entry_br;
     LLVMValueRef tid, lane, warp;
     LLVMValueRef smem;
+    const tk_tir_op *scratch_op;   /* the op being emitted: its scratch range (smem.c) */
     struct { const tk_ll *l; LLVMValueRef flat; } flats[64];
     uint32_t nflats;
     bool failed;
@@ -177,14 +178,19 @@ static LLVMValueRef splat_const(LLVMTypeRef t, bool flt, double f, int64_t i) {
 
 /* ---- shared memory scratch --------------------------------------------- */
 
+/* An address in the scratch of the op being emitted; byte_offset is
+ * relative to its range, which barriers.c has ordered against other ops. */
 static LLVMValueRef smem_addr(cg *c, LLVMValueRef byte_offset) {
-    if (!c->smem) {
-        /* the shared-memory pass sized none: a compiler bug, reported once */
+    if (!c->smem || !c->scratch_op || !c->scratch_op->scratch_bytes) {
+        /* the shared-memory pass gave this op none: a compiler bug, reported once */
         if (!c->failed)
-            tk_error(c->diag, (tk_loc){0}, "internal compiler error: shared memory used but not allocated");
+            tk_error(c->diag, c->scratch_op ? c->scratch_op->loc : (tk_loc){0},
+                     "internal compiler error: shared memory used but not allocated");
         c->failed = true;
-        c->smem = LLVMAddGlobalInAddressSpace(c->mod, c->t_i8, "tk_smem_missing", 3);
+        if (!c->smem) c->smem = LLVMAddGlobalInAddressSpace(c->mod, c->t_i8, "tk_smem_missing", 3);
     }
+    if (c->scratch_op && c->scratch_op->scratch_offset)
+        byte_offset = LLVMBuildAdd(c->b, byte_offset, ci32(c, c->scratch_op->scratch_offset), "");
     LLVMValueRef idx[1] = {byte_offset};
     return LLVMBuildGEP2(c->b, c->t_i8, c->smem, idx, 1, "");
 }
@@ -216,13 +222,14 @@ static unsigned scratch_bytes(cg *c, LLVMTypeRef t) {
 
 /* Moves a tile between layouts (or broadcasts it) through shared memory:
  * every thread writes the elements it holds at their flat index, then
- * reads the ones the destination layout gives it. */
+ * reads the ones the destination layout gives it. Like every scratch use,
+ * it leaves reads pending: barriers.c puts a barrier before the next op
+ * that writes where they read. */
 static cgval convert_via_smem(cg *c, const tk_tir_value *src, const cgval *sv, const tk_type *dst_type,
                               const tk_ll *dst) {
     LLVMTypeRef t = elem_type(c, src->type);
     unsigned wb = scratch_bytes(c, t);
     LLVMTypeRef st = scratch_type(c, t);
-    /* no barrier first: every use of the scratch ends with one */
     for (uint32_t r = 0; r < sv->n; r++) {
         LLVMValueRef off = LLVMBuildMul(c->b, reg_flat(c, src->layout, r), ci32(c, wb), "");
         LLVMBuildStore(c->b, to_scratch(c, sv->r[r]), smem_addr(c, off));
@@ -248,7 +255,6 @@ static cgval convert_via_smem(cg *c, const tk_tir_value *src, const cgval *sv, c
         LLVMValueRef off = LLVMBuildMul(c->b, src_flat, ci32(c, wb), "");
         out.r[r] = from_scratch(c, LLVMBuildLoad2(c->b, st, smem_addr(c, off), ""), t);
     }
-    barrier(c);
     return out;
 }
 
@@ -908,7 +914,6 @@ static void emit_reduce(cg *c, const tk_tir_op *op) {
             acc.r[o] = r;
             idx.r[o] = ri;
         }
-        barrier(c);
     }
     uint32_t want = nregs(res);
     if (want != nout) {
@@ -1031,7 +1036,6 @@ static void emit_shuffle_op(cg *c, const tk_tir_op *op, const char *name) {
         barrier(c);
         *get(c, res) = scratch_read(c, res->type, res->layout, 1, 0, slot);
     }
-    barrier(c);
 }
 
 /* ---- device_print and device_assert -------------------------------------- */
@@ -1192,6 +1196,7 @@ static void emit_scan(cg *c, const tk_tir_op *op, const char *name) {
 #define COMBINE(x, y) (is_sum ? (f ? LLVMBuildFAdd(c->b, x, y, "") : LLVMBuildAdd(c->b, x, y, "")) \
                        : is_prod ? (f ? LLVMBuildFMul(c->b, x, y, "") : LLVMBuildMul(c->b, x, y, "")) \
                                  : combine(c, kind, t, x, y))
+    bool scratch_read_pending = false;
     for (uint32_t k = 0; k < nl; k++) {
         struct level lv = levels[k];
         if (lv.where == IN_REG) {
@@ -1217,6 +1222,8 @@ static void emit_scan(cg *c, const tk_tir_op *op, const char *name) {
             LLVMValueRef me = LLVMBuildAdd(c->b, LLVMBuildMul(c->b, c->warp, ci32(c, 32), ""), c->lane, "");
             LLVMValueRef other_warp = LLVMBuildXor(c->b, c->warp, ci32(c, 1 << lv.bit), "");
             LLVMValueRef other = LLVMBuildAdd(c->b, LLVMBuildMul(c->b, other_warp, ci32(c, 32), ""), c->lane, "");
+            /* the previous level's partners may still be reading these slots */
+            if (scratch_read_pending) barrier(c);
             for (uint32_t r = 0; r < n; r++) {
                 LLVMValueRef slot = LLVMBuildAdd(c->b, LLVMBuildMul(c->b, me, ci32(c, n), ""), ci32(c, r), "");
                 LLVMBuildStore(c->b, to_scratch(c, tot[r]), smem_addr(c, LLVMBuildMul(c->b, slot, ci32(c, 8), "")));
@@ -1226,7 +1233,7 @@ static void emit_scan(cg *c, const tk_tir_op *op, const char *name) {
                 LLVMValueRef slot = LLVMBuildAdd(c->b, LLVMBuildMul(c->b, other, ci32(c, n), ""), ci32(c, r), "");
                 partner[r] = from_scratch(c, LLVMBuildLoad2(c->b, st, smem_addr(c, LLVMBuildMul(c->b, slot, ci32(c, 8), "")), ""), vt);
             }
-            barrier(c);
+            scratch_read_pending = true;
         }
         for (uint32_t r = 0; r < n; r++) {
             /* the lower block's total comes first in the combined order */
@@ -1558,7 +1565,11 @@ static void emit_op(cg *c, const tk_tir_op *op) {
     const tk_tir_value *res = op->results.len ? op->results.data[0] : NULL;
     uint32_t n = res ? nregs(res) : 0;
     cgval out = newval(c, n);
+    c->scratch_op = op;
     switch (op->code) {
+    case TIR_BARRIER:
+        barrier(c);
+        return;
     case TIR_CONST: {
         LLVMTypeRef t = reg_type(c, res);
         out.r[0] = splat_const(t, is_float(res->type), op->value.f, op->value.i);
@@ -1719,8 +1730,12 @@ static void emit_op(cg *c, const tk_tir_op *op) {
 }
 
 static void emit_block(cg *c, const tk_tir_block *blk) {
+    /* a combine region runs in the middle of its reduce or scan, which goes
+     * on using its own scratch afterwards */
+    const tk_tir_op *outer = c->scratch_op;
     for (uint32_t i = 0; i < blk->ops.len && !c->failed; i++)
         if (!blk->ops.data[i]->dead) emit_op(c, blk->ops.data[i]);
+    c->scratch_op = outer;
 }
 
 /* ---- kernels and the module ------------------------------------------------ */

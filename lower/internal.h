@@ -29,5 +29,6 @@ void tir_pass_licm(tk_arena *arena, tk_tir_kernel *k);
 void tir_pass_axis_info(tk_arena *arena, tk_tir_kernel *k);
 bool tir_pass_layouts(tk_arena *arena, tk_diag *diag, tk_tir_kernel *k);
 void tir_pass_shared_memory(tk_arena *arena, tk_tir_kernel *k);
+void tir_pass_barriers(tk_arena *arena, tk_tir_kernel *k);
 
 #endif

@@ -163,6 +163,22 @@ void tk_ll_permute(tk_ll *out, const tk_ll *in, const uint32_t *perm) {
     }
 }
 
+/* dst flat index -> src flat index, dims of size 1 in src read as 0 */
+static uint64_t to_src(const tk_ll *src, const tk_ll *dst, uint64_t flat);
+
+void tk_ll_unbroadcast(tk_ll *out, const tk_ll *in, const int64_t *shape) {
+    memset(out, 0, sizeof *out);
+    out->rank = in->rank;
+    memcpy(out->shape, shape, sizeof(int64_t) * in->rank);
+    for (uint32_t i = 0; i < in->reg_bits; i++) {
+        uint64_t b = to_src(out, in, in->reg[i]);
+        if (b) out->reg[out->reg_bits++] = b;
+    }
+    for (uint32_t i = 0; i < TK_LL_LANE_BITS; i++) out->lane[i] = to_src(out, in, in->lane[i]);
+    out->warp_bits = in->warp_bits;
+    for (uint32_t i = 0; i < in->warp_bits; i++) out->warp[i] = to_src(out, in, in->warp[i]);
+}
+
 uint64_t tk_ll_num_regs(const tk_ll *l) { return 1ull << l->reg_bits; }
 
 uint64_t tk_ll_reg_index(const tk_ll *l, uint64_t r) {

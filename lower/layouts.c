@@ -1,12 +1,18 @@
 /* Layout assignment.
  * Needs: axis info (for vector widths). Guarantees: every tile value has a
  * layout; the tile operands of an element-wise op, a load or a store share
- * their layout, and loop/branch values keep one layout across iterations
- * and branches, with convert_layout ops inserted where they would differ.
- * Tiles are created in the default blocked layout of their shape, with as
- * many contiguous elements per thread as the widest 16-byte access to a
- * tile of that shape allows; reductions give the reduced layout, reshape and
- * permute relabel their operand's layout (no data moves). */
+ * their layout, a broadcast's operand is a register-only slice of its
+ * result, and loop/branch values keep one layout across iterations and
+ * branches. Loads and stores of computed pointers take the default blocked
+ * layout of their shape, with as many contiguous elements per thread as
+ * the widest 16-byte access to a tile of that shape allows; element-wise
+ * ops take the layout of an operand that cannot be recomputed (a load, a
+ * reduction, a loop value); reductions give the reduced layout, reshape
+ * and permute relabel their operand's layout. Where an operand has another
+ * layout, cheap ops that define it (splat, make_range, broadcast, reshape,
+ * arithmetic, addptr) are recomputed in the wanted layout, as Triton
+ * rematerializes them; only what cannot be is converted (convert_layout).
+ * Breaks: recomputed ops leave their originals dead, so DCE runs after. */
 #include "internal.h"
 
 #include <string.h>
@@ -18,11 +24,18 @@ typedef struct shape_vec {
     const tk_ll *layout;
 } shape_vec;
 
+/* a value recomputed in another layout, and the block it went into */
+typedef struct clone {
+    tk_tir_value *original, *value;
+    tk_tir_block *block;
+} clone;
+
 typedef struct layout_ctx {
     tk_arena *arena;
     tk_diag *diag;
     tk_tir_kernel *kernel;
     TK_VEC(shape_vec) shapes;
+    TK_VEC(clone) clones;
     bool failed;
 } layout_ctx;
 
@@ -83,10 +96,105 @@ static const tk_ll *default_layout(layout_ctx *c, const tk_type *t) {
 
 typedef TK_VEC(tk_tir_op *) op_list;
 
-/* Makes operand i of op have layout `want`, inserting a conversion into out. */
+/* recomputing a value: at most this many ops */
+enum { REMAT_BUDGET = 16 };
+
+static bool cheap_op(const tk_tir_op *op) {
+    switch (op->code) {
+    case TIR_SPLAT: case TIR_MAKE_RANGE: case TIR_BROADCAST: case TIR_RESHAPE: case TIR_PERMUTE:
+    case TIR_UNARY: case TIR_BINARY: case TIR_CMP: case TIR_SELECT: case TIR_CAST: case TIR_BITCAST:
+    case TIR_ADDPTR: case TIR_HINT:
+        return op->results.len == 1 && op->regions.len == 0;
+    default:
+        return false;
+    }
+}
+
+/* The ops recomputing tile v takes (scalars are free), or -1 where it
+ * cannot be recomputed within `budget` (a load, a reduction, a loop value). */
+static int remat_cost(const tk_tir_value *v, int budget) {
+    if (v->type->kind != TK_TYPE_TILE) return 0;
+    if (!v->def || !cheap_op(v->def) || budget < 1) return -1;
+    int cost = 1;
+    for (uint32_t i = 0; i < v->def->operands.len; i++) {
+        int k = remat_cost(v->def->operands.data[i], budget - cost);
+        if (k < 0) return -1;
+        cost += k;
+    }
+    return cost <= budget ? cost : -1;
+}
+
+/* the layout operand i of a cheap op needs for its result to have `want` */
+static const tk_ll *operand_layout(layout_ctx *c, const tk_tir_op *op, uint32_t i, const tk_ll *want) {
+    const tk_type *t = op->operands.data[i]->type;
+    if (t->kind != TK_TYPE_TILE) return NULL;
+    tk_ll *l = TK_NEW(c->arena, tk_ll);
+    switch (op->code) {
+    case TIR_BROADCAST:
+        tk_ll_unbroadcast(l, want, t->shape);
+        return l;
+    case TIR_RESHAPE:
+        tk_ll_reshape(l, want, t->rank, t->shape);
+        return l;
+    case TIR_PERMUTE: {
+        uint32_t perm[TK_MAX_RANK], inverse[TK_MAX_RANK], n = 0;
+        for (uint32_t k = 0; k < op->attrs.len && n < TK_MAX_RANK; k++)
+            if (strcmp(op->attrs.data[k].name, "order") == 0) perm[n++] = (uint32_t)op->attrs.data[k].i;
+        for (uint32_t d = 0; d < n; d++) inverse[perm[d]] = d;
+        tk_ll_permute(l, want, inverse);
+        return l;
+    }
+    default:
+        return want; /* element-wise */
+    }
+}
+
+/* is `outer` the block `inner` or one enclosing it? */
+static bool encloses(const tk_tir_block *outer, const tk_tir_block *inner) {
+    for (const tk_tir_block *b = inner; b; b = b->parent ? b->parent->parent : NULL)
+        if (b == outer) return true;
+    return false;
+}
+
+/* tile v recomputed in layout `want`, its defining ops cloned into out
+ * (in front of the op being assigned, in block `at`) */
+static tk_tir_value *remat(layout_ctx *c, op_list *out, tk_tir_block *at, tk_tir_value *v, const tk_ll *want) {
+    if (v->type->kind != TK_TYPE_TILE || (v->layout && tk_ll_equal(v->layout, want))) return v;
+    for (uint32_t i = 0; i < c->clones.len; i++) {
+        clone *k = &c->clones.data[i];
+        if (k->original == v && tk_ll_equal(k->value->layout, want) && encloses(k->block, at)) return k->value;
+    }
+    const tk_tir_op *def = v->def;
+    tk_tir_op *op = tir_new_op(c->arena, def->code, def->sub, def->loc);
+    op->value = def->value;
+    op->attrs = def->attrs;
+    op->parent = at;
+    for (uint32_t i = 0; i < def->operands.len; i++) {
+        tk_tir_value *x = def->operands.data[i];
+        const tk_ll *l = operand_layout(c, def, i, want);
+        tk_vec_push(c->arena, &op->operands, l ? remat(c, out, at, x, l) : x);
+    }
+    tk_tir_value *r = TK_NEW(c->arena, tk_tir_value);
+    *r = *v;
+    r->id = c->kernel->value_count++;
+    r->def = op;
+    r->layout = want;
+    tk_vec_push(c->arena, &op->results, r);
+    tk_vec_push(c->arena, out, op);
+    clone k = {v, r, at};
+    tk_vec_push(c->arena, &c->clones, k);
+    return r;
+}
+
+/* Makes operand i of op have layout `want`: recomputed where that is cheap,
+ * else through a conversion inserted into out. */
 static void ensure(layout_ctx *c, op_list *out, tk_tir_op *op, uint32_t i, const tk_ll *want) {
     tk_tir_value *v = op->operands.data[i];
     if (v->type->kind != TK_TYPE_TILE || !want || (v->layout && tk_ll_equal(v->layout, want))) return;
+    if (remat_cost(v, REMAT_BUDGET) >= 0) {
+        op->operands.data[i] = remat(c, out, op->parent, v, want);
+        return;
+    }
     tk_tir_op *cvt = tir_new_op(c->arena, TIR_CONVERT_LAYOUT, 0, op->loc);
     cvt->parent = op->parent;
     tk_vec_push(c->arena, &cvt->operands, v);
@@ -185,6 +293,20 @@ static void assign_op(layout_ctx *c, op_list *out, tk_tir_op *op) {
         /* a scan keeps its operand's layout: each element's prefix stays
          * where the element is */
         const tk_ll *want = NULL;
+        tk_tir_value *ptr = op->operands.len ? op->operands.data[0] : NULL;
+        if ((op->code == TIR_LOAD || op->code == TIR_STORE) && ptr->type->kind == TK_TYPE_TILE &&
+            remat_cost(ptr, REMAT_BUDGET) >= 0) {
+            /* a computed pointer: the coalesced layout, unless the stored
+             * value cannot move and already allows as wide an access */
+            want = default_layout(c, ptr->type);
+            tk_tir_value *v = op->code == TIR_STORE ? op->operands.data[1] : NULL;
+            if (v && v->type->kind == TK_TYPE_TILE && remat_cost(v, REMAT_BUDGET) < 0 &&
+                tk_ll_contiguous_regs(v->layout) >= tk_ll_contiguous_regs(want))
+                want = v->layout;
+        }
+        for (uint32_t i = 0; i < op->operands.len && !want; i++)
+            if (op->operands.data[i]->type->kind == TK_TYPE_TILE && remat_cost(op->operands.data[i], REMAT_BUDGET) < 0)
+                want = op->operands.data[i]->layout;
         for (uint32_t i = 0; i < op->operands.len && !want; i++)
             if (op->operands.data[i]->type->kind == TK_TYPE_TILE) want = op->operands.data[i]->layout;
         for (uint32_t i = 0; i < op->operands.len; i++) ensure(c, out, op, i, want);
@@ -219,9 +341,14 @@ static void assign_op(layout_ctx *c, op_list *out, tk_tir_op *op) {
             r->layout = l;
             break;
         }
-        case TIR_BROADCAST:
+        case TIR_BROADCAST: {
+            /* the operand as a slice of the result: registers only */
             r->layout = default_layout(c, r->type);
+            tk_ll *l = TK_NEW(c->arena, tk_ll);
+            tk_ll_unbroadcast(l, r->layout, a->type->shape);
+            ensure(c, out, op, 0, l);
             break;
+        }
         default:
             for (uint32_t i = 0; i < op->results.len; i++)
                 if (op->results.data[i]->type->kind == TK_TYPE_TILE)
@@ -247,7 +374,7 @@ static void assign_block(layout_ctx *c, tk_tir_block *blk) {
 }
 
 bool tir_pass_layouts(tk_arena *arena, tk_diag *diag, tk_tir_kernel *k) {
-    layout_ctx c = {arena, diag, k, {0}, false};
+    layout_ctx c = {arena, diag, k, {0}, {0}, false};
     tir_walk(k->body, collect_widths, &c);
     assign_block(&c, k->body);
     return !c.failed;

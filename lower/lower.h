@@ -47,6 +47,10 @@ void tk_ll_reduce(tk_ll *out, const tk_ll *in, uint32_t axis);
  * with dimensions permuted (out dim i = in dim perm[i]). */
 void tk_ll_reshape(tk_ll *out, const tk_ll *in, uint32_t rank, const int64_t *shape);
 void tk_ll_permute(tk_ll *out, const tk_ll *in, const uint32_t *perm);
+/* The layout of a tile of `shape` (the dims of `in` or 1) from which `in`
+ * is a broadcast with registers only: bases along the size-1 dims dropped
+ * (registers) or made replicating (lanes, warps). */
+void tk_ll_unbroadcast(tk_ll *out, const tk_ll *in, const int64_t *shape);
 /* Flat index of register r as seen by lane 0 of warp 0 (XOR the lane and
  * warp parts for other threads). */
 uint64_t tk_ll_reg_index(const tk_ll *l, uint64_t r);
@@ -99,6 +103,7 @@ typedef enum tk_tir_opcode {
     TIR_YIELD,          /* values out of a region */
     TIR_CONDITION,      /* while's condition and the values passed on */
     TIR_RETURN,         /* leave the kernel */
+    TIR_BARRIER,        /* bar.sync of the whole program (inserted by barriers.c) */
     TIR_OPCODE_COUNT
 } tk_tir_opcode;
 
@@ -125,6 +130,10 @@ struct tk_tir_op {
     union { int64_t i; double f; } value;     /* TIR_CONST */
     TK_VEC(struct tk_sema_attr) attrs;         /* from sema: axis, cache, ... */
     tk_tir_block *parent;
+    /* Shared-memory scratch the op uses while it runs (set by smem.c; bytes
+     * 0 when it needs none): it writes there first, passes a barrier of its
+     * own, then reads; barriers.c orders it against the ops around it. */
+    uint32_t scratch_offset, scratch_bytes;
     bool dead;
 };
 

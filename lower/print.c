@@ -16,7 +16,7 @@ static const char *const opcode_names[TIR_OPCODE_COUNT] = {
     [TIR_ADDPTR] = "addptr", [TIR_LOAD] = "load", [TIR_STORE] = "store", [TIR_MATH] = "math",
     [TIR_REDUCE] = "reduce", [TIR_HINT] = "hint", [TIR_BUILTIN] = "builtin", [TIR_FOR] = "for",
     [TIR_IF] = "if", [TIR_WHILE] = "while", [TIR_YIELD] = "yield", [TIR_CONDITION] = "condition",
-    [TIR_RETURN] = "return",
+    [TIR_RETURN] = "return", [TIR_BARRIER] = "barrier",
 };
 
 const char *tk_tir_opcode_name(tk_tir_opcode code) {
@@ -109,6 +109,7 @@ static void print_op(FILE *out, const tk_tir_op *op, int depth, bool gpu) {
         }
         fputc('}', out);
     }
+    if (gpu && op->scratch_bytes) fprintf(out, " scratch[%u, %u)", op->scratch_offset, op->scratch_offset + op->scratch_bytes);
     if (op->results.len) {
         fputs(" : ", out);
         for (uint32_t i = 0; i < op->results.len; i++) {

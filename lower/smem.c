@@ -1,12 +1,21 @@
-/* Shared memory: the scratch each op needs (a reduction across warps, a
- * layout conversion that moves data between threads). Every such op uses
- * its scratch only while it runs, between barriers codegen places around
- * it, so scratch is reused: the kernel needs the largest single need.
- * Needs: layouts. Sets kernel->shared_bytes. */
+/* Shared memory: the scratch each op needs (a reduction or scan across
+ * warps, a layout conversion that moves data between threads, join, split,
+ * cat), allocated by liveness. Scratch lives only while its op runs, so
+ * every op could start at 0; instead consecutive ops alternate between two
+ * regions when both fit in a little memory, so the next op's writes never
+ * meet the previous op's reads and barriers.c needs no barrier between
+ * them (a reduction's max followed by its sum: one barrier each, not two).
+ * Needs: layouts. Sets each op's scratch_offset/scratch_bytes and the
+ * kernel's shared_bytes. */
 #include "internal.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+/* two regions only while together they stay this small: more shared
+ * memory per program would cost occupancy, which the barrier saved is not
+ * worth */
+enum { TWO_REGION_LIMIT = 8192, SCRATCH_ALIGN = 16 };
 
 static int64_t numel(const tk_type *t) {
     int64_t n = 1;
@@ -21,41 +30,81 @@ static int64_t bytes_of(const tk_type *t) {
     return b < 4 ? 4 : b; /* scratch words are at least 32 bits */
 }
 
-static void visit(tk_tir_op *op, void *ctx) {
-    uint32_t *need = ctx;
-    int64_t bytes = 0;
+/* does a warp bit of l select along `axis` (work crosses warps)? */
+static bool crosses_warps(const tk_ll *l, int64_t axis) {
+    uint32_t dim = axis < 0 ? 0 : (uint32_t)axis;
+    for (uint32_t i = 0; i < l->warp_bits; i++)
+        if (l->warp[i] && tk_ll_coord(l, l->warp[i], dim) != 0) return true;
+    return false;
+}
+
+static bool is_builtin(const tk_tir_op *op, const char *name) {
+    return op->code == TIR_BUILTIN && !strcmp(tk_sema_builtin_name(op->sub), name);
+}
+
+/* The bytes of scratch op needs; codegen uses exactly these cases. */
+static int64_t scratch_need(const tk_tir_op *op) {
     if (op->code == TIR_REDUCE) {
         const tk_tir_value *in = op->operands.data[0];
-        if (in->layout && in->layout->warp_bits)
-        {
-            const char *name = tk_sema_builtin_name(op->sub);
-            int64_t slot = !strcmp(name, "argmax") || !strcmp(name, "argmin") ? 16 : 8;
-            bytes = numel(op->results.data[0]->type) * ((int64_t)1 << in->layout->warp_bits) * slot;
-        }
-    } else if (op->code == TIR_CONVERT_LAYOUT || (op->code == TIR_BROADCAST && op->operands.data[0]->layout)) {
+        if (!in->layout || !crosses_warps(in->layout, tk_tir_attr_int(op, "axis", 0))) return 0;
+        const char *name = tk_sema_builtin_name(op->sub);
+        int64_t slot = !strcmp(name, "argmax") || !strcmp(name, "argmin") ? 16 : 8;
+        return numel(op->results.data[0]->type) * ((int64_t)1 << in->layout->warp_bits) * slot;
+    }
+    if (op->code == TIR_CONVERT_LAYOUT || (op->code == TIR_BROADCAST && op->operands.data[0]->layout)) {
         const tk_tir_value *in = op->operands.data[0], *out = op->results.data[0];
         uint32_t *map = malloc(sizeof(uint32_t) * tk_ll_num_regs(out->layout));
-        if (map && !tk_ll_register_map(in->layout, out->layout, map))
-            bytes = numel(in->type) * bytes_of(in->type);
+        int64_t bytes = 0;
+        if (map && !tk_ll_register_map(in->layout, out->layout, map)) bytes = numel(in->type) * bytes_of(in->type);
         free(map);
+        return bytes;
     }
-    if (op->code == TIR_BUILTIN && op->operands.len && op->operands.data[0]->layout) {
-        /* a scan across warps: one slot a thread and register */
-        const char *name = tk_sema_builtin_name(op->sub);
-        const tk_ll *l = op->operands.data[0]->layout;
-        if ((!strcmp(name, "cumsum") || !strcmp(name, "cumprod") || !strcmp(name, "associative_scan")) &&
-            l->warp_bits)
-            bytes = ((int64_t)32 << l->warp_bits) * (int64_t)tk_ll_num_regs(l) * 8;
-        if (!strcmp(name, "join") || !strcmp(name, "cat"))
-            bytes = numel(op->results.data[0]->type) * bytes_of(op->results.data[0]->type);
-        if (!strcmp(name, "split")) bytes = numel(op->operands.data[0]->type) * bytes_of(op->operands.data[0]->type);
-    }
-    if (bytes > *need) *need = (uint32_t)bytes;
+    if (op->code != TIR_BUILTIN || !op->operands.len || !op->operands.data[0]->layout) return 0;
+    const tk_ll *l = op->operands.data[0]->layout;
+    if (is_builtin(op, "cumsum") || is_builtin(op, "cumprod") || is_builtin(op, "associative_scan"))
+        /* a scan across warps: one 8-byte slot a thread and register */
+        return crosses_warps(l, tk_tir_attr_int(op, "axis", 0))
+                   ? ((int64_t)32 << l->warp_bits) * (int64_t)tk_ll_num_regs(l) * 8
+                   : 0;
+    if (is_builtin(op, "join") || is_builtin(op, "cat"))
+        return numel(op->results.data[0]->type) * bytes_of(op->results.data[0]->type);
+    if (is_builtin(op, "split")) return numel(op->operands.data[0]->type) * bytes_of(op->operands.data[0]->type);
+    return 0;
+}
+
+typedef struct smem_ctx {
+    uint32_t count;          /* scratch ops seen, in program order */
+    int64_t region_size[2];  /* the largest need of the even and odd ops */
+} smem_ctx;
+
+static uint32_t align_up(int64_t n) { return (uint32_t)((n + SCRATCH_ALIGN - 1) / SCRATCH_ALIGN * SCRATCH_ALIGN); }
+
+static void size_op(tk_tir_op *op, void *ctx) {
+    smem_ctx *s = ctx;
+    int64_t need = scratch_need(op);
+    op->scratch_bytes = need > 0 ? align_up(need) : 0;
+    if (!op->scratch_bytes) return;
+    int64_t *region = &s->region_size[s->count++ & 1];
+    if (op->scratch_bytes > *region) *region = op->scratch_bytes;
+}
+
+static void place_op(tk_tir_op *op, void *ctx) {
+    smem_ctx *s = ctx;
+    if (!op->scratch_bytes) return;
+    op->scratch_offset = (s->count++ & 1) ? (uint32_t)s->region_size[0] : 0;
 }
 
 void tir_pass_shared_memory(tk_arena *arena, tk_tir_kernel *k) {
     (void)arena;
-    uint32_t need = 0;
-    tir_walk(k->body, visit, &need);
-    k->shared_bytes = need;
+    smem_ctx s = {0};
+    tir_walk(k->body, size_op, &s);
+    int64_t largest = s.region_size[0] > s.region_size[1] ? s.region_size[0] : s.region_size[1];
+    int64_t both = s.region_size[0] + s.region_size[1];
+    if (both <= TWO_REGION_LIMIT || both == largest) {
+        s.count = 0;
+        tir_walk(k->body, place_op, &s);
+        k->shared_bytes = (uint32_t)both;
+    } else {
+        k->shared_bytes = (uint32_t)largest; /* every op at offset 0 */
+    }
 }

@@ -76,7 +76,9 @@ bool tk_tir_run_passes(tk_arena *arena, tk_diag *diag, tk_tir_program *program, 
         if (!gpu) continue;
         tir_pass_axis_info(arena, k);
         if (!tir_pass_layouts(arena, diag, k) || !checked(diag, arena, k)) return false;
+        tir_pass_dce(arena, k);
         tir_pass_shared_memory(arena, k);
+        tir_pass_barriers(arena, k);
     }
     return tk_tir_verify(diag, program);
 }

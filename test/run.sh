@@ -3,7 +3,9 @@
 # a reviewed expected file; the last line is "N passed, M failed".
 #
 #   test/golden/<stage>/NAME.tk  beside  NAME.tokens | NAME.ast | NAME.sema | NAME.err
-#   test/golden/kernels/NAME.*   expected dumps of kernels/NAME.tk
+#   test/golden/kernels/NAME.*   expected dumps of kernels/NAME.tk (NAME.h: the
+#                                header, cubin bytes elided)
+#   test/golden/ops/NAME.tk      one op family: NAME.tir, NAME.tir-gpu, NAME.ptx
 #   test/golden/cli/NAME.args    tkc's arguments; NAME.out its output and exit status
 #
 # .err and .out files hold stderr (and stdout for .out) followed by a line
@@ -81,6 +83,7 @@ for dir in test/golden/lex test/golden/parse test/golden/sema test/golden/errors
     done
 done
 
+PTXAS=${CUDA_HOME:-/usr/local/cuda}/bin/ptxas
 for src in kernels/*.tk; do
     name=$(basename "$src" .tk)
     for stage in tokens ast sema tir; do
@@ -98,13 +101,53 @@ for src in kernels/*.tk; do
         expected=test/golden/kernels/$name.$stage
         [ -f "$expected" ] && emit_case "$src" "$expected" "$stage" "$expected"
     done
+    # the launch header, its cubin bytes elided (they are ptxas's, not ours)
+    expected=test/golden/kernels/$name.h
+    if [ -f "$expected" ] && [ -x "$PTXAS" ]; then
+        if "$TKC" --emit=header "$src" >"$tmp/hdr" 2>"$tmp/err"; then
+            sed -E '/^  [0-9,]+$/d; s/__cubin\[[0-9]+\]/__cubin[N]/' "$tmp/hdr" >"$tmp/out"
+            record "$expected" "$expected" "$tmp/out"
+        else
+            fail=$((fail + 1))
+            echo "FAIL $expected (tkc failed)"
+            head -20 "$tmp/err"
+        fi
+    fi
+done
+
+# one file of small kernels per op family: the tile IR before and after
+# the target passes, and the PTX (which needs libdevice from the toolkit),
+# assembled by ptxas
+for src in test/golden/ops/*.tk; do
+    base=${src%.tk}
+    for stage in tir tir-gpu ptx; do
+        if [ "$stage" = ptx ] && [ ! -x "$PTXAS" ]; then
+            echo "note: $base.ptx skipped (no CUDA toolkit at ${CUDA_HOME:-/usr/local/cuda})"
+            continue
+        fi
+        if [ -f "$base.$stage" ] || [ "$UPDATE" = 1 ]; then
+            [ -f "$base.$stage" ] || : >"$base.$stage"
+            emit_case "$src" "$base.$stage" "$stage" "$base.$stage"
+        else
+            fail=$((fail + 1))
+            echo "FAIL $base.$stage is missing"
+        fi
+    done
+    if [ -x "$PTXAS" ] && [ "$UPDATE" != 1 ]; then
+        if "$TKC" --emit=ptx "$src" -o "$tmp/op.ptx" 2>"$tmp/err" && "$PTXAS" -arch=sm_90a "$tmp/op.ptx" -o "$tmp/op.cubin" 2>>"$tmp/err"; then
+            pass=$((pass + 1))
+        else
+            fail=$((fail + 1))
+            echo "FAIL ptxas $src"
+            head -20 "$tmp/err"
+        fi
+    fi
 done
 
 # Every kernel code generation handles: PTX for each supported target,
 # assembled by ptxas; the launch headers compiled as strict C99 and as C++
 # after the CUDA headers, and linked with runtime_stub.
 backend_kernels="vector_add softmax layernorm"
-PTXAS=${CUDA_HOME:-/usr/local/cuda}/bin/ptxas
 if [ "$UPDATE" != 1 ]; then
     if [ -x "$PTXAS" ]; then
         for k in $backend_kernels; do

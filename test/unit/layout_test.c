@@ -137,10 +137,43 @@ static void replicated(void) {
     for (int i = 0; i < 16; i++) CHECK(seen[i]);
 }
 
+/* The operand layout of a broadcast, from its result's: [64, 32] in the
+ * default layout broadcast from [64, 1] and from [1, 32], each a
+ * register-only slice of it (lanes and warps along the dropped dim
+ * replicate), and a round trip of [64] -> [64, 1] by reshape. */
+static void unbroadcast(void) {
+    int64_t shape[2] = {64, 32}, col[2] = {64, 1}, row[2] = {1, 32};
+    tk_ll l, c, r;
+    tk_ll_default(&l, 2, shape, 4, 4);
+    tk_ll_unbroadcast(&c, &l, col);
+    tk_ll_unbroadcast(&r, &l, row);
+    CHECK(c.rank == 2 && c.shape[0] == 64 && c.shape[1] == 1);
+    CHECK(r.rank == 2 && r.shape[0] == 1 && r.shape[1] == 32);
+    /* registers 0..1 ran along the columns: gone from the column slice */
+    CHECK(c.reg_bits == l.reg_bits - 2 && r.reg_bits == l.reg_bits - (l.reg_bits - 2));
+    uint32_t map[64];
+    CHECK(tk_ll_register_map(&c, &l, map));
+    for (uint64_t reg = 0; reg < tk_ll_num_regs(&l); reg++)
+        CHECK(tk_ll_coord(&c, tk_ll_reg_index(&c, map[reg]), 0) == tk_ll_coord(&l, tk_ll_reg_index(&l, reg), 0));
+    CHECK(tk_ll_register_map(&r, &l, map));
+    for (uint64_t reg = 0; reg < tk_ll_num_regs(&l); reg++)
+        CHECK(tk_ll_coord(&r, tk_ll_reg_index(&r, map[reg]), 1) == tk_ll_coord(&l, tk_ll_reg_index(&l, reg), 1));
+    /* the reduced layout over the columns is the column slice, relabelled */
+    tk_ll reduced, reshaped;
+    tk_ll_reduce(&reduced, &l, 1);
+    tk_ll_reshape(&reshaped, &reduced, 2, col);
+    CHECK(tk_ll_equal(&reshaped, &c));
+    /* unbroadcasting to the full shape changes nothing */
+    tk_ll same;
+    tk_ll_unbroadcast(&same, &l, shape);
+    CHECK(tk_ll_equal(&same, &l));
+}
+
 int main(void) {
     blocked_1d();
     blocked_2d();
     replicated();
+    unbroadcast();
     if (failures) {
         printf("%d failures\n", failures);
         return 1;
