@@ -39,6 +39,7 @@ typedef struct options {
     const char *arch;
     int opt_level;
     bool debug_info, line_info, debug, time_phases, warnings_are_errors, no_warnings, stats;
+    bool no_int32_offset_warning;
     tk_sema_options sema;
 } options;
 
@@ -59,6 +60,7 @@ static void usage(FILE *out) {
         "  --debug            check device_assert and assert at run time (as -g does)\n"
         "  -Werror            treat warnings as errors\n"
         "  -w                 suppress warnings\n"
+        "  -Wno-int32-offset  no warning for i32 pointer offsets that may wrap past 2^31\n"
         "  --time             print the milliseconds each phase took\n"
         "  --stats            print registers, spills and shared memory per kernel\n"
         "  --version          print the version and exit\n"
@@ -136,6 +138,10 @@ static int parse_options(int argc, char **argv, options *opt, tk_arena *arena) {
             opt->line_info = true;
         } else if (strcmp(a, "-Werror") == 0) {
             opt->warnings_are_errors = true;
+        } else if (strcmp(a, "-Wno-int32-offset") == 0) {
+            opt->no_int32_offset_warning = true;
+        } else if (strcmp(a, "-Wint32-offset") == 0) {
+            opt->no_int32_offset_warning = false;
         } else if (strcmp(a, "-w") == 0) {
             opt->no_warnings = true;
         } else if (strcmp(a, "--debug") == 0) {
@@ -274,7 +280,8 @@ static int compile_file(const options *opt, tk_arena *arena, tk_diag *diag) {
 
     tk_tir_program *tir = tk_tir_lower(arena, diag, program);
     bool gpu = opt->emit != EMIT_TIR;
-    if (!diag->error_count) tk_tir_run_passes(arena, diag, tir, gpu);
+    tk_tir_options tir_opts = {gpu, !opt->no_int32_offset_warning};
+    if (!diag->error_count) tk_tir_run_passes(arena, diag, tir, &tir_opts);
     times.lower = tk_now_ms() - t4;
     if (diag->error_count) {
         if (opt->time_phases) print_times(&times);

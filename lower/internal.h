@@ -21,11 +21,16 @@ static inline uint32_t tir_rank(const tk_type *t) { return t->kind == TK_TYPE_TI
 typedef void (*tir_visit_fn)(tk_tir_op *op, void *ctx);
 void tir_walk(tk_tir_block *blk, tir_visit_fn fn, void *ctx);
 
+/* source positions already warned about, across a program's variants */
+typedef TK_VEC(tk_loc) tk_tir_warned;
+void tir_check_offsets(tk_arena *arena, tk_diag *diag, tk_tir_kernel *k, tk_tir_warned *warned);
+
 /* The passes, in pipeline order (each file says what it needs and keeps). */
 void tir_pass_fold(tk_arena *arena, tk_tir_kernel *k);
 void tir_pass_cse(tk_arena *arena, tk_tir_kernel *k);
 void tir_pass_dce(tk_arena *arena, tk_tir_kernel *k);
 void tir_pass_licm(tk_arena *arena, tk_tir_kernel *k);
+void tir_pass_pipeline(tk_arena *arena, tk_tir_kernel *k);
 void tir_pass_axis_info(tk_arena *arena, tk_tir_kernel *k);
 bool tir_pass_layouts(tk_arena *arena, tk_diag *diag, tk_tir_kernel *k);
 void tir_pass_shared_memory(tk_arena *arena, tk_tir_kernel *k);

@@ -163,9 +163,13 @@ typedef struct tk_tir_program {
 
 /* Lowers every kernel variant; reports what cannot be lowered yet. */
 tk_tir_program *tk_tir_lower(tk_arena *arena, tk_diag *diag, const tk_sema_program *program);
-/* The pipeline; `gpu` adds the target passes (axis info, layouts, shared
- * memory). Returns false after reporting errors. */
-bool tk_tir_run_passes(tk_arena *arena, tk_diag *diag, tk_tir_program *program, bool gpu);
+typedef struct tk_tir_options {
+    bool gpu;                /* the target passes too (pipelining, axis info, layouts, ...) */
+    bool warn_int32_offset;  /* -Wint32-offset, on by default */
+} tk_tir_options;
+
+/* The pipeline. Returns false after reporting errors. */
+bool tk_tir_run_passes(tk_arena *arena, tk_diag *diag, tk_tir_program *program, const tk_tir_options *opts);
 /* `--emit=tir` (and tir-gpu: the same with layouts and axis facts). */
 void tk_tir_print(FILE *out, const tk_tir_program *program, bool gpu);
 /* The checks between passes: SSA defs before uses, types of operands. */

@@ -62,18 +62,20 @@ static bool checked(tk_diag *diag, tk_arena *arena, const tk_tir_kernel *k) {
 #endif
 }
 
-bool tk_tir_run_passes(tk_arena *arena, tk_diag *diag, tk_tir_program *program, bool gpu) {
+bool tk_tir_run_passes(tk_arena *arena, tk_diag *diag, tk_tir_program *program, const tk_tir_options *opts) {
+    tk_tir_warned warned = {0};
     /* the pipeline: one pass per file, in this order, the verifier between */
     for (uint32_t i = 0; i < program->kernels.len; i++) {
         tk_tir_kernel *k = program->kernels.data[i];
         if (!checked(diag, arena, k)) return false;
         tir_pass_fold(arena, k);
+        if (opts->warn_int32_offset) tir_check_offsets(arena, diag, k, &warned);
         tir_pass_cse(arena, k);
         if (!checked(diag, arena, k)) return false;
         tir_pass_dce(arena, k);
         tir_pass_licm(arena, k);
         if (!checked(diag, arena, k)) return false;
-        if (!gpu) continue;
+        if (!opts->gpu) continue;
         tir_pass_axis_info(arena, k);
         if (!tir_pass_layouts(arena, diag, k) || !checked(diag, arena, k)) return false;
         tir_pass_dce(arena, k);

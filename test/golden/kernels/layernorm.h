@@ -20,7 +20,7 @@ static inline int64_t tk__max(int64_t a, int64_t b) { return a > b ? a : b; }
 
 static const unsigned char tk_layernorm__cubin[N] = {
 };
-static const unsigned char tk_layernorm__ptx[30595] = {
+static const unsigned char tk_layernorm__ptx[30615] = {
 };
 
 static tkrt_kernel tk_layernorm__layer_norm_fwd_d16 =
