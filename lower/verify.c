@@ -76,6 +76,8 @@ bool tk_tir_run_passes(tk_arena *arena, tk_diag *diag, tk_tir_program *program, 
         tir_pass_licm(arena, k);
         if (!checked(diag, arena, k)) return false;
         if (!opts->gpu) continue;
+        tir_pass_pipeline(arena, k);
+        if (!checked(diag, arena, k)) return false;
         tir_pass_axis_info(arena, k);
         if (!tir_pass_layouts(arena, diag, k) || !checked(diag, arena, k)) return false;
         tir_pass_dce(arena, k);

@@ -562,6 +562,12 @@ def main():
         ("softmax_b16384", 5, 10000, {}),
         ("softmax_b16384", 600, 16384, {}),
         ("softmax_b1024", 0, 100, {}),
+        # 132 persistent programs with the row loop pipelined (num_stages):
+        # many trips, a last partial round, fewer rows than programs, none.
+        ("softmax_b1024_p132", 1500, 1000, {}),
+        ("softmax_b1024_p132", 133, 1024, {}),
+        ("softmax_b1024_p132", 7, 100, {"x_stride": 112, "out_stride": 144}),
+        ("softmax_b1024_p132", 0, 100, {}),
     ]
     for variant, rows, cols, opts in softmax_shapes:
         extra = "".join(f" {k}={v}" for k, v in opts.items())

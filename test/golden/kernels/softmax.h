@@ -20,7 +20,7 @@ static inline int64_t tk__max(int64_t a, int64_t b) { return a > b ? a : b; }
 
 static const unsigned char tk_softmax__cubin[N] = {
 };
-static const unsigned char tk_softmax__ptx[13105] = {
+static const unsigned char tk_softmax__ptx[16599] = {
 };
 
 static tkrt_kernel tk_softmax__softmax_d16 =
