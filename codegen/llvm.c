@@ -1770,10 +1770,12 @@ static bool emit_kernel(cg *c, const tk_tir_kernel *k, const char *entry) {
     for (uint32_t i = 0; i < np; i++) params[i] = param_type(c, body->args.data[i]->type);
     LLVMValueRef fn = LLVMAddFunction(c->mod, entry, LLVMFunctionType(c->t_void, params, np, 0));
     LLVMSetFunctionCallConv(fn, LLVMPTXKernelCallConv);
+    /* the header launches exactly num_warps * 32 threads: .reqntid, which
+     * ptxas may use (as Triton does), not just an upper bound */
     char threads[16];
     snprintf(threads, sizeof threads, "%u", k->num_warps * 32);
     LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
-                            LLVMCreateStringAttribute(c->ctx, "nvvm.maxntid", 12, threads, (unsigned)strlen(threads)));
+                            LLVMCreateStringAttribute(c->ctx, "nvvm.reqntid", 12, threads, (unsigned)strlen(threads)));
     c->fn = fn;
     c->di_sp = NULL;
     if (c->dib) {
