@@ -220,6 +220,12 @@ static unsigned scratch_bytes(cg *c, LLVMTypeRef t) {
     return s == c->t_i64 || s == c->t_f64 || s == c->t_ptr1 ? 8 : 4;
 }
 
+/* a flat index with a word of padding after every `row` elements */
+static LLVMValueRef padded(cg *c, LLVMValueRef flat, int64_t row) {
+    if (!row) return flat;
+    return LLVMBuildAdd(c->b, flat, LLVMBuildUDiv(c->b, flat, ci32(c, row), ""), "");
+}
+
 /* Moves a tile between layouts (or broadcasts it) through shared memory:
  * every thread writes the elements it holds at their flat index, then
  * reads the ones the destination layout gives it. Like every scratch use,
@@ -230,8 +236,9 @@ static cgval convert_via_smem(cg *c, const tk_tir_value *src, const cgval *sv, c
     LLVMTypeRef t = elem_type(c, src->type);
     unsigned wb = scratch_bytes(c, t);
     LLVMTypeRef st = scratch_type(c, t);
+    int64_t pad_row = tk_tir_scratch_pad_row(src->type);
     for (uint32_t r = 0; r < sv->n; r++) {
-        LLVMValueRef off = LLVMBuildMul(c->b, reg_flat(c, src->layout, r), ci32(c, wb), "");
+        LLVMValueRef off = LLVMBuildMul(c->b, padded(c, reg_flat(c, src->layout, r), pad_row), ci32(c, wb), "");
         LLVMBuildStore(c->b, to_scratch(c, sv->r[r]), smem_addr(c, off));
     }
     barrier(c);
@@ -252,13 +259,33 @@ static cgval convert_via_smem(cg *c, const tk_tir_value *src, const cgval *sv, c
                                               ci32(c, dst->shape[d] - 1), "");
             src_flat = LLVMBuildAdd(c->b, src_flat, LLVMBuildMul(c->b, coord, ci32(c, (int64_t)sstride), ""), "");
         }
-        LLVMValueRef off = LLVMBuildMul(c->b, src_flat, ci32(c, wb), "");
+        LLVMValueRef off = LLVMBuildMul(c->b, padded(c, src_flat, pad_row), ci32(c, wb), "");
         out.r[r] = from_scratch(c, LLVMBuildLoad2(c->b, st, smem_addr(c, off), ""), t);
     }
     return out;
 }
 
-/* src -> dst layout: register reuse where the maps allow it, else smem */
+static LLVMValueRef shuffle(cg *c, LLVMValueRef v, const char *mode, LLVMValueRef lane);
+
+/* Moves a tile between layouts that differ within warps only: destination
+ * register r is one shuffle of source register src_reg[r] (lower/layout.c
+ * finds the lanes). */
+static cgval convert_via_shuffles(cg *c, const cgval *sv, uint32_t n, const uint32_t *src_reg,
+                                  const uint32_t *lane_const, const uint32_t *lane_xor) {
+    LLVMValueRef from = ci32(c, 0);
+    for (uint32_t i = 0; i < TK_LL_LANE_BITS; i++) {
+        if (!lane_xor[i]) continue;
+        LLVMValueRef bit = LLVMBuildAnd(c->b, LLVMBuildLShr(c->b, c->lane, ci32(c, i), ""), ci32(c, 1), "");
+        from = LLVMBuildXor(c->b, from, LLVMBuildMul(c->b, bit, ci32(c, lane_xor[i]), ""), "");
+    }
+    cgval out = newval(c, n);
+    for (uint32_t r = 0; r < n; r++)
+        out.r[r] = shuffle(c, sv->r[src_reg[r]], "idx", LLVMBuildXor(c->b, from, ci32(c, lane_const[r]), ""));
+    return out;
+}
+
+/* src -> dst layout: register reuse where the maps allow it, else warp
+ * shuffles, else shared memory */
 static cgval relayout(cg *c, const tk_tir_value *src, const tk_type *dst_type, const tk_ll *dst) {
     cgval *sv = get(c, src);
     if (src->type->kind != TK_TYPE_TILE) {
@@ -268,17 +295,16 @@ static cgval relayout(cg *c, const tk_tir_value *src, const tk_type *dst_type, c
         return out;
     }
     uint32_t n = (uint32_t)tk_ll_num_regs(dst);
-    uint32_t *map = malloc(sizeof(uint32_t) * n);
-    bool ok = map && tk_ll_register_map(src->layout, dst, map);
-    cgval out;
-    if (ok) {
-        out = newval(c, n);
+    uint32_t *map = TK_NEW_ARRAY(c->arena, uint32_t, n), *lane_const = TK_NEW_ARRAY(c->arena, uint32_t, n);
+    uint32_t lane_xor[TK_LL_LANE_BITS];
+    if (tk_ll_register_map(src->layout, dst, map)) {
+        cgval out = newval(c, n);
         for (uint32_t r = 0; r < n; r++) out.r[r] = sv->r[map[r]];
-    } else {
-        out = convert_via_smem(c, src, sv, dst_type, dst);
+        return out;
     }
-    free(map);
-    return out;
+    if (tk_ll_shuffle_map(src->layout, dst, map, lane_const, lane_xor))
+        return convert_via_shuffles(c, sv, n, map, lane_const, lane_xor);
+    return convert_via_smem(c, src, sv, dst_type, dst);
 }
 
 /* ---- element-wise ------------------------------------------------------ */
@@ -729,28 +755,37 @@ static void emit_memory(cg *c, const tk_tir_op *op) {
 
 /* ---- reductions -------------------------------------------------------------- */
 
-static LLVMValueRef shfl_xor(cg *c, LLVMValueRef v, uint32_t lane_mask) {
+/* A warp shuffle of any register type (64-bit ones as two halves); mode
+ * "bfly" (lane = XOR mask) or "idx" (lane = source lane). */
+static LLVMValueRef shuffle(cg *c, LLVMValueRef v, const char *mode, LLVMValueRef lane) {
     LLVMTypeRef t = LLVMTypeOf(v);
     if (t == c->t_i64 || t == c->t_f64 || t == c->t_ptr1) {
         LLVMValueRef bits = t == c->t_ptr1 ? LLVMBuildPtrToInt(c->b, v, c->t_i64, "") : LLVMBuildBitCast(c->b, v, c->t_i64, "");
         LLVMValueRef lo = LLVMBuildTrunc(c->b, bits, c->t_i32, "");
         LLVMValueRef hi = LLVMBuildTrunc(c->b, LLVMBuildLShr(c->b, bits, LLVMConstInt(c->t_i64, 32, 0), ""), c->t_i32, "");
-        lo = shfl_xor(c, lo, lane_mask);
-        hi = shfl_xor(c, hi, lane_mask);
+        lo = shuffle(c, lo, mode, lane);
+        hi = shuffle(c, hi, mode, lane);
         LLVMValueRef r = LLVMBuildOr(c->b, LLVMBuildZExt(c->b, lo, c->t_i64, ""),
                                      LLVMBuildShl(c->b, LLVMBuildZExt(c->b, hi, c->t_i64, ""), LLVMConstInt(c->t_i64, 32, 0), ""), "");
         return t == c->t_ptr1 ? LLVMBuildIntToPtr(c->b, r, t, "") : LLVMBuildBitCast(c->b, r, t, "");
     }
+    char name[48];
     if (t == c->t_f32) {
-        LLVMValueRef args[4] = {ci32(c, -1), v, ci32(c, lane_mask), ci32(c, 31)};
-        return call(c, "llvm.nvvm.shfl.sync.bfly.f32", c->t_f32, args, 4);
+        LLVMValueRef args[4] = {ci32(c, -1), v, lane, ci32(c, 31)};
+        snprintf(name, sizeof name, "llvm.nvvm.shfl.sync.%s.f32", mode);
+        return call(c, name, c->t_f32, args, 4);
     }
     LLVMValueRef w = to_scratch(c, v);
     if (LLVMTypeOf(w) == c->t_f32) w = LLVMBuildBitCast(c->b, w, c->t_i32, "");
-    LLVMValueRef args[4] = {ci32(c, -1), w, ci32(c, lane_mask), ci32(c, 31)};
-    LLVMValueRef r = call(c, "llvm.nvvm.shfl.sync.bfly.i32", c->t_i32, args, 4);
+    LLVMValueRef args[4] = {ci32(c, -1), w, lane, ci32(c, 31)};
+    snprintf(name, sizeof name, "llvm.nvvm.shfl.sync.%s.i32", mode);
+    LLVMValueRef r = call(c, name, c->t_i32, args, 4);
     if (t == c->t_f16 || t == c->t_bf16) return LLVMBuildFPTrunc(c->b, LLVMBuildBitCast(c->b, r, c->t_f32, ""), t, "");
     return from_scratch(c, r, t);
+}
+
+static LLVMValueRef shfl_xor(cg *c, LLVMValueRef v, uint32_t lane_mask) {
+    return shuffle(c, v, "bfly", ci32(c, lane_mask));
 }
 
 /* A user combine function (tl.reduce, tl.associative_scan): its region is

@@ -239,6 +239,77 @@ bool tk_ll_register_map(const tk_ll *src, const tk_ll *dst, uint32_t *map) {
     return ok;
 }
 
+/* A basis of span(vectors) kept reduced by pivot bit, each element with
+ * the set of input vectors (bit k: vector k) that XOR to it. */
+typedef struct xor_basis {
+    uint32_t n;
+    uint64_t value[64], combo[64];
+} xor_basis;
+
+static void basis_add(xor_basis *b, uint64_t v, uint64_t combo) {
+    for (uint32_t i = 0; i < b->n; i++) {
+        uint64_t pivot = b->value[i] & -b->value[i];
+        if (v & pivot) {
+            v ^= b->value[i];
+            combo ^= b->combo[i];
+        }
+    }
+    if (!v) return;
+    uint64_t pivot = v & -v;
+    /* keep every other element free of the new pivot */
+    for (uint32_t i = 0; i < b->n; i++)
+        if (b->value[i] & pivot) {
+            b->value[i] ^= v;
+            b->combo[i] ^= combo;
+        }
+    b->value[b->n] = v;
+    b->combo[b->n++] = combo;
+}
+
+/* the input vectors XORing to v, or false where v is outside the span */
+static bool basis_express(const xor_basis *b, uint64_t v, uint64_t *combo) {
+    *combo = 0;
+    for (uint32_t i = 0; i < b->n; i++) {
+        uint64_t pivot = b->value[i] & -b->value[i];
+        if (v & pivot) {
+            v ^= b->value[i];
+            *combo ^= b->combo[i];
+        }
+    }
+    return v == 0;
+}
+
+bool tk_ll_shuffle_map(const tk_ll *src, const tk_ll *dst, uint32_t *src_reg, uint32_t *lane_const,
+                       uint32_t lane_xor[TK_LL_LANE_BITS]) {
+    if (src->rank != dst->rank || src->warp_bits != dst->warp_bits) return false;
+    for (uint32_t d = 0; d < src->rank; d++)
+        if (src->shape[d] != dst->shape[d]) return false;
+    for (uint32_t i = 0; i < src->warp_bits; i++)
+        if (src->warp[i] != dst->warp[i]) return false;
+    /* input vectors: src's register bases (bits 0..), then its lanes (bits 32..) */
+    xor_basis b = {0};
+    for (uint32_t i = 0; i < src->reg_bits; i++) basis_add(&b, src->reg[i], 1ull << i);
+    for (uint32_t i = 0; i < TK_LL_LANE_BITS; i++) basis_add(&b, src->lane[i], 1ull << (32 + i));
+    uint64_t lane_combo[TK_LL_LANE_BITS], reg_combo[TK_LL_MAX_REG_BITS];
+    for (uint32_t i = 0; i < TK_LL_LANE_BITS; i++) {
+        /* a destination lane's element must come from a source lane with
+         * the same register in every thread, or one shuffle per register
+         * would not do */
+        if (!basis_express(&b, dst->lane[i], &lane_combo[i]) || (lane_combo[i] & 0xffffffffu)) return false;
+        lane_xor[i] = (uint32_t)(lane_combo[i] >> 32);
+    }
+    for (uint32_t i = 0; i < dst->reg_bits; i++)
+        if (!basis_express(&b, dst->reg[i], &reg_combo[i])) return false;
+    for (uint64_t r = 0; r < tk_ll_num_regs(dst); r++) {
+        uint64_t combo = 0;
+        for (uint32_t i = 0; i < dst->reg_bits; i++)
+            if (r >> i & 1) combo ^= reg_combo[i];
+        src_reg[r] = (uint32_t)(combo & 0xffffffffu);
+        lane_const[r] = (uint32_t)(combo >> 32);
+    }
+    return true;
+}
+
 uint32_t tk_ll_contiguous_regs(const tk_ll *l) {
     if (l->rank == 0) return 1;
     uint32_t k = 0;

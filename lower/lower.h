@@ -62,6 +62,14 @@ int64_t tk_ll_coord(const tk_ll *l, uint64_t flat, uint32_t dim);
  * from S: equal dims or S's dim is 1) with registers only, no data moving
  * between threads? On success map[r] is the src register for dst register r. */
 bool tk_ll_register_map(const tk_ll *src, const tk_ll *dst, uint32_t *map);
+/* Can a value in layout `src` become `dst` (same shape) by one warp
+ * shuffle per destination register? That takes the same warp bases, and
+ * each destination lane's element in a source lane under the same source
+ * register in every thread. On success destination register r reads
+ * source register src_reg[r] from lane lane_const[r] ^ (XOR of lane_xor[i]
+ * over the bits i of its own lane). */
+bool tk_ll_shuffle_map(const tk_ll *src, const tk_ll *dst, uint32_t *src_reg, uint32_t *lane_const,
+                       uint32_t lane_xor[TK_LL_LANE_BITS]);
 /* How many consecutive registers hold consecutive elements along the last
  * dimension (the widest vector a thread can access). */
 uint32_t tk_ll_contiguous_regs(const tk_ll *l);
@@ -174,6 +182,11 @@ bool tk_tir_run_passes(tk_arena *arena, tk_diag *diag, tk_tir_program *program, 
 void tk_tir_print(FILE *out, const tk_tir_program *program, bool gpu);
 /* The checks between passes: SSA defs before uses, types of operands. */
 bool tk_tir_verify(tk_diag *diag, const tk_tir_program *program);
+
+/* A layout conversion through shared memory puts one word of padding
+ * after every this many elements of tile type t (its rows), so threads
+ * reading down a column hit different banks; 0 for none. */
+int64_t tk_tir_scratch_pad_row(const tk_type *t);
 
 /* attribute helpers for passes and codegen */
 int64_t tk_tir_attr_int(const tk_tir_op *op, const char *name, int64_t dflt);

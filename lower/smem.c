@@ -1,6 +1,8 @@
 /* Shared memory: the scratch each op needs (a reduction or scan across
- * warps, a layout conversion that moves data between threads, join, split,
- * cat), allocated by liveness. Scratch lives only while its op runs, so
+ * warps, a layout conversion that moves data between warps or between
+ * registers and lanes, join, split, cat), allocated by liveness. A
+ * conversion's rows get a word of padding each, so a transposed read does
+ * not hit one bank 32 times. Scratch lives only while its op runs, so
  * every op could start at 0; instead consecutive ops alternate between two
  * regions when both fit in a little memory, so the next op's writes never
  * meet the previous op's reads and barriers.c needs no barrier between
@@ -42,6 +44,11 @@ static bool is_builtin(const tk_tir_op *op, const char *name) {
     return op->code == TIR_BUILTIN && !strcmp(tk_sema_builtin_name(op->sub), name);
 }
 
+int64_t tk_tir_scratch_pad_row(const tk_type *t) {
+    if (t->kind != TK_TYPE_TILE || t->rank < 2 || t->shape[t->rank - 1] < 32) return 0;
+    return t->shape[t->rank - 1];
+}
+
 /* The bytes of scratch op needs; codegen uses exactly these cases. */
 static int64_t scratch_need(const tk_tir_op *op) {
     if (op->code == TIR_REDUCE) {
@@ -53,10 +60,19 @@ static int64_t scratch_need(const tk_tir_op *op) {
     }
     if (op->code == TIR_CONVERT_LAYOUT || (op->code == TIR_BROADCAST && op->operands.data[0]->layout)) {
         const tk_tir_value *in = op->operands.data[0], *out = op->results.data[0];
-        uint32_t *map = malloc(sizeof(uint32_t) * tk_ll_num_regs(out->layout));
+        uint64_t n = tk_ll_num_regs(out->layout);
+        uint32_t *map = malloc(sizeof(uint32_t) * n), *lane_const = malloc(sizeof(uint32_t) * n);
+        uint32_t lane_xor[TK_LL_LANE_BITS];
         int64_t bytes = 0;
-        if (map && !tk_ll_register_map(in->layout, out->layout, map)) bytes = numel(in->type) * bytes_of(in->type);
+        /* registers only, or warp shuffles: no scratch */
+        if (map && lane_const && !tk_ll_register_map(in->layout, out->layout, map) &&
+            !tk_ll_shuffle_map(in->layout, out->layout, map, lane_const, lane_xor))
+        {
+            int64_t row = tk_tir_scratch_pad_row(in->type), words = numel(in->type);
+            bytes = (words + (row ? words / row : 0)) * bytes_of(in->type);
+        }
         free(map);
+        free(lane_const);
         return bytes;
     }
     if (op->code != TIR_BUILTIN || !op->operands.len || !op->operands.data[0]->layout) return 0;

@@ -169,7 +169,52 @@ static void unbroadcast(void) {
     CHECK(tk_ll_equal(&same, &l));
 }
 
+/* Conversions by warp shuffles: an [8, 4] tile in its default layout on
+ * one warp (a lane per element) to the transpose of a [4, 8] one is a lane
+ * permutation; every destination element must come from the lane the map
+ * names. A conversion moving elements between registers and lanes, or
+ * across warps, is refused. */
+static void shuffles(void) {
+    int64_t tall[2] = {8, 4}, wide[2] = {4, 8};
+    uint32_t perm[2] = {1, 0};
+    tk_ll src, w, dst;
+    tk_ll_default(&src, 2, tall, 1, 1);
+    tk_ll_default(&w, 2, wide, 1, 1);
+    tk_ll_permute(&dst, &w, perm);
+    uint32_t src_reg[4], lane_const[4], lane_xor[5];
+    CHECK(tk_ll_shuffle_map(&src, &dst, src_reg, lane_const, lane_xor));
+    for (uint32_t lane = 0; lane < 32; lane++) {
+        uint32_t from = lane_const[0];
+        uint64_t want = tk_ll_reg_index(&dst, 0), got = tk_ll_reg_index(&src, src_reg[0]);
+        for (uint32_t i = 0; i < 5; i++)
+            if (lane >> i & 1) {
+                from ^= lane_xor[i];
+                want ^= dst.lane[i];
+            }
+        for (uint32_t i = 0; i < 5; i++)
+            if (from >> i & 1) got ^= src.lane[i];
+        CHECK(got == want);
+    }
+    /* registers and lanes trade places: one shuffle a register cannot do it */
+    int64_t n64[1] = {64};
+    tk_ll a, b;
+    tk_ll_default(&a, 1, n64, 1, 2); /* reg=[1] lane=[2,4,8,16,32] */
+    tk_ll_default(&b, 1, n64, 1, 1); /* reg=[32] lane=[1,2,4,8,16] */
+    CHECK(!tk_ll_shuffle_map(&a, &b, src_reg, lane_const, lane_xor));
+    /* registers permuted, lanes the same: shuffles (from each lane itself) do */
+    tk_ll c = b;
+    CHECK(tk_ll_shuffle_map(&b, &c, src_reg, lane_const, lane_xor));
+    CHECK(src_reg[0] == 0 && src_reg[1] == 1 && lane_const[0] == 0 && lane_xor[3] == 8);
+    /* different warps: no */
+    tk_ll d, e;
+    tk_ll_default(&d, 1, n64, 2, 1);
+    e = d;
+    e.warp[0] = 1;
+    CHECK(!tk_ll_shuffle_map(&d, &e, src_reg, lane_const, lane_xor));
+}
+
 int main(void) {
+    shuffles();
     blocked_1d();
     blocked_2d();
     replicated();

@@ -229,6 +229,20 @@ def op(x: *f32 % 16, y: *f32 % 16, out: *f32 % 16, n: i32):
         m[:100, :50] = x[:5000].view(100, 50)
         return (m[40:104, :64] * 2).reshape(-1)
     out.append(("f32 make_block_ptr, advance, boundary_check", src, "f32", "f32", "f32", None, block_ref, "bigblock"))
+    # a layout conversion by warp shuffles: a transposed [4, 8] tile plus
+    # an [8, 4] one, one element a thread (no alignment promise), one warp
+    for t in ("f32", "i64", "f16"):
+        src = f"""
+@kernel(grid=(1,), num_warps=1)
+def op(x: *{t}, y: *{t}, out: *{t}, n: i32):
+    r = tl.arange(0, 4)
+    c = tl.arange(0, 8)
+    v = tl.load(x + r[:, None] * 8 + c[None, :])
+    w = tl.load(y + c[:, None] * 4 + r[None, :])
+    tl.store(out + c[:, None] * 4 + r[None, :], tl.trans(v) + w)
+"""
+        out.append((f"{t} tl.trans [4, 8] + [8, 4]: warp shuffles", src, t, t, t, None,
+                    lambda x, y: (x[:32].view(4, 8).t() + y[:32].view(8, 4)).reshape(-1), "reduce"))
     # a conversion through more than 48 KB of shared memory (opt-in at launch)
     body = "tl.store(out + c[:, None] * 128 + r[None, :], tl.trans(a))"
     out.append(("f32 tl.trans [128, 256]: 128 KB of shared memory", ROWS.replace("{body}", body).format(
