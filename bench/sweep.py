@@ -1,9 +1,11 @@
 """Tuning sweep: times each variant in bench/sweep_variants (built by
 `VARIANTS=bench/sweep_variants sh test/gpu/build.sh`) on the benchmark
-shapes, checking each output once against torch. Prints GB/s per variant,
+shapes, checking each output once against torch (VARIANTS=FILE for
+another list). Prints GB/s per variant,
 best first per kernel and shape. Used to pick the reference kernels'
 defaults (docs/PERFORMANCE.md records the outcome)."""
 
+import os
 import sys
 from pathlib import Path
 
@@ -15,7 +17,8 @@ import tkshim  # noqa: E402
 
 
 def variants():
-    for line in Path(__file__).with_name("sweep_variants").read_text().splitlines():
+    listing = os.environ.get("VARIANTS") or Path(__file__).with_name("sweep_variants")
+    for line in Path(listing).read_text().splitlines():
         if line.strip() and not line.startswith("#"):
             name, kernel, *opts = line.split()
             defs = dict(o.split("=") for o in opts if "=" in o)

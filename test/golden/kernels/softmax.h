@@ -20,13 +20,13 @@ static inline int64_t tk__max(int64_t a, int64_t b) { return a > b ? a : b; }
 
 static const unsigned char tk_softmax__cubin[N] = {
 };
-static const unsigned char tk_softmax__ptx[16599] = {
+static const unsigned char tk_softmax__ptx[20171] = {
 };
 
 static tkrt_kernel tk_softmax__softmax_d16 =
-    TKRT_KERNEL_INIT("softmax_d16", tk_softmax__cubin, sizeof tk_softmax__cubin, (const char *)tk_softmax__ptx, 128u, 64u);
+    TKRT_KERNEL_INIT("softmax_d16", tk_softmax__cubin, sizeof tk_softmax__cubin, (const char *)tk_softmax__ptx, 64u, 32u);
 static tkrt_kernel tk_softmax__softmax =
-    TKRT_KERNEL_INIT("softmax", tk_softmax__cubin, sizeof tk_softmax__cubin, (const char *)tk_softmax__ptx, 128u, 64u);
+    TKRT_KERNEL_INIT("softmax", tk_softmax__cubin, sizeof tk_softmax__cubin, (const char *)tk_softmax__ptx, 64u, 32u);
 
 static inline tk_status softmax(tk_stream stream, tk_ptr out, tk_ptr x, int32_t out_row_stride, int32_t x_row_stride, int32_t n_rows, int32_t n_cols) {
     void *args[] = {(void *)&out, (void *)&x, (void *)&out_row_stride, (void *)&x_row_stride, (void *)&n_rows, (void *)&n_cols};
