@@ -62,6 +62,17 @@ emit_case() { # source expected emit-stage name
     record "$4" "$2" "$tmp/out"
 }
 
+# an emit case whose expected file must exist (UPDATE=1 creates it)
+required_case() { # source expected emit-stage
+    if [ -f "$2" ] || [ "$UPDATE" = 1 ]; then
+        [ -f "$2" ] || : >"$2"
+        emit_case "$1" "$2" "$3" "$2"
+    else
+        fail=$((fail + 1))
+        echo "FAIL $2 is missing"
+    fi
+}
+
 err_case() { # source expected name
     "$TKC" --emit=sema "$1" >/dev/null 2>"$tmp/out"
     echo "exit status: $?" >>"$tmp/out"
@@ -87,14 +98,7 @@ PTXAS=${CUDA_HOME:-/usr/local/cuda}/bin/ptxas
 for src in kernels/*.tk; do
     name=$(basename "$src" .tk)
     for stage in tokens ast sema tir; do
-        expected=test/golden/kernels/$name.$stage
-        if [ -f "$expected" ] || [ "$UPDATE" = 1 ]; then
-            [ -f "$expected" ] || : >"$expected"
-            emit_case "$src" "$expected" "$stage" "$expected"
-        else
-            fail=$((fail + 1))
-            echo "FAIL $expected is missing"
-        fi
+        required_case "$src" "test/golden/kernels/$name.$stage" "$stage"
     done
     # back-end dumps, for the kernels code generation handles
     for stage in tir-gpu ptx; do
@@ -125,13 +129,7 @@ for src in test/golden/ops/*.tk; do
             echo "note: $base.ptx skipped (no CUDA toolkit at ${CUDA_HOME:-/usr/local/cuda})"
             continue
         fi
-        if [ -f "$base.$stage" ] || [ "$UPDATE" = 1 ]; then
-            [ -f "$base.$stage" ] || : >"$base.$stage"
-            emit_case "$src" "$base.$stage" "$stage" "$base.$stage"
-        else
-            fail=$((fail + 1))
-            echo "FAIL $base.$stage is missing"
-        fi
+        required_case "$src" "$base.$stage" "$stage"
     done
     if [ -x "$PTXAS" ] && [ "$UPDATE" != 1 ]; then
         if "$TKC" --emit=ptx "$src" -o "$tmp/op.ptx" 2>"$tmp/err" && "$PTXAS" -arch=sm_90a "$tmp/op.ptx" -o "$tmp/op.cubin" 2>>"$tmp/err"; then
