@@ -31,12 +31,24 @@ typedef struct builder {
     bool failed;
 } builder;
 
-static tk_tir_value *new_value(builder *b, const tk_type *type, tk_tir_op *def) {
-    tk_tir_value *v = TK_NEW(b->arena, tk_tir_value);
+tk_tir_value *tir_new_value(tk_arena *arena, tk_tir_kernel *k, const tk_type *type, tk_tir_op *def) {
+    tk_tir_value *v = TK_NEW(arena, tk_tir_value);
     v->type = type;
     v->def = def;
-    v->id = b->kernel->value_count++;
+    v->id = k->value_count++;
     return v;
+}
+
+tk_tir_value *tir_copy_value(tk_arena *arena, tk_tir_kernel *k, const tk_tir_value *v, tk_tir_op *def) {
+    tk_tir_value *r = TK_NEW(arena, tk_tir_value);
+    *r = *v;
+    r->id = k->value_count++;
+    r->def = def;
+    return r;
+}
+
+static tk_tir_value *new_value(builder *b, const tk_type *type, tk_tir_op *def) {
+    return tir_new_value(b->arena, b->kernel, type, def);
 }
 
 tk_tir_op *tir_new_op(tk_arena *arena, tk_tir_opcode code, int sub, tk_loc loc) {
@@ -45,6 +57,14 @@ tk_tir_op *tir_new_op(tk_arena *arena, tk_tir_opcode code, int sub, tk_loc loc) 
     op->sub = sub;
     op->loc = loc;
     return op;
+}
+
+tk_tir_op *tir_clone_op(tk_arena *arena, const tk_tir_op *op, tk_tir_block *parent) {
+    tk_tir_op *copy = tir_new_op(arena, op->code, op->sub, op->loc);
+    copy->value = op->value;
+    copy->attrs = op->attrs;
+    copy->parent = parent;
+    return copy;
 }
 
 static tk_tir_op *emit(builder *b, tk_tir_opcode code, int sub, tk_loc loc) {

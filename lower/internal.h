@@ -5,6 +5,12 @@
 #include "lower.h"
 
 tk_tir_op *tir_new_op(tk_arena *arena, tk_tir_opcode code, int sub, tk_loc loc);
+/* op's opcode, attributes and constant in a new op in `parent`, without
+ * operands or results (passes that recompute a value fill those in) */
+tk_tir_op *tir_clone_op(tk_arena *arena, const tk_tir_op *op, tk_tir_block *parent);
+tk_tir_value *tir_new_value(tk_arena *arena, tk_tir_kernel *k, const tk_type *type, tk_tir_op *def);
+/* v's type, layout and axis facts under a new id, defined by def */
+tk_tir_value *tir_copy_value(tk_arena *arena, tk_tir_kernel *k, const tk_tir_value *v, tk_tir_op *def);
 
 static inline bool ty_elem_is_pointer_type(const tk_type *t) {
     const tk_type *e = t->kind == TK_TYPE_TILE ? t->elem : t;

@@ -165,19 +165,13 @@ static tk_tir_value *remat(layout_ctx *c, op_list *out, tk_tir_block *at, tk_tir
         if (k->original == v && tk_ll_equal(k->value->layout, want) && encloses(k->block, at)) return k->value;
     }
     const tk_tir_op *def = v->def;
-    tk_tir_op *op = tir_new_op(c->arena, def->code, def->sub, def->loc);
-    op->value = def->value;
-    op->attrs = def->attrs;
-    op->parent = at;
+    tk_tir_op *op = tir_clone_op(c->arena, def, at);
     for (uint32_t i = 0; i < def->operands.len; i++) {
         tk_tir_value *x = def->operands.data[i];
         const tk_ll *l = operand_layout(c, def, i, want);
         tk_vec_push(c->arena, &op->operands, l ? remat(c, out, at, x, l) : x);
     }
-    tk_tir_value *r = TK_NEW(c->arena, tk_tir_value);
-    *r = *v;
-    r->id = c->kernel->value_count++;
-    r->def = op;
+    tk_tir_value *r = tir_copy_value(c->arena, c->kernel, v, op);
     r->layout = want;
     tk_vec_push(c->arena, &op->results, r);
     tk_vec_push(c->arena, out, op);
@@ -198,10 +192,7 @@ static void ensure(layout_ctx *c, op_list *out, tk_tir_op *op, uint32_t i, const
     tk_tir_op *cvt = tir_new_op(c->arena, TIR_CONVERT_LAYOUT, 0, op->loc);
     cvt->parent = op->parent;
     tk_vec_push(c->arena, &cvt->operands, v);
-    tk_tir_value *r = TK_NEW(c->arena, tk_tir_value);
-    *r = *v;
-    r->id = c->kernel->value_count++;
-    r->def = cvt;
+    tk_tir_value *r = tir_copy_value(c->arena, c->kernel, v, cvt);
     r->layout = want;
     tk_vec_push(c->arena, &cvt->results, r);
     tk_vec_push(c->arena, out, cvt);

@@ -36,11 +36,7 @@ typedef struct pipe_ctx {
 } pipe_ctx;
 
 static tk_tir_value *new_value(pipe_ctx *c, const tk_type *type, tk_tir_op *def) {
-    tk_tir_value *v = TK_NEW(c->arena, tk_tir_value);
-    v->type = type;
-    v->id = c->k->value_count++;
-    v->def = def;
-    return v;
+    return tir_new_value(c->arena, c->k, type, def);
 }
 
 static tk_tir_op *new_op(pipe_ctx *c, tk_tir_opcode code, int sub, tk_loc loc, const tk_type *result) {
@@ -83,13 +79,10 @@ static tk_tir_value *for_trip(pipe_ctx *c, tk_tir_value *v, tk_tir_value *iv, op
     if (!v->def || v->def->parent != c->body) return v;
     if (v->id < c->ncopy && c->copy[v->id]) return c->copy[v->id];
     const tk_tir_op *def = v->def;
-    tk_tir_op *op = tir_new_op(c->arena, def->code, def->sub, def->loc);
-    op->value = def->value;
-    op->attrs = def->attrs;
-    op->parent = at;
+    tk_tir_op *op = tir_clone_op(c->arena, def, at);
     for (uint32_t i = 0; i < def->operands.len; i++)
         tk_vec_push(c->arena, &op->operands, for_trip(c, def->operands.data[i], iv, out, at));
-    tk_tir_value *r = new_value(c, v->type, op);
+    tk_tir_value *r = tir_copy_value(c->arena, c->k, v, op);
     tk_vec_push(c->arena, &op->results, r);
     tk_vec_push(c->arena, out, op);
     if (v->id < c->ncopy) c->copy[v->id] = r;
@@ -123,13 +116,18 @@ static void note_write(tk_tir_op *op, void *ctx) {
     else tk_vec_push(w->arena, &w->roots, root);
 }
 
+static const tk_type *bool_type(pipe_ctx *c) {
+    tk_type *t = TK_NEW(c->arena, tk_type);
+    t->kind = TK_TYPE_SCALAR;
+    t->dtype = TK_I1;
+    return t;
+}
+
 /* `in range` for the induction variable value x: x < hi going up, x > hi going down */
 static tk_tir_value *in_range(pipe_ctx *c, tk_tir_op *loop, tk_tir_value *x, op_list *out,
                               tk_tir_block *at) {
     tk_tir_value *hi = loop->operands.data[1], *step = loop->operands.data[2];
-    tk_type *i1 = TK_NEW(c->arena, tk_type);
-    i1->kind = TK_TYPE_SCALAR;
-    i1->dtype = TK_I1;
+    const tk_type *i1 = bool_type(c);
     tk_tir_op *up = new_op(c, TIR_CMP, TK_BINOP_LT, loop->loc, i1);
     tk_vec_push(c->arena, &up->operands, x);
     tk_vec_push(c->arena, &up->operands, hi);
@@ -170,19 +168,14 @@ static tk_tir_value *load_for_trip(pipe_ctx *c, tk_tir_op *loop, tk_tir_op *load
     if (t->kind == TK_TYPE_TILE) {
         tk_type *mask_t = TK_NEW(c->arena, tk_type);
         *mask_t = *t;
-        tk_type *i1 = TK_NEW(c->arena, tk_type);
-        i1->kind = TK_TYPE_SCALAR;
-        i1->dtype = TK_I1;
-        mask_t->elem = i1;
+        mask_t->elem = bool_type(c);
         tk_tir_op *splat = new_op(c, TIR_SPLAT, 0, load->loc, mask_t);
         splat->parent = at;
         tk_vec_push(c->arena, &splat->operands, guard);
         tk_vec_push(c->arena, out, splat);
         guard = splat->results.data[0];
     }
-    tk_tir_op *op = tir_new_op(c->arena, TIR_LOAD, load->sub, load->loc);
-    op->attrs = load->attrs;
-    op->parent = at;
+    tk_tir_op *op = tir_clone_op(c->arena, load, at);
     tk_vec_push(c->arena, &op->operands, for_trip(c, load->operands.data[0], iv, out, at));
     tk_tir_value *mask = guard;
     if (load->operands.len > 1) {

@@ -62,6 +62,18 @@ emit_case() { # source expected emit-stage name
     record "$4" "$2" "$tmp/out"
 }
 
+# the PTX tkc writes for one target, assembled by ptxas
+ptxas_case() { # source arch
+    if "$TKC" --emit=ptx --arch="$2" "$1" -o "$tmp/case.ptx" 2>"$tmp/err" &&
+        "$PTXAS" -arch="$2" "$tmp/case.ptx" -o "$tmp/case.cubin" 2>>"$tmp/err"; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1))
+        echo "FAIL ptxas $1 $2"
+        head -20 "$tmp/err"
+    fi
+}
+
 # an emit case whose expected file must exist (UPDATE=1 creates it)
 required_case() { # source expected emit-stage
     if [ -f "$2" ] || [ "$UPDATE" = 1 ]; then
@@ -131,15 +143,7 @@ for src in test/golden/ops/*.tk; do
         fi
         required_case "$src" "$base.$stage" "$stage"
     done
-    if [ -x "$PTXAS" ] && [ "$UPDATE" != 1 ]; then
-        if "$TKC" --emit=ptx "$src" -o "$tmp/op.ptx" 2>"$tmp/err" && "$PTXAS" -arch=sm_90a "$tmp/op.ptx" -o "$tmp/op.cubin" 2>>"$tmp/err"; then
-            pass=$((pass + 1))
-        else
-            fail=$((fail + 1))
-            echo "FAIL ptxas $src"
-            head -20 "$tmp/err"
-        fi
-    fi
+    [ -x "$PTXAS" ] && [ "$UPDATE" != 1 ] && ptxas_case "$src" sm_90a
 done
 
 # Every kernel code generation handles: PTX for each supported target,
@@ -150,14 +154,7 @@ if [ "$UPDATE" != 1 ]; then
     if [ -x "$PTXAS" ]; then
         for k in $backend_kernels; do
             for arch in sm_80 sm_86 sm_89 sm_90 sm_90a; do
-                if "$TKC" --emit=ptx --arch=$arch "kernels/$k.tk" -o "$tmp/$k.$arch.ptx" 2>"$tmp/err" &&
-                    "$PTXAS" -arch=$arch "$tmp/$k.$arch.ptx" -o "$tmp/$k.$arch.cubin" 2>>"$tmp/err"; then
-                    pass=$((pass + 1))
-                else
-                    fail=$((fail + 1))
-                    echo "FAIL ptxas $k $arch"
-                    head -20 "$tmp/err"
-                fi
+                ptxas_case "kernels/$k.tk" $arch
             done
         done
     else
