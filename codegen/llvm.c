@@ -1023,7 +1023,8 @@ static void emit_random(cg *c, const tk_tir_op *op, const char *name) {
     *get(c, res) = out;
 }
 
-/* ---- join, split, cat: elements change threads, through shared memory ---- */
+/* ---- join, split, cat: in registers, or through shared memory where the
+ * layouts make elements change threads ---- */
 
 /* Element e of v (flat index in v's shape) goes to scratch slot e * mul + add. */
 static void scratch_write(cg *c, const tk_tir_value *v, int64_t mul, int64_t add, unsigned slot) {
@@ -1048,8 +1049,39 @@ static cgval scratch_read(cg *c, const tk_type *t, const tk_ll *l, int64_t mul, 
     return out;
 }
 
+/* join, split and cat in the layouts lower/layout.c gives them: each
+ * element stays in its thread, only registers are renumbered */
+static void emit_shuffle_in_registers(cg *c, const tk_tir_op *op, const char *name) {
+    const tk_tir_value *a = op->operands.data[0];
+    const cgval *av = get(c, a);
+    if (!strcmp(name, "split")) {
+        tk_ll half;
+        uint32_t pair_bit = 0;
+        tk_ll_split(&half, a->layout, &pair_bit);
+        uint64_t low = (1ull << pair_bit) - 1;
+        for (uint32_t k = 0; k < 2; k++) {
+            cgval out = newval(c, (uint32_t)tk_ll_num_regs(&half));
+            for (uint32_t r = 0; r < out.n; r++)
+                out.r[r] = av->r[(r & low) | (uint64_t)k << pair_bit | (r & ~low) << 1];
+            *get(c, op->results.data[k]) = out;
+        }
+        return;
+    }
+    const cgval *bv = get(c, op->operands.data[1]);
+    cgval out = newval(c, av->n * 2);
+    for (uint32_t r = 0; r < out.n; r++) {
+        if (!strcmp(name, "join")) out.r[r] = (r & 1 ? bv : av)->r[r >> 1];
+        else out.r[r] = r < av->n ? av->r[r] : bv->r[r - av->n];
+    }
+    *get(c, op->results.data[0]) = out;
+}
+
 static void emit_shuffle_op(cg *c, const tk_tir_op *op, const char *name) {
     const tk_tir_value *a = op->operands.data[0];
+    if (tk_tir_join_split_cat_in_registers(op)) {
+        emit_shuffle_in_registers(c, op, name);
+        return;
+    }
     unsigned slot = scratch_bytes(c, elem_type(c, a->type));
     if (!strcmp(name, "join")) {
         const tk_tir_value *res = op->results.data[0];

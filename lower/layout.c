@@ -163,6 +163,48 @@ void tk_ll_permute(tk_ll *out, const tk_ll *in, const uint32_t *perm) {
     }
 }
 
+void tk_ll_join(tk_ll *out, const tk_ll *in) {
+    *out = *in;
+    out->shape[in->rank] = 2;
+    out->rank = in->rank + 1;
+    /* a new trailing dimension doubles every flat index */
+    out->reg[0] = 1;
+    for (uint32_t i = 0; i < in->reg_bits && i + 1 < TK_LL_MAX_REG_BITS; i++) out->reg[i + 1] = in->reg[i] << 1;
+    out->reg_bits = in->reg_bits + 1 < TK_LL_MAX_REG_BITS ? in->reg_bits + 1 : TK_LL_MAX_REG_BITS;
+    for (uint32_t i = 0; i < TK_LL_LANE_BITS; i++) out->lane[i] = in->lane[i] << 1;
+    for (uint32_t i = 0; i < in->warp_bits; i++) out->warp[i] = in->warp[i] << 1;
+}
+
+bool tk_ll_split(tk_ll *out, const tk_ll *in, uint32_t *pair_bit) {
+    if (in->rank == 0 || in->shape[in->rank - 1] != 2) return false;
+    uint32_t found = TK_LL_MAX_REG_BITS;
+    for (uint32_t i = 0; i < in->reg_bits; i++) {
+        if (in->reg[i] == 1 && found == TK_LL_MAX_REG_BITS) found = i;
+        else if (in->reg[i] & 1) return false;
+    }
+    if (found == TK_LL_MAX_REG_BITS) return false;
+    for (uint32_t i = 0; i < TK_LL_LANE_BITS; i++)
+        if (in->lane[i] & 1) return false;
+    for (uint32_t i = 0; i < in->warp_bits; i++)
+        if (in->warp[i] & 1) return false;
+    *out = *in;
+    out->rank = in->rank - 1;
+    out->shape[out->rank] = 0;
+    out->reg_bits = 0;
+    for (uint32_t i = 0; i < in->reg_bits; i++)
+        if (i != found) out->reg[out->reg_bits++] = in->reg[i] >> 1;
+    for (uint32_t i = 0; i < TK_LL_LANE_BITS; i++) out->lane[i] = in->lane[i] >> 1;
+    for (uint32_t i = 0; i < in->warp_bits; i++) out->warp[i] = in->warp[i] >> 1;
+    *pair_bit = found;
+    return true;
+}
+
+void tk_ll_cat(tk_ll *out, const tk_ll *in) {
+    *out = *in;
+    out->shape[0] = in->shape[0] * 2;
+    if (in->reg_bits < TK_LL_MAX_REG_BITS) out->reg[out->reg_bits++] = (uint64_t)in->shape[0];
+}
+
 /* dst flat index -> src flat index, dims of size 1 in src read as 0 */
 static uint64_t to_src(const tk_ll *src, const tk_ll *dst, uint64_t flat);
 

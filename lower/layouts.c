@@ -8,7 +8,8 @@
  * the widest 16-byte access to a tile of that shape allows; element-wise
  * ops take the layout of an operand that cannot be recomputed (a load, a
  * reduction, a loop value); reductions give the reduced layout, reshape
- * and permute relabel their operand's layout. Where an operand has another
+ * and permute relabel their operand's layout, join, split and cat add or
+ * drop a register bit. Where an operand has another
  * layout, cheap ops that define it (splat, make_range, broadcast, reshape,
  * arithmetic, addptr) are recomputed in the wanted layout, as Triton
  * rematerializes them; only what cannot be is converted (convert_layout).
@@ -246,6 +247,49 @@ static void fix_terminator(layout_ctx *c, tk_tir_block *blk, const tk_ll **want,
     blk->ops.cap = rebuilt.cap;
 }
 
+/* The operands' common layout for an op that needs them alike: that of
+ * one that cannot be recomputed, else that of the first tile. */
+static const tk_ll *common_layout(const tk_tir_op *op) {
+    for (uint32_t i = 0; i < op->operands.len; i++)
+        if (op->operands.data[i]->type->kind == TK_TYPE_TILE && remat_cost(op->operands.data[i], REMAT_BUDGET) < 0)
+            return op->operands.data[i]->layout;
+    for (uint32_t i = 0; i < op->operands.len; i++)
+        if (op->operands.data[i]->type->kind == TK_TYPE_TILE) return op->operands.data[i]->layout;
+    return NULL;
+}
+
+/* join and cat take their operands in one layout and add a register bit;
+ * split takes its operand where the pair is one register bit (converted
+ * there from the halves' default layout when it is not): no data moves
+ * between threads. */
+static bool assign_join_split_cat(layout_ctx *c, op_list *out, tk_tir_op *op) {
+    if (op->code != TIR_BUILTIN || !op->operands.len || !op->results.len ||
+        op->operands.data[0]->type->kind != TK_TYPE_TILE || op->results.data[0]->type->kind != TK_TYPE_TILE)
+        return false;
+    const char *name = tk_sema_builtin_name(op->sub);
+    tk_ll *l = TK_NEW(c->arena, tk_ll);
+    if (!strcmp(name, "join") || !strcmp(name, "cat")) {
+        const tk_ll *want = common_layout(op);
+        for (uint32_t i = 0; i < op->operands.len; i++) ensure(c, out, op, i, want);
+        if (!strcmp(name, "join")) tk_ll_join(l, want);
+        else tk_ll_cat(l, want);
+        op->results.data[0]->layout = l;
+    } else if (!strcmp(name, "split")) {
+        uint32_t pair_bit;
+        if (!tk_ll_split(l, op->operands.data[0]->layout, &pair_bit)) {
+            tk_ll *whole = TK_NEW(c->arena, tk_ll);
+            l = (tk_ll *)default_layout(c, op->results.data[0]->type);
+            tk_ll_join(whole, l);
+            ensure(c, out, op, 0, whole);
+        }
+        for (uint32_t i = 0; i < op->results.len; i++) op->results.data[i]->layout = l;
+    } else {
+        return false;
+    }
+    tk_vec_push(c->arena, out, op);
+    return true;
+}
+
 static void assign_op(layout_ctx *c, op_list *out, tk_tir_op *op) {
     if (op->code == TIR_FOR || op->code == TIR_WHILE) {
         uint32_t first = op->code == TIR_FOR ? 3 : 0;
@@ -295,17 +339,14 @@ static void assign_op(layout_ctx *c, op_list *out, tk_tir_op *op) {
                 tk_ll_contiguous_regs(v->layout) >= tk_ll_contiguous_regs(want))
                 want = v->layout;
         }
-        for (uint32_t i = 0; i < op->operands.len && !want; i++)
-            if (op->operands.data[i]->type->kind == TK_TYPE_TILE && remat_cost(op->operands.data[i], REMAT_BUDGET) < 0)
-                want = op->operands.data[i]->layout;
-        for (uint32_t i = 0; i < op->operands.len && !want; i++)
-            if (op->operands.data[i]->type->kind == TK_TYPE_TILE) want = op->operands.data[i]->layout;
+        if (!want) want = common_layout(op);
         for (uint32_t i = 0; i < op->operands.len; i++) ensure(c, out, op, i, want);
         for (uint32_t i = 0; i < op->results.len; i++)
             if (op->results.data[i]->type->kind == TK_TYPE_TILE) op->results.data[i]->layout = want;
         tk_vec_push(c->arena, out, op);
         return;
     }
+    if (assign_join_split_cat(c, out, op)) return;
     tk_tir_value *r = op->results.len ? op->results.data[0] : NULL;
     if (r && r->type->kind == TK_TYPE_TILE) {
         tk_tir_value *a = op->operands.len ? op->operands.data[0] : NULL;

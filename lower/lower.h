@@ -51,6 +51,15 @@ void tk_ll_permute(tk_ll *out, const tk_ll *in, const uint32_t *perm);
  * is a broadcast with registers only: bases along the size-1 dims dropped
  * (registers) or made replicating (lanes, warps). */
 void tk_ll_unbroadcast(tk_ll *out, const tk_ll *in, const int64_t *shape);
+/* join, split and cat without data moving between threads. join: the
+ * operands' layout with a trailing dimension of 2 in register bit 0
+ * (register 2i holds a's register i, 2i+1 b's). split: when the trailing
+ * dimension of 2 is register bit *pair_bit alone, the halves' layout
+ * (half k's register r is the operand's register r with bit *pair_bit set
+ * to k inserted); false otherwise. cat (rank 1): a's registers, then b's. */
+void tk_ll_join(tk_ll *out, const tk_ll *in);
+bool tk_ll_split(tk_ll *out, const tk_ll *in, uint32_t *pair_bit);
+void tk_ll_cat(tk_ll *out, const tk_ll *in);
 /* Flat index of register r as seen by lane 0 of warp 0 (XOR the lane and
  * warp parts for other threads). */
 uint64_t tk_ll_reg_index(const tk_ll *l, uint64_t r);
@@ -187,6 +196,11 @@ bool tk_tir_verify(tk_diag *diag, const tk_tir_program *program);
  * after every this many elements of tile type t (its rows), so threads
  * reading down a column hit different banks; 0 for none. */
 int64_t tk_tir_scratch_pad_row(const tk_type *t);
+
+/* Does this join, split or cat leave every element in its thread (the
+ * layouts of tk_ll_join, tk_ll_split, tk_ll_cat)? Then it needs no scratch
+ * and codegen only renumbers registers. */
+bool tk_tir_join_split_cat_in_registers(const tk_tir_op *op);
 
 /* attribute helpers for passes and codegen */
 int64_t tk_tir_attr_int(const tk_tir_op *op, const char *name, int64_t dflt);

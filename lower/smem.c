@@ -82,10 +82,27 @@ static int64_t scratch_need(const tk_tir_op *op) {
         return crosses_warps(l, tk_tir_attr_int(op, "axis", 0))
                    ? ((int64_t)32 << l->warp_bits) * (int64_t)tk_ll_num_regs(l) * 8
                    : 0;
+    if (tk_tir_join_split_cat_in_registers(op)) return 0;
     if (is_builtin(op, "join") || is_builtin(op, "cat"))
         return numel(op->results.data[0]->type) * bytes_of(op->results.data[0]->type);
     if (is_builtin(op, "split")) return numel(op->operands.data[0]->type) * bytes_of(op->operands.data[0]->type);
     return 0;
+}
+
+bool tk_tir_join_split_cat_in_registers(const tk_tir_op *op) {
+    if (op->code != TIR_BUILTIN || !op->operands.len || !op->results.len) return false;
+    const tk_tir_value *a = op->operands.data[0], *r = op->results.data[0];
+    if (!a->layout || !r->layout || a->type->kind != TK_TYPE_TILE || r->type->kind != TK_TYPE_TILE) return false;
+    tk_ll l;
+    uint32_t pair_bit;
+    if (is_builtin(op, "split")) return tk_ll_split(&l, a->layout, &pair_bit) && tk_ll_equal(&l, r->layout);
+    bool join = is_builtin(op, "join");
+    if (!join && !is_builtin(op, "cat")) return false;
+    const tk_tir_value *b = op->operands.data[1];
+    if (!b->layout || !tk_ll_equal(a->layout, b->layout)) return false;
+    if (join) tk_ll_join(&l, a->layout);
+    else tk_ll_cat(&l, a->layout);
+    return tk_ll_equal(&l, r->layout);
 }
 
 typedef struct smem_ctx {

@@ -1,7 +1,7 @@
 /* Unit tests of the linear-layout algebra (lower/layout.c): known Triton
  * blocked layouts basis by basis, bijectivity where nothing replicates,
  * reduced and replicated layouts, permute round trips, and the register
- * maps codegen relies on for broadcasts. Prints "ok" last on success. */
+ * maps codegen relies on for broadcasts, join/split/cat. Prints "ok" last on success. */
 #include "../../lower/lower.h"
 
 #include <stdlib.h>
@@ -213,7 +213,40 @@ static void shuffles(void) {
     CHECK(!tk_ll_shuffle_map(&d, &e, src_reg, lane_const, lane_xor));
 }
 
+/* join adds the trailing pair as register bit 0 and split takes it off
+ * again (a round trip); split refuses a pair spread over two lanes; cat
+ * puts the second operand in a new top register bit. */
+static void join_split_cat(void) {
+    int64_t shape[2] = {32, 64};
+    tk_ll l, joined, halves;
+    tk_ll_default(&l, 2, shape, 4, 4);
+    tk_ll_join(&joined, &l);
+    CHECK(joined.rank == 3 && joined.shape[2] == 2 && joined.reg_bits == l.reg_bits + 1);
+    CHECK(bijective(&joined, 4));
+    for (uint64_t r = 0; r < tk_ll_num_regs(&joined); r++)
+        CHECK(tk_ll_reg_index(&joined, r) == (tk_ll_reg_index(&l, r >> 1) << 1 | (r & 1)));
+    uint32_t pair_bit = 99;
+    CHECK(tk_ll_split(&halves, &joined, &pair_bit) && pair_bit == 0 && tk_ll_equal(&halves, &l));
+    /* the pair in register bit 2: half k's register r is the whole's r with bit 2 = k */
+    tk_ll moved = joined;
+    moved.reg[0] = joined.reg[2];
+    moved.reg[2] = 1;
+    CHECK(tk_ll_split(&halves, &moved, &pair_bit) && pair_bit == 2);
+    /* the pair across lanes */
+    int64_t pairs[2] = {64, 2};
+    tk_ll lanes;
+    tk_ll_default(&lanes, 2, pairs, 1, 1);
+    CHECK(lanes.lane[0] == 1 && !tk_ll_split(&halves, &lanes, &pair_bit));
+    int64_t n[1] = {256};
+    tk_ll a, cat;
+    tk_ll_default(&a, 1, n, 2, 4);
+    tk_ll_cat(&cat, &a);
+    CHECK(cat.shape[0] == 512 && cat.reg_bits == a.reg_bits + 1 && cat.reg[a.reg_bits] == 256);
+    CHECK(bijective(&cat, 2));
+}
+
 int main(void) {
+    join_split_cat();
     shuffles();
     blocked_1d();
     blocked_2d();
