@@ -167,9 +167,16 @@ static LLVMValueRef thread_flat(cg *c, const tk_ll *l) {
     return f;
 }
 
-/* flat index of register r of layout l in this thread */
+/* Flat index of register r of layout l in this thread. The register's
+ * bits that no lane or warp basis touches are added, not XORed, so they
+ * fold into an address's immediate offset. */
 static LLVMValueRef reg_flat(cg *c, const tk_ll *l, uint64_t r) {
-    return LLVMBuildXor(c->b, thread_flat(c, l), ci32(c, (int64_t)tk_ll_reg_index(l, r)), "");
+    uint64_t thread_bits = 0, index = tk_ll_reg_index(l, r);
+    for (uint32_t i = 0; i < TK_LL_LANE_BITS; i++) thread_bits |= l->lane[i];
+    for (uint32_t i = 0; i < l->warp_bits; i++) thread_bits |= l->warp[i];
+    LLVMValueRef f = thread_flat(c, l);
+    if (index & thread_bits) f = LLVMBuildXor(c->b, f, ci32(c, (int64_t)(index & thread_bits)), "");
+    return LLVMBuildAdd(c->b, f, ci32(c, (int64_t)(index & ~thread_bits)), "");
 }
 
 static LLVMValueRef splat_const(LLVMTypeRef t, bool flt, double f, int64_t i) {
@@ -220,47 +227,64 @@ static unsigned scratch_bytes(cg *c, LLVMTypeRef t) {
     return s == c->t_i64 || s == c->t_f64 || s == c->t_ptr1 ? 8 : 4;
 }
 
-/* a flat index with a word of padding after every `row` elements */
-static LLVMValueRef padded(cg *c, LLVMValueRef flat, int64_t row) {
-    if (!row) return flat;
-    return LLVMBuildAdd(c->b, flat, LLVMBuildUDiv(c->b, flat, ci32(c, row), ""), "");
+/* Stores (or loads, where value is NULL) registers [r, r + vec) of a tile
+ * at the shared-memory offsets `offsets` gives them, as one access. */
+static LLVMValueRef smem_vector(cg *c, const tk_ll *offsets, uint32_t r, uint32_t vec, LLVMTypeRef st,
+                                unsigned word_bytes, const LLVMValueRef *value) {
+    LLVMValueRef addr = smem_addr(c, LLVMBuildMul(c->b, reg_flat(c, offsets, r), ci32(c, word_bytes), ""));
+    LLVMTypeRef vt = vec > 1 ? LLVMVectorType(st, vec) : st;
+    LLVMValueRef access;
+    if (value) {
+        LLVMValueRef v = value[0];
+        if (vec > 1) {
+            v = LLVMGetUndef(vt);
+            for (uint32_t i = 0; i < vec; i++) v = LLVMBuildInsertElement(c->b, v, value[i], ci32(c, i), "");
+        }
+        access = LLVMBuildStore(c->b, v, addr);
+    } else {
+        access = LLVMBuildLoad2(c->b, vt, addr, "");
+    }
+    LLVMSetAlignment(access, vec * word_bytes);
+    return access;
 }
 
-/* Moves a tile between layouts (or broadcasts it) through shared memory:
- * every thread writes the elements it holds at their flat index, then
- * reads the ones the destination layout gives it. Like every scratch use,
- * it leaves reads pending: barriers.c puts a barrier before the next op
- * that writes where they read. */
-static cgval convert_via_smem(cg *c, const tk_tir_value *src, const cgval *sv, const tk_type *dst_type,
-                              const tk_ll *dst) {
-    LLVMTypeRef t = elem_type(c, src->type);
+/* Moves a tile between layouts (or broadcasts it) through shared memory,
+ * laid out there as the shared-memory pass chose (plain or swizzled):
+ * every thread writes the elements it holds, as wide as the layouts allow,
+ * then reads the ones the destination layout gives it (a broadcast's
+ * destination reads its source's element). Like every scratch use, it
+ * leaves reads pending: barriers.c puts a barrier before the next op that
+ * writes where they read. */
+static cgval convert_via_smem(cg *c, const tk_tir_value *src, const cgval *sv, const tk_ll *dst) {
+    LLVMTypeRef t = elem_type(c, src->type), st = scratch_type(c, t);
     unsigned wb = scratch_bytes(c, t);
-    LLVMTypeRef st = scratch_type(c, t);
-    int64_t pad_row = tk_tir_scratch_pad_row(src->type);
-    for (uint32_t r = 0; r < sv->n; r++) {
-        LLVMValueRef off = LLVMBuildMul(c->b, padded(c, reg_flat(c, src->layout, r), pad_row), ci32(c, wb), "");
-        LLVMBuildStore(c->b, to_scratch(c, sv->r[r]), smem_addr(c, off));
+    const tk_ll *shared = c->scratch_op ? c->scratch_op->scratch_layout : NULL;
+    tk_ll plain, inverse, writes, dst_here, reads;
+    if (!shared) {
+        tk_ll_shared(&plain, src->layout->rank, src->layout->shape, 1, 1, 1);
+        shared = &plain;
+    }
+    tk_ll_invert(&inverse, shared);
+    tk_ll_compose(&writes, &inverse, src->layout);
+    tk_ll_project(&dst_here, dst, src->layout->shape);
+    tk_ll_compose(&reads, &inverse, &dst_here);
+    /* reg_flat caches per layout: give these arena copies */
+    tk_ll *w = TK_NEW(c->arena, tk_ll), *rd = TK_NEW(c->arena, tk_ll);
+    *w = writes;
+    *rd = reads;
+    uint32_t wv = tk_ll_smem_vector(w, wb);
+    LLVMValueRef words[4];
+    for (uint32_t r = 0; r < sv->n; r += wv) {
+        for (uint32_t i = 0; i < wv; i++) words[i] = to_scratch(c, sv->r[r + i]);
+        smem_vector(c, w, r, wv, st, wb, words);
     }
     barrier(c);
-    uint32_t n = (uint32_t)tk_ll_num_regs(dst);
+    uint32_t n = (uint32_t)tk_ll_num_regs(dst), rv = tk_ll_smem_vector(rd, wb);
     cgval out = newval(c, n);
-    const tk_ll *sl = src->layout;
-    for (uint32_t r = 0; r < n; r++) {
-        /* the destination element's coordinates, size-1 source dims read as 0 */
-        LLVMValueRef flat = reg_flat(c, dst, r), src_flat = ci32(c, 0);
-        for (uint32_t d = 0; d < dst_type->rank; d++) {
-            if (sl->shape[d] == 1) continue;
-            uint64_t dstride = 1, sstride = 1;
-            for (uint32_t e = d + 1; e < dst_type->rank; e++) {
-                dstride *= (uint64_t)dst->shape[e];
-                sstride *= (uint64_t)sl->shape[e];
-            }
-            LLVMValueRef coord = LLVMBuildAnd(c->b, LLVMBuildUDiv(c->b, flat, ci32(c, (int64_t)dstride), ""),
-                                              ci32(c, dst->shape[d] - 1), "");
-            src_flat = LLVMBuildAdd(c->b, src_flat, LLVMBuildMul(c->b, coord, ci32(c, (int64_t)sstride), ""), "");
-        }
-        LLVMValueRef off = LLVMBuildMul(c->b, padded(c, src_flat, pad_row), ci32(c, wb), "");
-        out.r[r] = from_scratch(c, LLVMBuildLoad2(c->b, st, smem_addr(c, off), ""), t);
+    for (uint32_t r = 0; r < n; r += rv) {
+        LLVMValueRef v = smem_vector(c, rd, r, rv, st, wb, NULL);
+        for (uint32_t i = 0; i < rv; i++)
+            out.r[r + i] = from_scratch(c, rv > 1 ? LLVMBuildExtractElement(c->b, v, ci32(c, i), "") : v, t);
     }
     return out;
 }
@@ -286,7 +310,7 @@ static cgval convert_via_shuffles(cg *c, const cgval *sv, uint32_t n, const uint
 
 /* src -> dst layout: register reuse where the maps allow it, else warp
  * shuffles, else shared memory */
-static cgval relayout(cg *c, const tk_tir_value *src, const tk_type *dst_type, const tk_ll *dst) {
+static cgval relayout(cg *c, const tk_tir_value *src, const tk_ll *dst) {
     cgval *sv = get(c, src);
     if (src->type->kind != TK_TYPE_TILE) {
         uint32_t n = dst ? (uint32_t)tk_ll_num_regs(dst) : 1;
@@ -304,7 +328,7 @@ static cgval relayout(cg *c, const tk_tir_value *src, const tk_type *dst_type, c
     }
     if (tk_ll_shuffle_map(src->layout, dst, map, lane_const, lane_xor))
         return convert_via_shuffles(c, sv, n, map, lane_const, lane_xor);
-    return convert_via_smem(c, src, sv, dst_type, dst);
+    return convert_via_smem(c, src, sv, dst);
 }
 
 /* ---- element-wise ------------------------------------------------------ */
@@ -1664,7 +1688,7 @@ static void emit_op(cg *c, const tk_tir_op *op) {
         break;
     case TIR_BROADCAST:
     case TIR_CONVERT_LAYOUT:
-        out = relayout(c, op->operands.data[0], res->type, res->layout);
+        out = relayout(c, op->operands.data[0], res->layout);
         break;
     case TIR_RESHAPE:
     case TIR_PERMUTE:

@@ -1,6 +1,8 @@
 /* Linear layouts over GF(2) (see lower.h). Needs: power-of-two shapes.
- * Every layout in tkc is built here: blocked, reduced (slice), reshaped and
- * permuted layouts are all the same type, and codegen asks questions of it
+ * Every layout in tkc is built here: blocked, reduced (slice), reshaped,
+ * permuted, joined and shared (swizzled) layouts are all the same type,
+ * with inversion and composition; conversions through shared memory pick
+ * their swizzle by counting bank wavefronts. Codegen asks questions of it
  * (which element a register holds, which registers can be reused after a
  * broadcast) instead of handling layouts case by case. */
 #include "internal.h"
@@ -208,17 +210,25 @@ void tk_ll_cat(tk_ll *out, const tk_ll *in) {
 /* dst flat index -> src flat index, dims of size 1 in src read as 0 */
 static uint64_t to_src(const tk_ll *src, const tk_ll *dst, uint64_t flat);
 
+void tk_ll_project(tk_ll *out, const tk_ll *in, const int64_t *shape) {
+    tk_ll p = *in;
+    memcpy(p.shape, shape, sizeof(int64_t) * in->rank);
+    for (uint32_t i = 0; i < in->reg_bits; i++) p.reg[i] = to_src(&p, in, in->reg[i]);
+    for (uint32_t i = 0; i < TK_LL_LANE_BITS; i++) p.lane[i] = to_src(&p, in, in->lane[i]);
+    for (uint32_t i = 0; i < in->warp_bits; i++) p.warp[i] = to_src(&p, in, in->warp[i]);
+    *out = p;
+}
+
 void tk_ll_unbroadcast(tk_ll *out, const tk_ll *in, const int64_t *shape) {
-    memset(out, 0, sizeof *out);
-    out->rank = in->rank;
-    memcpy(out->shape, shape, sizeof(int64_t) * in->rank);
-    for (uint32_t i = 0; i < in->reg_bits; i++) {
-        uint64_t b = to_src(out, in, in->reg[i]);
-        if (b) out->reg[out->reg_bits++] = b;
-    }
-    for (uint32_t i = 0; i < TK_LL_LANE_BITS; i++) out->lane[i] = to_src(out, in, in->lane[i]);
-    out->warp_bits = in->warp_bits;
-    for (uint32_t i = 0; i < in->warp_bits; i++) out->warp[i] = to_src(out, in, in->warp[i]);
+    tk_ll p;
+    tk_ll_project(&p, in, shape);
+    /* registers that only selected along the dropped dims are gone */
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < p.reg_bits; i++)
+        if (p.reg[i]) p.reg[kept++] = p.reg[i];
+    memset(p.reg + kept, 0, sizeof(uint64_t) * (TK_LL_MAX_REG_BITS - kept));
+    p.reg_bits = kept;
+    *out = p;
 }
 
 uint64_t tk_ll_num_regs(const tk_ll *l) { return 1ull << l->reg_bits; }
@@ -231,7 +241,8 @@ uint64_t tk_ll_reg_index(const tk_ll *l, uint64_t r) {
 }
 
 bool tk_ll_equal(const tk_ll *a, const tk_ll *b) {
-    if (a->rank != b->rank || a->reg_bits != b->reg_bits || a->warp_bits != b->warp_bits) return false;
+    if (a->rank != b->rank || a->reg_bits != b->reg_bits || a->warp_bits != b->warp_bits || a->shared != b->shared)
+        return false;
     if (memcmp(a->shape, b->shape, sizeof(int64_t) * a->rank) != 0) return false;
     return memcmp(a->reg, b->reg, sizeof(uint64_t) * a->reg_bits) == 0 &&
            memcmp(a->lane, b->lane, sizeof a->lane) == 0 &&
@@ -352,6 +363,213 @@ bool tk_ll_shuffle_map(const tk_ll *src, const tk_ll *dst, uint32_t *src_reg, ui
     return true;
 }
 
+void tk_ll_shared(tk_ll *out, uint32_t rank, const int64_t *shape, uint32_t vec, uint32_t per_phase,
+                  uint32_t max_phase) {
+    memset(out, 0, sizeof *out);
+    out->rank = rank;
+    memcpy(out->shape, shape, sizeof(int64_t) * rank);
+    out->shared = true;
+    if (rank == 0) return;
+    uint64_t cols = (uint64_t)shape[rank - 1], rows = rank > 1 ? (uint64_t)shape[rank - 2] : 1;
+    for (uint64_t c = 1; c < cols && out->reg_bits < TK_LL_MAX_REG_BITS; c *= 2) out->reg[out->reg_bits++] = c;
+    /* row r starts its columns XORed with vec * phase(r) */
+    for (uint64_t r = 1; r < rows && out->reg_bits < TK_LL_MAX_REG_BITS; r *= 2)
+        out->reg[out->reg_bits++] = r * cols + (vec * ((r / per_phase) % max_phase)) % cols;
+    uint64_t numel = 1;
+    for (uint32_t d = 0; d < rank; d++) numel *= (uint64_t)shape[d];
+    for (uint64_t hi = rows * cols; hi < numel && out->reg_bits < TK_LL_MAX_REG_BITS; hi *= 2)
+        out->reg[out->reg_bits++] = hi;
+}
+
+bool tk_ll_invert(tk_ll *out, const tk_ll *in) {
+    uint64_t numel = 1;
+    for (uint32_t d = 0; d < in->rank; d++) numel *= (uint64_t)in->shape[d];
+    if (in->warp_bits || (1ull << in->reg_bits) != numel) return false;
+    for (uint32_t i = 0; i < TK_LL_LANE_BITS; i++)
+        if (in->lane[i]) return false;
+    xor_basis b = {0};
+    for (uint32_t i = 0; i < in->reg_bits; i++) basis_add(&b, in->reg[i], 1ull << i);
+    if (b.n != in->reg_bits) return false;
+    memset(out, 0, sizeof *out);
+    out->rank = 1;
+    out->shape[0] = (int64_t)numel;
+    out->shared = true;
+    out->reg_bits = in->reg_bits;
+    for (uint32_t i = 0; i < in->reg_bits; i++)
+        if (!basis_express(&b, 1ull << i, &out->reg[i])) return false;
+    return true;
+}
+
+/* outer's image of a flat index of inner */
+static uint64_t apply(const tk_ll *outer, uint64_t flat) {
+    uint64_t f = 0;
+    for (uint32_t i = 0; i < outer->reg_bits; i++)
+        if (flat >> i & 1) f ^= outer->reg[i];
+    return f;
+}
+
+void tk_ll_compose(tk_ll *out, const tk_ll *outer, const tk_ll *inner) {
+    tk_ll c = *inner;
+    c.rank = outer->rank;
+    memset(c.shape, 0, sizeof c.shape);
+    memcpy(c.shape, outer->shape, sizeof(int64_t) * outer->rank);
+    for (uint32_t i = 0; i < inner->reg_bits; i++) c.reg[i] = apply(outer, inner->reg[i]);
+    for (uint32_t i = 0; i < TK_LL_LANE_BITS; i++) c.lane[i] = apply(outer, inner->lane[i]);
+    for (uint32_t i = 0; i < inner->warp_bits; i++) c.warp[i] = apply(outer, inner->warp[i]);
+    *out = c;
+}
+
+uint32_t tk_ll_smem_vector(const tk_ll *offsets, uint32_t elem_bytes) {
+    uint32_t k = 0;
+    while (k < offsets->reg_bits && offsets->reg[k] == (1ull << k) && (elem_bytes << (k + 1)) <= 16) k++;
+    /* the vector must start aligned: nothing else may touch its low bits */
+    uint64_t low = (1ull << k) - 1, other = 0;
+    for (uint32_t i = k; i < offsets->reg_bits; i++) other |= offsets->reg[i];
+    for (uint32_t i = 0; i < TK_LL_LANE_BITS; i++) other |= offsets->lane[i];
+    for (uint32_t i = 0; i < offsets->warp_bits; i++) other |= offsets->warp[i];
+    while (k && (other & low)) low >>= 1, k--;
+    return 1u << k;
+}
+
+/* the dimension of the span of n vectors */
+static uint32_t span_rank(const uint64_t *v, uint32_t n) {
+    xor_basis b = {0};
+    for (uint32_t i = 0; i < n; i++) basis_add(&b, v[i], 0);
+    return b.n;
+}
+
+uint32_t tk_ll_smem_wavefronts(const tk_ll *offsets, uint32_t elem_bytes, uint32_t vec) {
+    /* A warp's access is served 128 bytes at a time: each phase takes the
+     * next 128/B lanes (B bytes a lane), and within one, lanes reading
+     * distinct B-byte slots that share banks wait for each other. Offsets
+     * are linear in the lane bits, so the slots a phase touches form a
+     * space and each bank group is hit by the same number of them. */
+    uint32_t bytes = elem_bytes * vec, group_bits = 0, vec_bits = 0;
+    while ((bytes << (group_bits + 1)) <= 128) group_bits++;
+    while ((1u << vec_bits) < vec) vec_bits++;
+    uint64_t slot[TK_LL_LANE_BITS], group[TK_LL_LANE_BITS];
+    for (uint32_t i = 0; i < group_bits && i < TK_LL_LANE_BITS; i++) {
+        slot[i] = offsets->lane[i] >> vec_bits;
+        group[i] = slot[i] & ((1ull << group_bits) - 1);
+    }
+    uint32_t lanes = group_bits < TK_LL_LANE_BITS ? group_bits : TK_LL_LANE_BITS;
+    uint32_t phases = 32u >> lanes;
+    return phases << (span_rank(slot, lanes) - span_rank(group, lanes));
+}
+
+/* the wavefronts and the accesses (instructions) of a conversion through s */
+static uint64_t conversion_cost(const tk_ll *s, const tk_ll *src, const tk_ll *dst, uint32_t elem_bytes,
+                                uint64_t *accesses) {
+    tk_ll inverse, w, r, dst_here;
+    *accesses = UINT64_MAX;
+    if (!tk_ll_invert(&inverse, s)) return UINT64_MAX;
+    tk_ll_project(&dst_here, dst, src->shape);
+    tk_ll_compose(&w, &inverse, src);
+    tk_ll_compose(&r, &inverse, &dst_here);
+    uint32_t wv = tk_ll_smem_vector(&w, elem_bytes), rv = tk_ll_smem_vector(&r, elem_bytes);
+    *accesses = tk_ll_num_regs(&w) / wv + tk_ll_num_regs(&r) / rv;
+    return (tk_ll_num_regs(&w) / wv) * tk_ll_smem_wavefronts(&w, elem_bytes, wv) +
+           (tk_ll_num_regs(&r) / rv) * tk_ll_smem_wavefronts(&r, elem_bytes, rv);
+}
+
+uint64_t tk_ll_conversion_wavefronts(const tk_ll *s, const tk_ll *src, const tk_ll *dst, uint32_t elem_bytes) {
+    uint64_t accesses;
+    return conversion_cost(s, src, dst, elem_bytes, &accesses);
+}
+
+/* searches for a conversion's swizzle beyond Triton's family */
+enum { SWIZZLE_STARTS = 8 };
+
+/* the cheapest scratch layout seen so far */
+typedef struct scratch_choice {
+    tk_ll layout;
+    uint64_t cost, accesses;
+} scratch_choice;
+
+static bool consider(scratch_choice *best, const tk_ll *cand, const tk_ll *src, const tk_ll *dst,
+                     uint32_t elem_bytes) {
+    uint64_t accesses, cost = conversion_cost(cand, src, dst, elem_bytes, &accesses);
+    if (cost > best->cost || (cost == best->cost && accesses >= best->accesses)) return false;
+    best->layout = *cand;
+    best->cost = cost;
+    best->accesses = accesses;
+    return true;
+}
+
+/* Offsets in rows of one bank row each (128 bytes), row bit i XORing
+ * column_xor[i] into the columns: every bank-relevant swizzle is one. */
+static void bank_row_swizzle(tk_ll *out, const tk_ll *src, uint32_t col_bits, uint32_t row_bits,
+                             const uint64_t *column_xor) {
+    memset(out, 0, sizeof *out);
+    out->rank = src->rank;
+    memcpy(out->shape, src->shape, sizeof(int64_t) * src->rank);
+    out->shared = true;
+    for (uint32_t i = 0; i < col_bits; i++) out->reg[out->reg_bits++] = 1ull << i;
+    for (uint32_t i = 0; i < row_bits; i++) out->reg[out->reg_bits++] = (1ull << (col_bits + i)) ^ column_xor[i];
+}
+
+void tk_ll_conversion_scratch(tk_ll *out, const tk_ll *src, const tk_ll *dst, uint32_t elem_bytes) {
+    uint64_t numel = 1;
+    for (uint32_t d = 0; d < src->rank; d++) numel *= (uint64_t)src->shape[d];
+    scratch_choice best = {.cost = UINT64_MAX, .accesses = UINT64_MAX};
+    tk_ll cand;
+    tk_ll_shared(&cand, src->rank, src->shape, 1, 1, 1);
+    consider(&best, &cand, src, dst, elem_bytes);
+    /* Triton's swizzles of the flat index seen as rows of `cols` elements:
+     * the row bits XOR the column bits above `vec`. The fewest wavefronts
+     * win, then the fewest instructions, then the first found (the plain
+     * layout first). */
+    for (uint64_t cols = 2; cols < numel; cols *= 2) {
+        int64_t view[2] = {(int64_t)(numel / cols), (int64_t)cols};
+        for (uint32_t vec = 1; vec < cols && vec <= 8; vec *= 2)
+            for (uint32_t per_phase = 1; per_phase < (uint64_t)view[0] && per_phase <= 8; per_phase *= 2)
+                for (uint32_t max_phase = 2; (uint64_t)vec * max_phase <= cols &&
+                                             (uint64_t)per_phase * max_phase <= (uint64_t)view[0] && max_phase <= 32;
+                     max_phase *= 2) {
+                    tk_ll_shared(&cand, 2, view, vec, per_phase, max_phase);
+                    tk_ll_reshape(&cand, &cand, src->rank, src->shape);
+                    consider(&best, &cand, src, dst, elem_bytes);
+                }
+    }
+    /* Their phases are tied to consecutive rows; freer XORs can serve the
+     * writes and the reads at once. Each row bit of the bank-row view in
+     * turn takes the column bit (or none) that helps most, until nothing
+     * does: from no swizzle, then from a few pseudo-random starts, as one
+     * change at a time can stop short of the best. */
+    uint32_t col_bits = 0, row_bits = 0;
+    while ((uint64_t)elem_bytes << (col_bits + 1) <= 128 && (1ull << (col_bits + 1)) <= numel) col_bits++;
+    while ((1ull << (col_bits + row_bits)) < numel) row_bits++;
+    uint64_t column_xor[64] = {0}, seed = 0x9e3779b97f4a7c15ull;
+    for (uint32_t start = 0; start < SWIZZLE_STARTS && row_bits; start++) {
+        for (uint32_t i = 0; i < row_bits; i++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            uint32_t b = (uint32_t)(seed >> 33) % (col_bits + 1);
+            column_xor[i] = start && b < col_bits ? 1ull << b : 0;
+        }
+        scratch_choice walk = {.cost = UINT64_MAX, .accesses = UINT64_MAX};
+        bank_row_swizzle(&cand, src, col_bits, row_bits, column_xor);
+        consider(&walk, &cand, src, dst, elem_bytes);
+        for (bool improved = true; improved;) {
+            improved = false;
+            for (uint32_t i = 0; i < row_bits; i++) {
+                uint64_t kept = column_xor[i];
+                for (uint32_t b = 0; b <= col_bits; b++) {
+                    column_xor[i] = b < col_bits ? 1ull << b : 0;
+                    if (column_xor[i] == kept) continue;
+                    bank_row_swizzle(&cand, src, col_bits, row_bits, column_xor);
+                    if (consider(&walk, &cand, src, dst, elem_bytes)) {
+                        kept = column_xor[i];
+                        improved = true;
+                    }
+                }
+                column_xor[i] = kept;
+            }
+        }
+        consider(&best, &walk.layout, src, dst, elem_bytes);
+    }
+    *out = best.layout;
+}
+
 uint32_t tk_ll_contiguous_regs(const tk_ll *l) {
     if (l->rank == 0) return 1;
     uint32_t k = 0;
@@ -371,6 +589,15 @@ static void print_basis(FILE *out, const tk_ll *l, uint64_t b) {
 }
 
 void tk_ll_print(FILE *out, const tk_ll *l) {
+    if (l->shared) {
+        fputs("#shared<offset=[", out);
+        for (uint32_t i = 0; i < l->reg_bits; i++) {
+            if (i) fputc(',', out);
+            print_basis(out, l, l->reg[i]);
+        }
+        fputs("]>", out);
+        return;
+    }
     const uint64_t *sets[3] = {l->reg, l->lane, l->warp};
     uint32_t counts[3] = {l->reg_bits, TK_LL_LANE_BITS, l->warp_bits};
     const char *names[3] = {"reg", "lane", "warp"};

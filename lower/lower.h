@@ -27,6 +27,9 @@ typedef struct tk_ll {
     uint64_t reg[TK_LL_MAX_REG_BITS];  /* flat index of each input bit */
     uint64_t lane[TK_LL_LANE_BITS];
     uint64_t warp[TK_LL_MAX_WARP_BITS];
+    /* a shared-memory layout: the register bits are the bits of an
+     * element's offset there (no lanes, no warps) */
+    bool shared;
 } tk_ll;
 
 /* Triton's blocked layout: size_per_thread, threads_per_warp and
@@ -60,6 +63,36 @@ void tk_ll_unbroadcast(tk_ll *out, const tk_ll *in, const int64_t *shape);
 void tk_ll_join(tk_ll *out, const tk_ll *in);
 bool tk_ll_split(tk_ll *out, const tk_ll *in, uint32_t *pair_bit);
 void tk_ll_cat(tk_ll *out, const tk_ll *in);
+/* A distributed layout seen from a tile of `shape` it was broadcast from
+ * (equal dims or 1): each basis's element there, registers kept in place
+ * (so some become 0). */
+void tk_ll_project(tk_ll *out, const tk_ll *in, const int64_t *shape);
+/* Triton's swizzled shared layout, the last dimension fastest: offset bits
+ * to flat index, row r's columns XORed with vec * ((r / per_phase) %
+ * max_phase) (1, 1, 1: no swizzle). */
+void tk_ll_shared(tk_ll *out, uint32_t rank, const int64_t *shape, uint32_t vec, uint32_t per_phase,
+                  uint32_t max_phase);
+/* The inverse of a bijective layout of registers only (a shared layout):
+ * flat index bit i -> offset, a shared layout of shape [numel]. False when
+ * `in` is not one. */
+bool tk_ll_invert(tk_ll *out, const tk_ll *in);
+/* outer after inner: inner's registers, lanes and warps mapped through
+ * outer, whose register bits are inner's flat-index bits (an inverted
+ * shared layout gives each thread's offsets in shared memory). */
+void tk_ll_compose(tk_ll *out, const tk_ll *outer, const tk_ll *inner);
+/* For `offsets` (thread bits -> shared-memory offsets): how many
+ * consecutive registers sit at consecutive, aligned offsets (one access
+ * of at most 16 bytes), and how many shared-memory wavefronts one warp's
+ * access of `vec` of them takes (1 per 128 bytes without bank conflicts). */
+uint32_t tk_ll_smem_vector(const tk_ll *offsets, uint32_t elem_bytes);
+uint32_t tk_ll_smem_wavefronts(const tk_ll *offsets, uint32_t elem_bytes, uint32_t vec);
+/* The wavefronts converting src to dst through shared layout s takes:
+ * every store and load, each as wide as the offsets allow. */
+uint64_t tk_ll_conversion_wavefronts(const tk_ll *s, const tk_ll *src, const tk_ll *dst, uint32_t elem_bytes);
+/* The shared layout for converting src to dst (dst's shape equal to src's
+ * or broadcast from it) through shared memory with the fewest wavefronts
+ * for the writes and reads together: plain, or a swizzle. */
+void tk_ll_conversion_scratch(tk_ll *out, const tk_ll *src, const tk_ll *dst, uint32_t elem_bytes);
 /* Flat index of register r as seen by lane 0 of warp 0 (XOR the lane and
  * warp parts for other threads). */
 uint64_t tk_ll_reg_index(const tk_ll *l, uint64_t r);
@@ -151,6 +184,8 @@ struct tk_tir_op {
      * 0 when it needs none): it writes there first, passes a barrier of its
      * own, then reads; barriers.c orders it against the ops around it. */
     uint32_t scratch_offset, scratch_bytes;
+    /* a conversion's elements there (tk_ll_conversion_scratch) */
+    const tk_ll *scratch_layout;
     bool dead;
 };
 
@@ -192,10 +227,6 @@ void tk_tir_print(FILE *out, const tk_tir_program *program, bool gpu);
 /* The checks between passes: SSA defs before uses, types of operands. */
 bool tk_tir_verify(tk_diag *diag, const tk_tir_program *program);
 
-/* A layout conversion through shared memory puts one word of padding
- * after every this many elements of tile type t (its rows), so threads
- * reading down a column hit different banks; 0 for none. */
-int64_t tk_tir_scratch_pad_row(const tk_type *t);
 
 /* Does this join, split or cat leave every element in its thread (the
  * layouts of tk_ll_join, tk_ll_split, tk_ll_cat)? Then it needs no scratch

@@ -110,6 +110,16 @@ static void print_op(FILE *out, const tk_tir_op *op, int depth, bool gpu) {
         fputc('}', out);
     }
     if (gpu && op->scratch_bytes) fprintf(out, " scratch[%u, %u)", op->scratch_offset, op->scratch_offset + op->scratch_bytes);
+    if (gpu && op->scratch_layout) {
+        /* a swizzled one only: the plain layout is the default */
+        tk_ll plain;
+        const tk_ll *s = op->scratch_layout;
+        tk_ll_shared(&plain, s->rank, s->shape, 1, 1, 1);
+        if (!tk_ll_equal(&plain, s)) {
+            fputc(' ', out);
+            tk_ll_print(out, s);
+        }
+    }
     if (op->results.len) {
         fputs(" : ", out);
         for (uint32_t i = 0; i < op->results.len; i++) {

@@ -1,13 +1,16 @@
 /* Shared memory: the scratch each op needs (a reduction or scan across
  * warps, a layout conversion that moves data between warps or between
  * registers and lanes, join, split, cat), allocated by liveness. A
- * conversion's rows get a word of padding each, so a transposed read does
- * not hit one bank 32 times. Scratch lives only while its op runs, so
+ * conversion lays its tile out there plain or swizzled, whichever costs
+ * the fewest bank wavefronts for its writes and reads
+ * (tk_ll_conversion_scratch), so a transposed read does not hit one bank
+ * 32 times. Scratch lives only while its op runs, so
  * every op could start at 0; instead consecutive ops alternate between two
  * regions when both fit in a little memory, so the next op's writes never
  * meet the previous op's reads and barriers.c needs no barrier between
  * them (a reduction's max followed by its sum: one barrier each, not two).
- * Needs: layouts. Sets each op's scratch_offset/scratch_bytes and the
+ * Needs: layouts. Sets each op's scratch_offset/scratch_bytes (and a
+ * conversion's scratch_layout) and the
  * kernel's shared_bytes. */
 #include "internal.h"
 
@@ -44,13 +47,8 @@ static bool is_builtin(const tk_tir_op *op, const char *name) {
     return op->code == TIR_BUILTIN && !strcmp(tk_sema_builtin_name(op->sub), name);
 }
 
-int64_t tk_tir_scratch_pad_row(const tk_type *t) {
-    if (t->kind != TK_TYPE_TILE || t->rank < 2 || t->shape[t->rank - 1] < 32) return 0;
-    return t->shape[t->rank - 1];
-}
-
 /* The bytes of scratch op needs; codegen uses exactly these cases. */
-static int64_t scratch_need(const tk_tir_op *op) {
+static int64_t scratch_need(tk_arena *arena, tk_tir_op *op) {
     if (op->code == TIR_REDUCE) {
         const tk_tir_value *in = op->operands.data[0];
         if (!in->layout || !crosses_warps(in->layout, tk_tir_attr_int(op, "axis", 0))) return 0;
@@ -68,8 +66,10 @@ static int64_t scratch_need(const tk_tir_op *op) {
         if (map && lane_const && !tk_ll_register_map(in->layout, out->layout, map) &&
             !tk_ll_shuffle_map(in->layout, out->layout, map, lane_const, lane_xor))
         {
-            int64_t row = tk_tir_scratch_pad_row(in->type), words = numel(in->type);
-            bytes = (words + (row ? words / row : 0)) * bytes_of(in->type);
+            tk_ll *shared = TK_NEW(arena, tk_ll);
+            tk_ll_conversion_scratch(shared, in->layout, out->layout, (uint32_t)bytes_of(in->type));
+            op->scratch_layout = shared;
+            bytes = numel(in->type) * bytes_of(in->type);
         }
         free(map);
         free(lane_const);
@@ -106,6 +106,7 @@ bool tk_tir_join_split_cat_in_registers(const tk_tir_op *op) {
 }
 
 typedef struct smem_ctx {
+    tk_arena *arena;
     uint32_t count;          /* scratch ops seen, in program order */
     int64_t region_size[2];  /* the largest need of the even and odd ops */
 } smem_ctx;
@@ -114,7 +115,7 @@ static uint32_t align_up(int64_t n) { return (uint32_t)((n + SCRATCH_ALIGN - 1) 
 
 static void size_op(tk_tir_op *op, void *ctx) {
     smem_ctx *s = ctx;
-    int64_t need = scratch_need(op);
+    int64_t need = scratch_need(s->arena, op);
     op->scratch_bytes = need > 0 ? align_up(need) : 0;
     if (!op->scratch_bytes) return;
     int64_t *region = &s->region_size[s->count++ & 1];
@@ -128,8 +129,8 @@ static void place_op(tk_tir_op *op, void *ctx) {
 }
 
 void tir_pass_shared_memory(tk_arena *arena, tk_tir_kernel *k) {
-    (void)arena;
     smem_ctx s = {0};
+    s.arena = arena;
     tir_walk(k->body, size_op, &s);
     int64_t largest = s.region_size[0] > s.region_size[1] ? s.region_size[0] : s.region_size[1];
     int64_t both = s.region_size[0] + s.region_size[1];

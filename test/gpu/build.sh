@@ -46,7 +46,7 @@ fi
 failed=""
 while read -r name kernel defines; do
     case $name in ''|'#'*) continue ;; esac
-    base=${kernel%.tk}
+    base=$(basename "$kernel" .tk)
     dir=$GPU_DIR/$name
     # A library from an earlier build must not outlive a failure now.
     rm -f "$dir/libtkshim.so"

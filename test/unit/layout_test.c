@@ -1,7 +1,8 @@
 /* Unit tests of the linear-layout algebra (lower/layout.c): known Triton
  * blocked layouts basis by basis, bijectivity where nothing replicates,
  * reduced and replicated layouts, permute round trips, and the register
- * maps codegen relies on for broadcasts, join/split/cat. Prints "ok" last on success. */
+ * maps codegen relies on for broadcasts, join/split/cat, shared layouts
+ * and their choice for conversions. Prints "ok" last on success. */
 #include "../../lower/lower.h"
 
 #include <stdlib.h>
@@ -245,7 +246,56 @@ static void join_split_cat(void) {
     CHECK(bijective(&cat, 2));
 }
 
+/* Shared layouts: Triton's swizzle basis by basis (rows XOR columns above
+ * vec), inversion and composition round trips, and a transpose through
+ * shared memory: plain, every warp access of the transposed side hits few
+ * banks many times; the chosen swizzle serves each in the minimum number
+ * of wavefronts. */
+static void shared_layouts(void) {
+    int64_t shape[2] = {64, 64};
+    tk_ll s, inverse, id;
+    tk_ll_shared(&s, 2, shape, 4, 2, 8);
+    CHECK(s.shared && s.reg_bits == 12);
+    for (uint32_t i = 0; i < 6; i++) CHECK(s.reg[i] == flat2(64, 0, 1 << i));
+    for (uint32_t i = 0; i < 6; i++) {
+        int64_t row = 1 << i;
+        CHECK(s.reg[6 + i] == flat2(64, row, 4 * ((row / 2) % 8) % 64));
+    }
+    CHECK(tk_ll_invert(&inverse, &s));
+    tk_ll_compose(&id, &inverse, &s);
+    for (uint32_t i = 0; i < 12; i++) CHECK(id.reg[i] == 1ull << i);
+    tk_ll_compose(&id, &s, &inverse);
+    for (uint32_t i = 0; i < 12; i++) CHECK(id.reg[i] == 1ull << i);
+    /* a layout with lanes has no inverse of this kind */
+    tk_ll d;
+    tk_ll_default(&d, 2, shape, 4, 4);
+    CHECK(!tk_ll_invert(&inverse, &d));
+
+    /* Transposes back to the default layout (4 warps, 4 elements a thread
+     * along rows): plain, a warp writing a column hits 2 banks (544
+     * wavefronts for 64x64); the chosen layout serves every store and load
+     * in one wavefront per 128 bytes, the floor. */
+    uint32_t perm[2] = {1, 0};
+    tk_ll t, plain, chosen;
+    tk_ll_permute(&t, &d, perm);
+    tk_ll_shared(&plain, 2, shape, 1, 1, 1);
+    CHECK(tk_ll_conversion_wavefronts(&plain, &t, &d, 4) == 32 * 16 + 8 * 4);
+    int64_t shapes[4][2] = {{64, 64}, {64, 32}, {32, 64}, {128, 128}};
+    for (int k = 0; k < 4; k++) {
+        int64_t swapped[2] = {shapes[k][1], shapes[k][0]};
+        tk_ll wide;
+        tk_ll_default(&d, 2, shapes[k], 4, 4);
+        tk_ll_default(&wide, 2, swapped, 4, 4);
+        tk_ll_permute(&t, &wide, perm);
+        tk_ll_conversion_scratch(&chosen, &t, &d, 4);
+        CHECK(chosen.shared && tk_ll_invert(&inverse, &chosen));
+        uint64_t floor = tk_ll_num_regs(&t) + tk_ll_num_regs(&d);
+        CHECK(tk_ll_conversion_wavefronts(&chosen, &t, &d, 4) == floor);
+    }
+}
+
 int main(void) {
+    shared_layouts();
     join_split_cat();
     shuffles();
     blocked_1d();

@@ -248,6 +248,22 @@ def op(x: *{t}, y: *{t}, out: *{t}, n: i32):
     out.append(("f32 tl.trans [128, 256]: 128 KB of shared memory", ROWS.replace("{body}", body).format(
         warps=4, tx="f32", ty="f32", to="f32", R=128, C=256), "f32", "f32", "f32", None,
         lambda x, y: x[:32768].view(128, 256).t().reshape(-1), "big"))
+    # transposes through a swizzled shared layout, 4- and 8-byte words
+    body = "tl.store(out + c[:, None] * 64 + r[None, :], tl.trans(a))"
+    for t in ("f32", "i64", "f16"):
+        out.append((f"{t} tl.trans [64, 64]: swizzled shared memory", ROWS.replace("{body}", body).format(
+            warps=4, tx=t, ty=t, to=t, R=64, C=64), t, t, t, None,
+            lambda x, y: x[:4096].view(64, 64).t().reshape(-1), "big"))
+    # a pair held by two lanes: split converts it into registers first
+    src = """
+@kernel(grid=(1,), num_warps=1)
+def op(x: *f32, y: *f32, out: *f32 % 16, n: i32):
+    v = tl.load(x + tl.arange(0, 64)[:, None] * 2 + tl.arange(0, 2)[None, :])
+    lo, hi = tl.split(v)
+    tl.store(out + tl.arange(0, 64), lo - hi * 3.0)
+"""
+    out.append(("f32 tl.split of a pair across lanes", src, "f32", "f32", "f32", None,
+                lambda x, y: x[:128].view(64, 2)[:, 0] - x[:128].view(64, 2)[:, 1] * 3, "reduce"))
     # control flow
     src = """
 @kernel(grid=(cdiv(n, 128),), num_warps=4)
