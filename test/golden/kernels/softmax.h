@@ -20,7 +20,7 @@ static inline int64_t tk__max(int64_t a, int64_t b) { return a > b ? a : b; }
 
 static const unsigned char tk_softmax__cubin[N] = {
 };
-static const unsigned char tk_softmax__ptx[20171] = {
+static const unsigned char tk_softmax__ptx[19616] = {
 };
 
 static tkrt_kernel tk_softmax__softmax_d16 =
@@ -40,7 +40,7 @@ static inline tk_status softmax(tk_stream stream, tk_ptr out, tk_ptr x, int32_t 
         return tkrt_promise_failed(TK_ERROR_NOT_DIVISIBLE, "softmax", "x_row_stride", (unsigned long long)x_row_stride, 16u);
     if ((int64_t)n_cols % 16 == 0)
     {
-        int64_t grid_x = tk__min((int64_t)n_rows, (int64_t)16384);
+        int64_t grid_x = (int64_t)n_rows;
         int64_t grid_y = 1;
         int64_t grid_z = 1;
         if (grid_x < 0 || grid_x > 2147483647 || grid_y < 0 || grid_y > 65535 || grid_z < 0 || grid_z > 65535)
@@ -48,7 +48,7 @@ static inline tk_status softmax(tk_stream stream, tk_ptr out, tk_ptr x, int32_t 
         return tkrt_launch(&tk_softmax__softmax_d16, stream, (unsigned)grid_x, (unsigned)grid_y, (unsigned)grid_z, args);
     }
     {
-        int64_t grid_x = tk__min((int64_t)n_rows, (int64_t)16384);
+        int64_t grid_x = (int64_t)n_rows;
         int64_t grid_y = 1;
         int64_t grid_z = 1;
         if (grid_x < 0 || grid_x > 2147483647 || grid_y < 0 || grid_y > 65535 || grid_z < 0 || grid_z > 65535)
