@@ -575,46 +575,51 @@ static void lower_if(builder *b, const tk_ss *s) {
     operand(b, op, cond);
     tk_tir_block *outer = b->block;
     const tk_ss_list *bodies[2] = {&s->then, &s->otherwise};
-    tk_tir_op *yields[2];
+    tk_tir_block *blocks[2];
+    tk_tir_op *yields[2] = {NULL, NULL};
+    /* each out's values as a branch that falls through leaves them: their
+     * count and types decide the if's results */
+    vals *ends = TK_NEW_ARRAY(b->arena, vals, outs.len + 1);
     for (int side = 0; side < 2; side++) {
         for (uint32_t i = 0; i < outs.len; i++) *slot(b, outs.data[i]) = saved[i];
-        b->block = new_block(b, op);
+        blocks[side] = b->block = new_block(b, op);
         lower_block(b, bodies[side]);
-        if (ends_in_return(bodies[side])) {
-            /* unreachable yield: any value of each type */
-            tk_tir_op *y = emit(b, TIR_YIELD, 0, s->loc);
-            yields[side] = y;
-            for (uint32_t i = 0; i < outs.len; i++) {
-                vals *cur = slot(b, outs.data[i]);
-                const tk_sema_var *var = outs.data[i];
-                uint32_t n = cur->count ? cur->count : 1;
-                for (uint32_t k = 0; k < n; k++) {
-                    tk_tir_op *u = emit(b, TIR_UNDEF, 0, s->loc);
-                    const tk_type *t = cur->count ? cur->v[k]->type : var->type;
-                    operand(b, y, result(b, u, t));
-                }
+        if (ends_in_return(bodies[side])) continue;
+        for (uint32_t i = 0; i < outs.len; i++) {
+            if (slot(b, outs.data[i])->count == 0) {
+                /* assigned in the other branch only: never used after (sema) */
+                tk_tir_op *u = emit(b, TIR_UNDEF, 0, s->loc);
+                *slot(b, outs.data[i]) = one(b, result(b, u, outs.data[i]->type));
             }
-        } else {
-            for (uint32_t i = 0; i < outs.len; i++) {
-                if (slot(b, outs.data[i])->count == 0) {
-                    /* assigned in the other branch only: never used after (sema) */
-                    tk_tir_op *u = emit(b, TIR_UNDEF, 0, s->loc);
-                    *slot(b, outs.data[i]) = one(b, result(b, u, outs.data[i]->type));
-                }
+            ends[i] = *slot(b, outs.data[i]);
+        }
+        yields[side] = yield(b, TIR_YIELD, &outs, s->loc, NULL);
+    }
+    for (int side = 0; side < 2; side++) {
+        if (yields[side]) continue;
+        /* a branch that returned: an unreachable yield of any values with
+         * the other branch's types (or the variables' own, if both return) */
+        b->block = blocks[side];
+        tk_tir_op *y = emit(b, TIR_YIELD, 0, s->loc);
+        yields[side] = y;
+        for (uint32_t i = 0; i < outs.len; i++) {
+            if (ends[i].count == 0) ends[i] = saved[i].count ? saved[i] : one(b, NULL);
+            for (uint32_t k = 0; k < ends[i].count; k++) {
+                tk_tir_op *u = emit(b, TIR_UNDEF, 0, s->loc);
+                const tk_type *t = ends[i].v[k] ? ends[i].v[k]->type : outs.data[i]->type;
+                operand(b, y, result(b, u, t));
             }
-            yields[side] = yield(b, TIR_YIELD, &outs, s->loc, NULL);
         }
     }
     b->block = outer;
-    /* results take the then-branch's yielded types */
-    tk_tir_value **res = TK_NEW_ARRAY(b->arena, tk_tir_value *, yields[0]->operands.len + 1);
-    for (uint32_t i = 0; i < yields[0]->operands.len; i++) {
-        const tk_type *t = ends_in_return(&s->then) ? yields[1]->operands.data[i]->type
-                                                   : yields[0]->operands.data[i]->type;
-        res[i] = result(b, op, t);
+    uint32_t n = yields[0]->operands.len, k = 0;
+    tk_tir_value **res = TK_NEW_ARRAY(b->arena, tk_tir_value *, n + 1);
+    for (uint32_t i = 0; i < outs.len; i++) {
+        vals nv = {ends[i].count, TK_NEW_ARRAY(b->arena, tk_tir_value *, ends[i].count + 1)};
+        for (uint32_t j = 0; j < ends[i].count; j++, k++)
+            nv.v[j] = res[k] = result(b, op, yields[0]->operands.data[k]->type);
+        *slot(b, outs.data[i]) = nv;
     }
-    for (uint32_t i = 0; i < outs.len; i++) *slot(b, outs.data[i]) = saved[i];
-    bind_values(b, &outs, res);
 }
 
 /* Loop-carried: assigned in the body and live before the loop. */
@@ -694,6 +699,7 @@ static void lower_while(builder *b, const tk_ss *s) {
     tk_tir_block *before = new_block(b, op);
     bind_carried_args(b, before, &carried, inits, n);
     b->block = before;
+    lower_block(b, &s->otherwise);
     tk_tir_value *cond = lower1(b, s->value);
     if (!cond) return;
     yield(b, TIR_CONDITION, &carried, s->loc, cond);

@@ -1241,6 +1241,47 @@ static void emit_assign(checker *c, tk_sema_var *var, tk_sx *rhs, tk_loc loc) {
 
 static bool is_plain_var(const value *v) { return v->kind == V_RT && v->u.rt->kind == TK_SX_VAR; }
 
+typedef TK_VEC(const tk_sema_var *) var_list;
+
+/* Does x read one of vars? */
+static bool sx_reads_any(const tk_sx *x, const tk_sema_var *const *vars, uint32_t n) {
+    if (!x) return false;
+    if (x->kind == TK_SX_VAR)
+        for (uint32_t i = 0; i < n; i++)
+            if (x->var == vars[i]) return true;
+    for (uint32_t i = 0; i < x->args.len; i++)
+        if (sx_reads_any(x->args.data[i], vars, n)) return true;
+    return false;
+}
+
+/* Copies the runtime items of tuple v into fresh variables named `name`:
+ * all of them (reads == NULL), or those that read one of `reads`. */
+static void snapshot_items(checker *c, value *v, const char *name, const var_list *reads, tk_loc loc) {
+    for (uint32_t i = 0; i < v->count; i++) {
+        value *it = &v->items[i];
+        if (it->kind == V_TUPLE) {
+            snapshot_items(c, it, name, reads, loc);
+            continue;
+        }
+        if (it->kind != V_RT || it->u.rt->type->kind == TK_TYPE_VOID) continue;
+        if (reads ? !sx_reads_any(it->u.rt, reads->data, reads->len) : false) continue;
+        tk_sema_var *var = new_var(c, reads && is_plain_var(it) ? it->u.rt->var->name : name,
+                                   it->u.rt->type, loc);
+        emit_assign(c, var, it->u.rt, loc);
+        *it = v_rt(sx_var(c, var, loc));
+    }
+}
+
+/* the variables the names of an unpacking target are bound to now */
+static void target_vars(checker *c, const tk_expr *target, var_list *out) {
+    if (target->kind != TK_EXPR_NAME) {
+        for (uint32_t i = 0; i < target->u.items.len; i++) target_vars(c, target->u.items.data[i], out);
+        return;
+    }
+    binding *b = lookup_in(&c->frame->names, target->u.name);
+    if (b && b->var) tk_vec_push(c->arena, out, (const tk_sema_var *)b->var);
+}
+
 /* Binds name to v, writing runtime values into a variable. */
 static void assign_name(checker *c, const char *name, value v, tk_loc loc) {
     if (v.kind == V_ERROR) {
@@ -1277,14 +1318,10 @@ static void assign_name(checker *c, const char *name, value v, tk_loc loc) {
         return;
     }
     if (v.kind == V_TUPLE) {
-        /* runtime items live in variables so that uses do not repeat work */
-        for (uint32_t i = 0; i < v.count; i++) {
-            if (v.items[i].kind == V_RT && !is_plain_var(&v.items[i])) {
-                tk_sema_var *var = new_var(c, name, v.items[i].u.rt->type, loc);
-                emit_assign(c, var, v.items[i].u.rt, loc);
-                v.items[i] = v_rt(sx_var(c, var, loc));
-            }
-        }
+        /* runtime items live in variables of their own: uses do not repeat
+         * work, and a later assignment to a name the tuple was built from
+         * does not change the tuple (Python's semantics) */
+        snapshot_items(c, &v, name, NULL, loc);
         bind(c, &c->frame->names, name, v, loc);
         return;
     }
@@ -1792,6 +1829,11 @@ static void exec_for(checker *c, const tk_stmt *s) {
 static void exec_while(checker *c, const tk_stmt *s) {
     loop_state ls = {0};
     enter_runtime_loop(c, &s->u.while_.body, s->loc, &ls);
+    tk_ss *st = ss_new(c, TK_SS_WHILE, s->loc);
+    tk_ss_list *out = c->frame->out;
+    /* statements the condition emits (an atomic's result, an inlined
+     * @func) belong to every test, not only the first */
+    c->frame->out = &st->otherwise;
     value cond = eval(c, s->u.while_.cond);
     tk_sx *cx = NULL;
     if (cond.kind == V_RT) {
@@ -1807,6 +1849,7 @@ static void exec_while(checker *c, const tk_stmt *s) {
         }
     } else if (cond.kind != V_ERROR) {
         if (v_is_number(&cond) && !const_truth(&cond)) {
+            c->frame->out = out;
             c->frame->runtime_loop_depth--;
             c->frame->names = ls.before;
             return;
@@ -1814,9 +1857,7 @@ static void exec_while(checker *c, const tk_stmt *s) {
         tk_dtype b = TK_I1;
         cx = to_runtime(c, &cond, &b);
     }
-    tk_ss *st = ss_new(c, TK_SS_WHILE, s->loc);
     st->value = cx;
-    tk_ss_list *out = c->frame->out;
     c->frame->out = &st->then;
     exec_block(c, &s->u.while_.body);
     c->frame->out = out;
@@ -1878,6 +1919,13 @@ static void exec_stmt(checker *c, const tk_stmt *s) {
     }
     case TK_STMT_ASSIGN: {
         value v = eval(c, s->u.assign.value);
+        if (v.kind == V_TUPLE) {
+            /* `a, b = b, a`: every item is read before any name is written */
+            var_list written = {0};
+            for (uint32_t i = 0; i < s->u.assign.targets.len; i++)
+                target_vars(c, s->u.assign.targets.data[i], &written);
+            if (written.len) snapshot_items(c, &v, "tmp", &written, s->loc);
+        }
         for (uint32_t i = 0; i < s->u.assign.targets.len; i++)
             assign_target(c, s->u.assign.targets.data[i], v, s->loc);
         break;

@@ -151,6 +151,13 @@ static void print_ss(FILE *out, const tk_ss *s, int depth) {
         break;
     case TK_SS_WHILE:
         fputs("while ", out);
+        if (s->otherwise.len) {
+            /* the work of the condition, redone before each test */
+            fputs("each test after:\n", out);
+            print_block(out, &s->otherwise, depth + 2);
+            indent(out, depth + 1);
+            fputs("test ", out);
+        }
         print_sx(out, s->value);
         fputs(":\n", out);
         print_block(out, &s->then, depth + 1);

@@ -109,7 +109,9 @@ struct tk_ss {
     tk_loc loc;
     const tk_sema_var *var;
     tk_sx *value, *lo, *hi, *step;
-    tk_ss_list then, otherwise;  /* IF; FOR/WHILE use then as the body */
+    tk_ss_list then, otherwise;  /* IF; FOR/WHILE use then as the body; WHILE's
+                                    otherwise: the condition's own statements
+                                    (effects, @func bodies), redone before each test */
     int64_t num_stages;          /* FOR: -1 when not given */
 };
 
