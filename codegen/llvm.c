@@ -716,8 +716,17 @@ static void emit_memory(cg *c, const tk_tir_op *op) {
     uint32_t last = ptr->type->kind == TK_TYPE_TILE ? ptr->type->rank - 1 : 0;
     bool uniform = !mask || w == 1 || (mask->has_axis && mask->constancy[last] >= (int64_t)w);
     cgval out = newval(c, n);
+    /* a store acts once per element, as Triton: a scalar from the first
+     * thread, a replicated layout from one copy (owner); the copies would
+     * store the same value, but late, over another program's newer one */
+    bool scalar = ptr->type->kind != TK_TYPE_TILE;
+    LLVMValueRef first_thread =
+        !is_load && scalar ? LLVMBuildICmp(c->b, LLVMIntEQ, LLVMBuildOr(c->b, c->lane, c->warp, ""), ci32(c, 0), "")
+                           : NULL;
     for (uint32_t r0 = 0; r0 < n; r0 += w) {
         LLVMValueRef addr = pv->r[r0];
+        LLVMValueRef own = is_load ? NULL : scalar ? first_thread : owner(c, ptr->layout, r0);
+        if (own && LLVMIsAConstantInt(own) && LLVMConstIntGetZExtValue(own) == 1) own = NULL;
         LLVMValueRef elems[16];
         if (!is_load)
             for (uint32_t i = 0; i < w; i++) {
@@ -730,9 +739,10 @@ static void emit_memory(cg *c, const tk_tir_op *op) {
                 LLVMValueRef o = ov ? ov->r[r0 + i] : LLVMConstNull(vt);
                 others[i] = pointee->dtype == TK_I1 ? LLVMBuildZExt(c->b, o, c->t_i8, "") : o;
             }
-        if (!mask && *cache_suffix(op)) {
+        if (!mask && (*cache_suffix(op) || own)) {
             /* a hint: PTX has the qualifier, LLVM's load does not */
-            predicated_access(c, op, is_load, addr, LLVMConstInt(c->t_i1, 1, 0), elems, others, w, et, bytes);
+            predicated_access(c, op, is_load, addr, own ? own : LLVMConstInt(c->t_i1, 1, 0), elems, others, w, et,
+                              bytes);
         } else if (!mask) {
             if (w == 1) {
                 if (is_load) {
@@ -758,12 +768,14 @@ static void emit_memory(cg *c, const tk_tir_op *op) {
             LLVMValueRef pred = mv->r[r0];
             if (!uniform)
                 for (uint32_t i = 1; i < w; i++) pred = LLVMBuildAnd(c->b, pred, mv->r[r0 + i], "");
-            predicated_access(c, op, is_load, addr, pred, elems, others, w, et, bytes);
+            predicated_access(c, op, is_load, addr, own ? LLVMBuildAnd(c->b, pred, own, "") : pred, elems, others, w,
+                              et, bytes);
             if (!uniform) {
                 /* the partial vector, element by element */
                 LLVMValueRef not_all = LLVMBuildNot(c->b, pred, "");
                 for (uint32_t i = 0; i < w; i++) {
                     LLVMValueRef p = LLVMBuildAnd(c->b, mv->r[r0 + i], not_all, "");
+                    if (own) p = LLVMBuildAnd(c->b, p, own, "");
                     LLVMValueRef a = i ? LLVMBuildGEP2(c->b, et, addr, (LLVMValueRef[]){ci32(c, i)}, 1, "") : addr;
                     if (is_load) elems[i] = masked_load_scalar(c, op, a, p, elems[i], et, bytes);
                     else masked_store_scalar(c, op, a, p, elems[i], bytes);
@@ -1403,8 +1415,16 @@ static void emit_atomic(cg *c, const tk_tir_op *op, const char *name) {
     uint32_t n = nregs(res);
     cgval out = newval(c, n);
     const tk_tir_value *mask = !cas && op->operands.len > 2 ? op->operands.data[2] : NULL;
+    /* a scalar atomic happens once per program, by its first thread */
+    bool scalar = ptr->type->kind != TK_TYPE_TILE;
+    LLVMValueRef first_thread =
+        scalar ? LLVMBuildICmp(c->b, LLVMIntEQ, LLVMBuildOr(c->b, c->lane, c->warp, ""), ci32(c, 0), "") : NULL;
+    /* the old values go to the copies that did not act through scratch
+     * (smem.c gives it where the result is used and replicated) */
+    LLVMTypeRef rt = elem_type(c, res->type);
+    unsigned slot = scratch_bytes(c, rt);
     for (uint32_t r = 0; r < n; r++) {
-        LLVMValueRef pred = owner(c, ptr->layout, r);
+        LLVMValueRef pred = scalar ? first_thread : owner(c, ptr->layout, r);
         if (mask) pred = LLVMBuildAnd(c->b, pred, opnd(c, op, 2, r), "");
         LLVMBasicBlockRef from = LLVMGetInsertBlock(c->b);
         LLVMBasicBlockRef act = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "atomic");
@@ -1415,11 +1435,22 @@ static void emit_atomic(cg *c, const tk_tir_op *op, const char *name) {
         if (cas) {
             LLVMAtomicOrdering fail = order == LLVMAtomicOrderingAcquireRelease || order == LLVMAtomicOrderingAcquire
                                           ? LLVMAtomicOrderingAcquire : LLVMAtomicOrderingMonotonic;
-            LLVMValueRef pair = LLVMBuildAtomicCmpXchgSyncScope(c->b, opnd(c, op, 0, r), opnd(c, op, 1, r),
-                                                                opnd(c, op, 2, r), order, fail, scope);
+            /* cmpxchg compares bits: floats go as integers of their width */
+            LLVMValueRef cmp = opnd(c, op, 1, r), val = opnd(c, op, 2, r);
+            LLVMTypeRef bits = f ? LLVMIntTypeInContext(c->ctx, tk_dtype_bits(elem_of(t)->dtype)) : rt;
+            if (f) {
+                cmp = LLVMBuildBitCast(c->b, cmp, bits, "");
+                val = LLVMBuildBitCast(c->b, val, bits, "");
+            }
+            LLVMValueRef pair = LLVMBuildAtomicCmpXchgSyncScope(c->b, opnd(c, op, 0, r), cmp, val, order, fail, scope);
             old = LLVMBuildExtractValue(c->b, pair, 0, "");
+            if (f) old = LLVMBuildBitCast(c->b, old, rt, "");
         } else {
             old = LLVMBuildAtomicRMWSyncScope(c->b, rmw, opnd(c, op, 0, r), opnd(c, op, 1, r), order, scope);
+        }
+        if (op->scratch_bytes) {
+            LLVMValueRef flat = scalar ? ci32(c, 0) : reg_flat(c, res->layout, r);
+            LLVMBuildStore(c->b, to_scratch(c, old), smem_addr(c, LLVMBuildMul(c->b, flat, ci32(c, slot), "")));
         }
         LLVMBasicBlockRef act_end = LLVMGetInsertBlock(c->b);
         LLVMBuildBr(c->b, join);
@@ -1429,6 +1460,10 @@ static void emit_atomic(cg *c, const tk_tir_op *op, const char *name) {
         LLVMAddIncoming(phi, &old, &act_end, 1);
         LLVMAddIncoming(phi, &poison, &from, 1);
         out.r[r] = phi;
+    }
+    if (op->scratch_bytes) {
+        barrier(c);
+        out = scratch_read(c, res->type, scalar ? NULL : res->layout, 1, 0, slot);
     }
     *get(c, res) = out;
 }

@@ -47,8 +47,28 @@ static bool is_builtin(const tk_tir_op *op, const char *name) {
     return op->code == TIR_BUILTIN && !strcmp(tk_sema_builtin_name(op->sub), name);
 }
 
+/* Does l give some element to more than one thread or register? */
+static bool replicates(const tk_ll *l) {
+    for (uint32_t i = 0; i < l->reg_bits; i++)
+        if (!l->reg[i]) return true;
+    for (uint32_t i = 0; i < TK_LL_LANE_BITS; i++)
+        if (!l->lane[i]) return true;
+    for (uint32_t i = 0; i < l->warp_bits; i++)
+        if (!l->warp[i]) return true;
+    return false;
+}
+
 /* The bytes of scratch op needs; codegen uses exactly these cases. */
-static int64_t scratch_need(tk_arena *arena, tk_tir_op *op) {
+static int64_t scratch_need(tk_arena *arena, tk_tir_op *op, const bool *used) {
+    if (op->code == TIR_BUILTIN && !strncmp(tk_sema_builtin_name(op->sub), "atomic_", 7) && op->results.len &&
+        used[op->results.data[0]->id]) {
+        /* one copy of each element (one thread for a scalar) performs the
+         * atomic; the old values it returns reach the other copies through
+         * shared memory */
+        const tk_tir_value *r = op->results.data[0];
+        if (r->type->kind == TK_TYPE_TILE && (!r->layout || !replicates(r->layout))) return 0;
+        return numel(r->type) * bytes_of(r->type);
+    }
     if (op->code == TIR_REDUCE) {
         const tk_tir_value *in = op->operands.data[0];
         if (!in->layout || !crosses_warps(in->layout, tk_tir_attr_int(op, "axis", 0))) return 0;
@@ -107,6 +127,7 @@ bool tk_tir_join_split_cat_in_registers(const tk_tir_op *op) {
 
 typedef struct smem_ctx {
     tk_arena *arena;
+    bool *used;              /* by value id: operands of live ops */
     uint32_t count;          /* scratch ops seen, in program order */
     int64_t region_size[2];  /* the largest need of the even and odd ops */
 } smem_ctx;
@@ -115,7 +136,7 @@ static uint32_t align_up(int64_t n) { return (uint32_t)((n + SCRATCH_ALIGN - 1) 
 
 static void size_op(tk_tir_op *op, void *ctx) {
     smem_ctx *s = ctx;
-    int64_t need = scratch_need(s->arena, op);
+    int64_t need = op->dead ? 0 : scratch_need(s->arena, op, s->used);
     op->scratch_bytes = need > 0 ? align_up(need) : 0;
     if (!op->scratch_bytes) return;
     int64_t *region = &s->region_size[s->count++ & 1];
@@ -128,9 +149,17 @@ static void place_op(tk_tir_op *op, void *ctx) {
     op->scratch_offset = (s->count++ & 1) ? (uint32_t)s->region_size[0] : 0;
 }
 
+static void mark_used(tk_tir_op *op, void *ctx) {
+    smem_ctx *s = ctx;
+    if (op->dead) return;
+    for (uint32_t i = 0; i < op->operands.len; i++) s->used[op->operands.data[i]->id] = true;
+}
+
 void tir_pass_shared_memory(tk_arena *arena, tk_tir_kernel *k) {
     smem_ctx s = {0};
     s.arena = arena;
+    s.used = TK_NEW_ARRAY(arena, bool, k->value_count + 1);
+    tir_walk(k->body, mark_used, &s);
     tir_walk(k->body, size_op, &s);
     int64_t largest = s.region_size[0] > s.region_size[1] ? s.region_size[0] : s.region_size[1];
     int64_t both = s.region_size[0] + s.region_size[1];

@@ -1381,7 +1381,10 @@ static value atomic(checker *c, call *k, bool cas) {
     const char *op = def_of(k->id)->name + strlen("atomic_");
     bool is_float = tk_dtype_is_float(d);
     unsigned bits = tk_dtype_bits(d);
-    bool ok = bits >= 16 && d != TK_I16 && d != TK_U16 && d != TK_F8E4M3 && d != TK_F8E5M2;
+    /* Triton's rules: compare-and-swap on any 16-, 32- or 64-bit element,
+     * the others on 32 and 64 bits (and f16/bf16 add) */
+    bool ok = cas ? bits == 16 || bits == 32 || bits == 64
+                  : bits >= 16 && d != TK_I16 && d != TK_U16 && d != TK_F8E4M3 && d != TK_F8E5M2;
     if (ok && (d == TK_F16 || d == TK_BF16)) ok = strcmp(op, "add") == 0 || cas || strcmp(op, "xchg") == 0;
     if (ok && is_float && (strcmp(op, "max") == 0 || strcmp(op, "min") == 0)) ok = d == TK_F32 || d == TK_F64;
     if (!ok) {
