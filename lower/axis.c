@@ -2,7 +2,12 @@
  * contiguity (runs of consecutive values), divisibility (the largest power
  * of two dividing each run's first value; bytes for pointers) and constancy
  * (runs of equal values). These decide vector widths and whether a mask is
- * uniform over a vector.
+ * uniform over a vector. All three are powers of two and runs start at
+ * multiples of their length. Divisibility speaks of run starts only: where
+ * a result's runs are shorter than an operand's, the operand's values at
+ * the new run starts are run starts plus a multiple of the new length
+ * (run_div), and where runs end (contiguity 1) every element counts; a
+ * size-1 dimension's divisibility holds for every element of the tile.
  * Needs: SSA, sema's promises on parameters. Keeps: the IR; sets
  * value->contiguity/divisibility/constancy and has_axis. Loops: the block
  * arguments start from the inits and meet the yields, two rounds. */
@@ -64,6 +69,15 @@ static int64_t c_of(const tk_tir_value *v, uint32_t d) { return v->has_axis ? v-
 static int64_t g_of(const tk_tir_value *v, uint32_t d) { return v->has_axis ? v->contiguity[d < dims(v) ? d : 0] : 1; }
 static int64_t q_of(const tk_tir_value *v, uint32_t d) { return v->has_axis ? v->divisibility[d < dims(v) ? d : 0] : 1; }
 
+/* The divisibility of v's values at the starts of runs of length m <=
+ * its contiguity c (in elements; `scale` bytes each for pointers): a run
+ * start of v plus a multiple of m. */
+static int64_t run_div(int64_t q, int64_t c, int64_t m, int64_t scale) {
+    return c > m ? min64(q, m * scale) : q;
+}
+
+static int64_t pow2_floor_divisor(int64_t v) { return v > 0 ? pow2_divisor(v) : 1; }
+
 static bool is_const(const tk_tir_value *v, int64_t *out) {
     const tk_tir_value *s = v;
     if (s->def && s->def->code == TIR_SPLAT) s = s->def->operands.data[0];
@@ -109,12 +123,15 @@ static void visit(tk_tir_op *op, void *ctx) {
         r->has_axis = true;
         return;
     case TIR_RESHAPE: {
-        /* size-1 dimensions inserted or removed: the others keep their facts */
+        /* size-1 dimensions inserted or removed: the others keep their
+         * facts; a new one's divisibility holds for every element */
         uint32_t j = 0;
+        int64_t every = MAX_DIV, scale = tir_elem(a->type)->kind == TK_TYPE_POINTER ? elem_bytes(a->type) : 1;
+        for (uint32_t d = 0; d < dims(a); d++) every = min64(every, run_div(q_of(a, d), g_of(a, d), 1, scale));
         set_unknown(r);
         for (uint32_t d = 0; d < dims(r); d++) {
             if (dim_size(r, d) == 1) {
-                r->divisibility[d] = q_of(a, 0);
+                r->divisibility[d] = every;
                 continue;
             }
             while (j < dims(a) && dim_size(a, j) == 1) j++;
@@ -147,7 +164,8 @@ static void visit(tk_tir_op *op, void *ctx) {
         uint32_t d = 0;
         for (uint32_t i = 0; i < op->attrs.len && d < dims(r); i++) {
             if (strcmp(op->attrs.data[i].name, "value") != 0) continue;
-            int64_t v = op->attrs.data[i].i;
+            /* facts are powers of two: runs of 12 are runs of 4 */
+            int64_t v = pow2_floor_divisor(op->attrs.data[i].i);
             if (strcmp(name, "multiple_of") == 0) r->divisibility[d] = v;
             else if (strcmp(name, "max_contiguous") == 0) r->contiguity[d] = v;
             else r->constancy[d] = v;
@@ -166,15 +184,23 @@ static void visit(tk_tir_op *op, void *ctx) {
             if (db > MAX_DIV) db = MAX_DIV;
             switch (sub) {
             case TK_BINOP_ADD:
-            case TK_BINOP_SUB:
-                r->contiguity[d] = max64(min64(ca, kb), min64(cb, ka));
-                r->divisibility[d] = min64(da, db);
+            case TK_BINOP_SUB: {
+                /* a run plus a constant stays a run; a constant minus a run
+                 * counts down, which is no run at all */
+                int64_t m = sub == TK_BINOP_ADD ? max64(min64(ca, kb), min64(cb, ka)) : min64(ca, kb);
+                r->contiguity[d] = m;
+                r->divisibility[d] = min64(run_div(da, ca, m, ptr ? scale : 1), run_div(q_of(b, d), cb, m, 1) * scale);
+                if (r->divisibility[d] > MAX_DIV) r->divisibility[d] = MAX_DIV;
                 r->constancy[d] = min64(ka, kb);
                 break;
+            }
             case TK_BINOP_MUL: {
                 int64_t one;
-                r->contiguity[d] = is_const(b, &one) && one == 1 ? ca : is_const(a, &one) && one == 1 ? cb : 1;
-                r->divisibility[d] = min64(da * db, MAX_DIV);
+                bool by_one_b = is_const(b, &one) && one == 1, by_one_a = is_const(a, &one) && one == 1;
+                r->contiguity[d] = by_one_b ? ca : by_one_a ? cb : 1;
+                /* without a run left, every element's divisibility multiplies */
+                r->divisibility[d] = by_one_b ? da : by_one_a ? db
+                                   : min64(run_div(da, ca, 1, 1) * run_div(db, cb, 1, 1), MAX_DIV);
                 r->constancy[d] = min64(ka, kb);
                 break;
             }
@@ -214,8 +240,10 @@ static void visit(tk_tir_op *op, void *ctx) {
     case TIR_SELECT:
         for (uint32_t d = 0; d < dims(r); d++) {
             tk_tir_value *c = a, *x = b, *y = op->operands.data[2];
-            r->contiguity[d] = c_of(c, d) >= dim_size(r, d) ? min64(g_of(x, d), g_of(y, d)) : 1;
-            r->divisibility[d] = min64(q_of(x, d), q_of(y, d));
+            int64_t m = c_of(c, d) >= dim_size(r, d) ? min64(g_of(x, d), g_of(y, d)) : 1;
+            int64_t scale = tir_elem(r->type)->kind == TK_TYPE_POINTER ? elem_bytes(r->type) : 1;
+            r->contiguity[d] = m;
+            r->divisibility[d] = min64(run_div(q_of(x, d), g_of(x, d), m, scale), run_div(q_of(y, d), g_of(y, d), m, scale));
             r->constancy[d] = min64(c_of(c, d), min64(c_of(x, d), c_of(y, d)));
         }
         r->has_axis = true;
@@ -223,7 +251,7 @@ static void visit(tk_tir_op *op, void *ctx) {
     case TIR_UNARY:
         for (uint32_t d = 0; d < dims(r); d++) {
             r->contiguity[d] = 1;
-            r->divisibility[d] = op->sub == TIR_NEG ? q_of(a, d) : 1;
+            r->divisibility[d] = op->sub == TIR_NEG ? run_div(q_of(a, d), g_of(a, d), 1, 1) : 1;
             r->constancy[d] = c_of(a, d);
         }
         r->has_axis = true;
@@ -237,9 +265,11 @@ static void visit(tk_tir_op *op, void *ctx) {
 
 /* facts of v met with w: the weaker of each */
 static void meet(tk_tir_value *v, const tk_tir_value *w) {
+    int64_t scale = tir_elem(v->type)->kind == TK_TYPE_POINTER ? elem_bytes(v->type) : 1;
     for (uint32_t d = 0; d < dims(v); d++) {
-        v->contiguity[d] = min64(g_of(v, d), g_of(w, d));
-        v->divisibility[d] = min64(q_of(v, d), q_of(w, d));
+        int64_t m = min64(g_of(v, d), g_of(w, d));
+        v->divisibility[d] = min64(run_div(q_of(v, d), g_of(v, d), m, scale), run_div(q_of(w, d), g_of(w, d), m, scale));
+        v->contiguity[d] = m;
         v->constancy[d] = min64(c_of(v, d), c_of(w, d));
     }
     v->has_axis = true;

@@ -462,6 +462,15 @@ static vals lower_sx(builder *b, const tk_sx *x) {
     case TK_SX_BROADCAST: {
         tk_tir_value *a = lower1(b, x->args.data[0]);
         if (!a) return (vals){0};
+        if (a->type->kind == TK_TYPE_TILE && a->type->rank < x->type->rank) {
+            /* numpy's rule: missing leading dimensions are 1 (a [64] mask
+             * over a [32, 64] pointer tile is [1, 64] first) */
+            int64_t shape[TK_MAX_RANK];
+            uint32_t pad = x->type->rank - a->type->rank;
+            for (uint32_t d = 0; d < x->type->rank; d++) shape[d] = d < pad ? 1 : a->type->shape[d - pad];
+            a = op1(b, TIR_RESHAPE, tk_sema_builtin_id("reshape"), x->loc,
+                    tile_type(b, a->type->elem, x->type->rank, shape), a, NULL);
+        }
         tk_tir_op *op = emit(b, a->type->kind == TK_TYPE_TILE ? TIR_BROADCAST : TIR_SPLAT, 0, x->loc);
         operand(b, op, a);
         return one(b, result(b, op, x->type));

@@ -16,6 +16,16 @@ static void fail(verify_ctx *c, const tk_tir_op *op, const char *what) {
     c->ok = false;
 }
 
+/* a broadcast keeps the rank; each dimension stays or grows from 1 */
+static bool broadcast_ok(const tk_tir_op *op) {
+    if (op->operands.len != 1 || op->results.len != 1) return false;
+    const tk_type *a = op->operands.data[0]->type, *r = op->results.data[0]->type;
+    if (a->kind != TK_TYPE_TILE || r->kind != TK_TYPE_TILE || a->rank != r->rank) return false;
+    for (uint32_t d = 0; d < a->rank; d++)
+        if (a->shape[d] != r->shape[d] && a->shape[d] != 1) return false;
+    return true;
+}
+
 static void verify_block(verify_ctx *c, const tk_tir_block *blk) {
     TK_VEC(uint32_t) local = {0};
     (void)local;
@@ -30,6 +40,7 @@ static void verify_block(verify_ctx *c, const tk_tir_block *blk) {
         if (op->code == TIR_BINARY && op->operands.len == 2 &&
             !tk_type_equal(op->operands.data[0]->type, op->operands.data[1]->type))
             fail(c, op, "has operands of different types");
+        if (op->code == TIR_BROADCAST && !broadcast_ok(op)) fail(c, op, "broadcasts between ranks or sizes");
     }
     /* values of this region are not visible after it */
     for (uint32_t i = 0; i < blk->args.len; i++) c->defined[blk->args.data[i]->id] = false;
