@@ -492,9 +492,9 @@ static LLVMValueRef math_n(cg *c, const tk_tir_op *op, const tk_type *t, LLVMVal
         LLVMTypeRef lt = LLVMTypeOf(x[0]);
         unsigned bits = LLVMGetIntTypeWidth(lt);
         LLVMTypeRef wide = LLVMIntTypeInContext(c->ctx, bits * 2);
-        bool s = is_signed(t);
-        LLVMValueRef a = s ? LLVMBuildSExt(c->b, x[0], wide, "") : LLVMBuildZExt(c->b, x[0], wide, "");
-        LLVMValueRef b = s ? LLVMBuildSExt(c->b, x[1], wide, "") : LLVMBuildZExt(c->b, x[1], wide, "");
+        /* the high half of the unsigned product, for signed types too (Triton) */
+        LLVMValueRef a = LLVMBuildZExt(c->b, x[0], wide, "");
+        LLVMValueRef b = LLVMBuildZExt(c->b, x[1], wide, "");
         LLVMValueRef p = LLVMBuildMul(c->b, a, b, "");
         return LLVMBuildTrunc(c->b, LLVMBuildLShr(c->b, p, LLVMConstInt(wide, bits, 0), ""), lt, "");
     }
@@ -838,7 +838,9 @@ static LLVMValueRef combine_region(cg *c, const tk_tir_block *region, LLVMValueR
     for (uint32_t i = region->ops.len; i-- > 0 && !y;)
         if (!region->ops.data[i]->dead && region->ops.data[i]->code == TIR_YIELD) y = region->ops.data[i];
     if (!y || !y->operands.len) return a;
-    return get(c, y->operands.data[0])->r[0];
+    /* after an error the region stops early and leaves its yield unset */
+    const cgval *v = get(c, y->operands.data[0]);
+    return v->r && v->r[0] ? v->r[0] : a;
 }
 
 static LLVMValueRef combine(cg *c, const char *kind, const tk_type *t, LLVMValueRef a, LLVMValueRef b) {
@@ -1116,6 +1118,19 @@ static void emit_shuffle_op(cg *c, const tk_tir_op *op, const char *name) {
     const tk_tir_value *a = op->operands.data[0];
     if (tk_tir_join_split_cat_in_registers(op)) {
         emit_shuffle_in_registers(c, op, name);
+        return;
+    }
+    if (!strcmp(name, "join") && a->type->kind != TK_TYPE_TILE) {
+        /* two scalars: every thread holds both, so each register picks
+         * its element (smem.c gives this no scratch) */
+        const tk_tir_value *res = op->results.data[0];
+        LLVMValueRef first = get(c, a)->r[0], second = get(c, op->operands.data[1])->r[0];
+        cgval out = newval(c, (uint32_t)tk_ll_num_regs(res->layout));
+        for (uint32_t r = 0; r < out.n; r++) {
+            LLVMValueRef is_first = LLVMBuildICmp(c->b, LLVMIntEQ, reg_flat(c, res->layout, r), ci32(c, 0), "");
+            out.r[r] = LLVMBuildSelect(c->b, is_first, first, second, "");
+        }
+        *get(c, res) = out;
         return;
     }
     unsigned slot = scratch_bytes(c, elem_type(c, a->type));
@@ -1852,6 +1867,10 @@ static void emit_op(cg *c, const tk_tir_op *op) {
         not_yet(c, op, tk_tir_opcode_name(op->code));
         return;
     }
+    /* an op reported as not supported leaves registers unset: poison keeps
+     * the ops after it well-formed until compilation stops */
+    for (uint32_t r = 0; res && r < out.n; r++)
+        if (!out.r[r]) out.r[r] = LLVMGetPoison(reg_type(c, res));
     if (res) *get(c, res) = out;
 }
 

@@ -193,7 +193,10 @@ bool tk_cg_compile(tk_arena *arena, tk_diag *diag, const tk_tir_program *program
                                 : options->opt_level == 1 ? LLVMCodeGenLevelLess
                                 : options->opt_level == 2 ? LLVMCodeGenLevelDefault
                                                           : LLVMCodeGenLevelAggressive;
-    LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, triple, options->arch, "", level,
+    /* LLVM's default PTX version per target, except sm_89, whose fp8
+     * conversions (cvt ... e4m3x2 / e5m2x2) need PTX ISA 8.1 */
+    const char *features = strcmp(options->arch, "sm_89") == 0 ? "+ptx81" : "";
+    LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, triple, options->arch, features, level,
                                                       LLVMRelocDefault, LLVMCodeModelDefault);
     LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(tm);
     LLVMSetModuleDataLayout(mod, layout);

@@ -133,7 +133,14 @@ static void copy_attrs(builder *b, tk_tir_op *op, const tk_sx *x) {
     for (uint32_t i = 0; i < x->attrs.len; i++) tk_vec_push(b->arena, &op->attrs, x->attrs.data[i]);
 }
 
+static bool is_f8(const tk_type *t);
+static const tk_type *scalar_type(builder *b, tk_dtype d);
+static tk_tir_value *op1(builder *b, tk_tir_opcode code, int sub, tk_loc loc, const tk_type *t,
+                         tk_tir_value *x, tk_tir_value *y);
+
 static tk_tir_value *const_value(builder *b, const tk_type *type, int64_t i, double f, tk_loc loc) {
+    if (is_f8(type)) /* an f32 constant rounded to f8 like any other value */
+        return op1(b, TIR_CAST, 0, loc, type, const_value(b, scalar_type(b, TK_F32), i, f, loc), NULL);
     tk_tir_op *op = emit(b, TIR_CONST, 0, loc);
     if (tk_dtype_is_float(type->dtype)) op->value.f = f;
     else op->value.i = i;
@@ -168,6 +175,24 @@ static tk_tir_value *op1(builder *b, tk_tir_opcode code, int sub, tk_loc loc, co
     operand(b, op, x);
     if (y) operand(b, op, y);
     return result(b, op, t);
+}
+
+/* ---- f8 arithmetic: computed in f32, each result rounded to its f8 type
+ * (the same as the f8 operation; PTX has no f8 arithmetic) ---- */
+
+static bool is_f8(const tk_type *t) {
+    const tk_type *e = tir_elem(t);
+    return e->kind == TK_TYPE_SCALAR && (e->dtype == TK_F8E4M3 || e->dtype == TK_F8E5M2);
+}
+
+/* t with its element type replaced by f32 */
+static const tk_type *as_f32(builder *b, const tk_type *t) {
+    const tk_type *f32 = scalar_type(b, TK_F32);
+    return t->kind == TK_TYPE_TILE ? tile_type(b, f32, t->rank, t->shape) : f32;
+}
+
+static tk_tir_value *widen_f8(builder *b, tk_tir_value *v, tk_loc loc) {
+    return is_f8(v->type) ? op1(b, TIR_CAST, 0, loc, as_f32(b, v->type), v, NULL) : v;
 }
 
 /* A block pointer is the scalars [base, shape..., strides..., offsets...]
@@ -354,11 +379,20 @@ static vals lower_builtin(builder *b, const tk_sx *x) {
         args[i] = lower_sx(b, x->args.data[i]);
         if (args[i].count == 0) return (vals){0};
     }
+    /* math, reductions and scans of f8 values run in f32 (a @func combine
+     * function computes in its own types instead) */
+    bool f8_math = !x->func && (code == TIR_MATH || code == TIR_REDUCE || builtin_is(x, "cumsum") ||
+                                builtin_is(x, "cumprod"));
+    if (f8_math)
+        for (uint32_t i = 0; i < x->args.len; i++)
+            for (uint32_t k = 0; k < args[i].count; k++) args[i].v[k] = widen_f8(b, args[i].v[k], x->loc);
     tk_tir_op *op = emit(b, code, code == TIR_MATH || code == TIR_REDUCE || code == TIR_BUILTIN ||
                                       code == TIR_HINT ? x->builtin : 0, x->loc);
     copy_attrs(b, op, x);
     for (uint32_t i = 0; i < x->args.len; i++)
         for (uint32_t k = 0; k < args[i].count; k++) operand(b, op, args[i].v[k]);
+    if (f8_math && x->type->kind != TK_TYPE_TUPLE && is_f8(x->type))
+        return one(b, op1(b, TIR_CAST, 0, x->loc, x->type, result(b, op, as_f32(b, x->type)), NULL));
     if (x->func) {
         /* the combine function, inlined once into a region of the op: two
          * scalar arguments in, the combined scalar yielded */
@@ -425,8 +459,11 @@ static vals lower_sx(builder *b, const tk_sx *x) {
         tk_tir_value *a = lower1(b, x->args.data[0]);
         if (!a) return (vals){0};
         if (x->op == TK_UNOP_POS) return one(b, a);
+        bool f8 = is_f8(a->type);
+        a = widen_f8(b, a, x->loc);
         tk_tir_op *op = emit(b, TIR_UNARY, x->op == TK_UNOP_NEG ? TIR_NEG : TIR_NOT, x->loc);
         operand(b, op, a);
+        if (f8) return one(b, op1(b, TIR_CAST, 0, x->loc, x->type, result(b, op, as_f32(b, x->type)), NULL));
         return one(b, result(b, op, x->type));
     }
     case TK_SX_BINARY: {
@@ -445,10 +482,15 @@ static vals lower_sx(builder *b, const tk_sx *x) {
             return one(b, result(b, op, x->type));
         }
         bool cmp = x->op >= TK_BINOP_LT && x->op <= TK_BINOP_NE;
+        bool f8 = is_f8(l->type);
+        l = widen_f8(b, l, x->loc);
+        r = widen_f8(b, r, x->loc);
         tk_tir_op *op = emit(b, cmp ? TIR_CMP : TIR_BINARY, x->op, x->loc);
         copy_attrs(b, op, x);
         operand(b, op, l);
         operand(b, op, r);
+        if (f8 && !cmp)
+            return one(b, op1(b, TIR_CAST, 0, x->loc, x->type, result(b, op, as_f32(b, x->type)), NULL));
         return one(b, result(b, op, x->type));
     }
     case TK_SX_CAST: {

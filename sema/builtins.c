@@ -985,8 +985,14 @@ static value b_clamp(checker *c, call *k) {
             return v_error();
         }
     }
-    tk_dtype d = elem_dtype(x);
-    if (d == TK_BF16) d = TK_F32;
+    /* as Triton: bf16 goes to f32, then x, min and max promote as tensors
+     * (bounds written as numbers are f32), so clamp(f16_tile, 0.0, 1.0) is f32 */
+    tk_dtype ds[3] = {elem_dtype(x), elem_dtype(lo), elem_dtype(hi)};
+    for (int i = 0; i < 3; i++)
+        if (ds[i] == TK_BF16) ds[i] = TK_F32;
+    const char *err;
+    tk_dtype d = promote_dtypes(ds[0], false, promote_dtypes(ds[1], false, ds[2], false, false, &err), false,
+                                false, &err);
     uint32_t rank;
     int64_t shape[TK_MAX_RANK];
     if (!broadcast_shapes(c, x->type, lo->type, k->loc, "tl.clamp", &rank, shape)) return v_error();
