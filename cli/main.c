@@ -312,7 +312,10 @@ static int compile_file(const options *opt, tk_arena *arena, tk_diag *diag) {
         if (!out) return EXIT_INPUT;
         if (opt->emit == EMIT_LLVM) fputs(compiled.llvm_ir, out);
         else if (opt->emit == EMIT_PTX) fwrite(compiled.ptx, 1, compiled.ptx_len, out);
-        else tk_cg_write_header(out, tir, &compiled, mod_name, opt->arch);
+        else if (!tk_cg_write_header(out, diag, tir, &compiled, mod_name, opt->arch)) {
+            finish_output(out, opt);
+            return EXIT_INPUT;
+        }
         return finish_output(out, opt);
     }
     if (!compiled.cubin && (opt->emit == EMIT_CUBIN)) {
@@ -346,8 +349,16 @@ static int compile_file(const options *opt, tk_arena *arena, tk_diag *diag) {
         fprintf(stderr, "tkc: error: cannot write '%s': %s\n", path, strerror(errno));
         return EXIT_INPUT;
     }
-    tk_cg_write_header(h, tir, &compiled, mod_name, opt->arch);
-    if (fclose(h) != 0) return EXIT_INPUT;
+    bool written = tk_cg_write_header(h, diag, tir, &compiled, mod_name, opt->arch);
+    bool flushed = fflush(h) == 0 && !ferror(h);
+    if (fclose(h) != 0 || !flushed) {
+        fprintf(stderr, "tkc: error: cannot write '%s': %s\n", path, strerror(errno));
+        written = false;
+    }
+    if (!written) {
+        remove(path);
+        return EXIT_INPUT;
+    }
     return EXIT_OK;
 }
 

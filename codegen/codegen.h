@@ -43,8 +43,9 @@ bool tk_cg_compile(tk_arena *arena, tk_diag *diag, const tk_tir_program *program
                    const tk_cg_options *options, tk_cg_output *out);
 
 /* Writes the launch header for `module_name` (the .tk file's base name):
- * the embedded cubin and PTX and one C function per kernel. */
-void tk_cg_write_header(FILE *out, const tk_tir_program *program, const tk_cg_output *compiled,
+ * the embedded cubin and PTX and one C function per kernel. False (after
+ * an internal error) where a host expression cannot be written in C. */
+bool tk_cg_write_header(FILE *out, tk_diag *diag, const tk_tir_program *program, const tk_cg_output *compiled,
                         const char *module_name, const char *arch);
 
 #endif

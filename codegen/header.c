@@ -28,53 +28,148 @@ static const char *c_type(const tk_type *t) {
     }
 }
 
-/* A host expression (grid, heuristic condition) in C, in int64_t. */
-static void print_c(FILE *out, const tk_sx *x) {
+static bool is_float_sx(const tk_sx *x) {
+    return x->type->kind == TK_TYPE_SCALAR && tk_dtype_is_float(x->type->dtype);
+}
+
+static bool print_args(FILE *out, const tk_sx *x, const char *open, const char *sep, const char *close);
+
+/* A host expression (grid, heuristic condition) in C: integers in int64_t
+ * (arithmetic that wraps, never undefined), floats in double. Division,
+ * remainder and shifts go through helpers that set tk_bad instead of
+ * trapping; the launcher then refuses the launch. Sema's host_printable
+ * admits exactly what this prints; anything else returns false. */
+static bool print_c(FILE *out, const tk_sx *x) {
+    bool flt = is_float_sx(x);
     switch (x->kind) {
     case TK_SX_CONST:
-        if (x->type->kind == TK_TYPE_SCALAR && tk_dtype_is_float(x->type->dtype)) fprintf(out, "%.17g", x->value.f);
-        else fprintf(out, "(int64_t)%" PRId64, x->value.i);
-        return;
-    case TK_SX_VAR: fprintf(out, "(int64_t)%s", x->var->name); return;
-    case TK_SX_UNARY:
-        fputs(x->op == TK_UNOP_NEG ? "(-" : x->op == TK_UNOP_NOT ? "(!" : "(~", out);
-        print_c(out, x->args.data[0]);
-        fputc(')', out);
-        return;
-    case TK_SX_CAST: print_c(out, x->args.data[0]); return;
-    case TK_SX_BINARY: {
-        static const char *const ops[TK_BINOP_COUNT] = {
-            [TK_BINOP_ADD] = "+", [TK_BINOP_SUB] = "-", [TK_BINOP_MUL] = "*", [TK_BINOP_FLOORDIV] = "/",
-            [TK_BINOP_MOD] = "%", [TK_BINOP_SHL] = "<<", [TK_BINOP_SHR] = ">>", [TK_BINOP_AND] = "&",
-            [TK_BINOP_OR] = "|", [TK_BINOP_XOR] = "^", [TK_BINOP_LT] = "<", [TK_BINOP_GT] = ">",
-            [TK_BINOP_LE] = "<=", [TK_BINOP_GE] = ">=", [TK_BINOP_EQ] = "==", [TK_BINOP_NE] = "!=",
-        };
-        fputc('(', out);
-        print_c(out, x->args.data[0]);
-        fprintf(out, " %s ", ops[x->op] ? ops[x->op] : "?");
-        print_c(out, x->args.data[1]);
-        fputc(')', out);
-        return;
+        if (flt) {
+            char text[64];
+            snprintf(text, sizeof text, "%.17g", x->value.f);
+            fprintf(out, "%s%s", text, strpbrk(text, ".en") ? "" : ".0");
+        } else if (x->value.i == INT64_MIN) {
+            fputs("(-(int64_t)9223372036854775807 - 1)", out);
+        } else {
+            fprintf(out, "(int64_t)%" PRId64, x->value.i);
+        }
+        return true;
+    case TK_SX_VAR:
+        fprintf(out, flt ? "(double)%s" : "(int64_t)%s", x->var->name);
+        return true;
+    case TK_SX_UNARY: {
+        const char *op = x->op == TK_UNOP_NEG ? (flt ? "(-" : "(int64_t)(0u - (uint64_t)")
+                         : x->op == TK_UNOP_NOT ? "(int64_t)(!" : x->op == TK_UNOP_INVERT ? "(~" : NULL;
+        if (!op) return false;
+        return print_args(out, x, op, "", ")");
     }
+    case TK_SX_CAST: {
+        const tk_sx *a = x->args.data[0];
+        if (x->type->kind != TK_TYPE_SCALAR) return false;
+        tk_dtype d = x->type->dtype;
+        static const char *const to[TK_DTYPE_COUNT] = {
+            [TK_I8] = "int8_t", [TK_I16] = "int16_t", [TK_I32] = "int32_t", [TK_I64] = "int64_t",
+            [TK_U8] = "uint8_t", [TK_U16] = "uint16_t", [TK_U32] = "uint32_t", [TK_U64] = "uint64_t",
+            [TK_F32] = "float", [TK_F64] = "double",
+        };
+        if (d == TK_I1) return print_args(out, x, "(int64_t)(", "", " != 0)");
+        if (!to[d]) return false;
+        fprintf(out, flt ? "(double)(%s)" : "(int64_t)(%s)", to[d]);
+        (void)a;
+        return print_args(out, x, "(", "", ")");
+    }
+    case TK_SX_BINARY: {
+        if (x->args.len != 2) return false;
+        bool operands_flt = is_float_sx(x->args.data[0]);
+        bool uns = !operands_flt && !tk_dtype_is_signed(x->args.data[0]->type->dtype);
+        const char *helper = NULL, *infix = NULL;
+        switch (x->op) {
+        case TK_BINOP_ADD: infix = "+"; break;
+        case TK_BINOP_SUB: infix = "-"; break;
+        case TK_BINOP_MUL: infix = "*"; break;
+        case TK_BINOP_DIV: infix = operands_flt ? "/" : NULL; break;
+        case TK_BINOP_FLOORDIV: helper = operands_flt ? NULL : "tk__div"; break;
+        case TK_BINOP_MOD: helper = operands_flt ? NULL : "tk__rem"; break;
+        case TK_BINOP_SHL: helper = "tk__shl"; break;
+        case TK_BINOP_SHR: helper = uns ? "tk__lshr" : "tk__ashr"; break;
+        /* on booleans as && and ||: Python's `n > 0 and m // n > 2`
+         * must not divide when n is 0 */
+        case TK_BINOP_AND: infix = x->type->dtype == TK_I1 ? "&&" : "&"; break;
+        case TK_BINOP_OR: infix = x->type->dtype == TK_I1 ? "||" : "|"; break;
+        case TK_BINOP_XOR: infix = "^"; break;
+        case TK_BINOP_LT: infix = "<"; break;
+        case TK_BINOP_GT: infix = ">"; break;
+        case TK_BINOP_LE: infix = "<="; break;
+        case TK_BINOP_GE: infix = ">="; break;
+        case TK_BINOP_EQ: infix = "=="; break;
+        case TK_BINOP_NE: infix = "!="; break;
+        default: break;
+        }
+        const tk_sx *d = x->args.data[1];
+        if ((x->op == TK_BINOP_FLOORDIV || x->op == TK_BINOP_MOD) && d->kind == TK_SX_CONST && d->value.i != 0 &&
+            d->value.i != -1) {
+            /* a divisor that cannot trap: plain C */
+            helper = NULL;
+            infix = x->op == TK_BINOP_FLOORDIV ? "/" : "%";
+        }
+        if (helper) {
+            fprintf(out, "%s(", helper);
+            if (!print_c(out, x->args.data[0])) return false;
+            fputs(", ", out);
+            if (!print_c(out, x->args.data[1])) return false;
+            fputs(", &tk_bad)", out);
+            return true;
+        }
+        if (!infix) return false;
+        bool wraps = !operands_flt && (x->op == TK_BINOP_ADD || x->op == TK_BINOP_SUB || x->op == TK_BINOP_MUL);
+        bool compare = (x->op >= TK_BINOP_LT && x->op <= TK_BINOP_NE) || infix[1] == '&' || infix[1] == '|';
+        if (wraps) {
+            /* two's complement, as the kernel's own integers */
+            fputs("(int64_t)((uint64_t)", out);
+            if (!print_c(out, x->args.data[0])) return false;
+            fprintf(out, " %s (uint64_t)", infix);
+            if (!print_c(out, x->args.data[1])) return false;
+            fputc(')', out);
+            return true;
+        }
+        /* f32 arithmetic rounds each result to float, as on the device */
+        bool f32 = flt && x->type->dtype == TK_F32;
+        fputs(compare ? "(int64_t)(" : f32 ? "(double)(float)(" : "(", out);
+        if (!print_c(out, x->args.data[0])) return false;
+        fprintf(out, " %s ", infix);
+        if (!print_c(out, x->args.data[1])) return false;
+        fputc(')', out);
+        return true;
+    }
+    case TK_SX_SELECT:
+        if (x->args.len != 3) return false;
+        fputs("(", out);
+        if (!print_c(out, x->args.data[0])) return false;
+        fputs(" ? ", out);
+        if (!print_c(out, x->args.data[1])) return false;
+        fputs(" : ", out);
+        if (!print_c(out, x->args.data[2])) return false;
+        fputc(')', out);
+        return true;
     case TK_SX_BUILTIN: {
         const char *name = tk_sema_builtin_name(x->builtin);
         bool is_max = strcmp(name, "maximum") == 0;
-        if (is_max || strcmp(name, "minimum") == 0) {
-            fputs("tk__", out);
-            fputs(is_max ? "max" : "min", out);
-            fputc('(', out);
-            print_c(out, x->args.data[0]);
-            fputs(", ", out);
-            print_c(out, x->args.data[1]);
-            fputc(')', out);
-            return;
-        }
-        fprintf(out, "0 /* %s */", name);
-        return;
+        if (!is_max && strcmp(name, "minimum") != 0) return false;
+        const char *fn = flt ? (is_max ? "tk__fmax(" : "tk__fmin(") : (is_max ? "tk__max(" : "tk__min(");
+        return print_args(out, x, fn, ", ", ")");
     }
     default:
-        fputs("0", out);
+        return false;
     }
+}
+
+static bool print_args(FILE *out, const tk_sx *x, const char *open, const char *sep, const char *close) {
+    fputs(open, out);
+    for (uint32_t i = 0; i < x->args.len; i++) {
+        if (i) fputs(sep, out);
+        if (!print_c(out, x->args.data[i])) return false;
+    }
+    fputs(close, out);
+    return true;
 }
 
 static void emit_bytes(FILE *out, const char *name, const unsigned char *data, size_t len, bool nul) {
@@ -90,34 +185,58 @@ static const tk_cg_kernel_info *info_of(const tk_cg_output *c, const tk_tir_kern
     return NULL;
 }
 
-static void emit_launch(FILE *out, const char *mod, const tk_tir_kernel *k, const char *entry,
+static bool emit_launch(FILE *out, const char *mod, const tk_tir_kernel *k, const char *entry,
                         const char *indent) {
     const tk_sema_kernel *sk = k->sema;
+    bool ok = true;
     fprintf(out, "%s{\n", indent);
     for (uint32_t d = 0; d < 3; d++) {
         fprintf(out, "%s    int64_t grid_%c = ", indent, "xyz"[d]);
-        if (d < sk->grid_rank) print_c(out, sk->grid[d]);
+        if (d < sk->grid_rank) ok &= print_c(out, sk->grid[d]);
         else fputs("1", out);
         fputs(";\n", out);
     }
-    fprintf(out, "%s    if (grid_x < 0 || grid_x > 2147483647 || grid_y < 0 || grid_y > 65535 || grid_z < 0 || grid_z > 65535)\n"
-                 "%s        return TK_ERROR_INVALID_VALUE;\n", indent, indent);
+    fprintf(out, "%s    if (tk_bad || grid_x < 1 || grid_x > 2147483647 || grid_y < 1 || grid_y > 65535 || grid_z < 1 || grid_z > 65535)\n"
+                 "%s        return tkrt_grid_invalid(\"%s\", grid_x, grid_y, grid_z, tk_bad);\n",
+            indent, indent, sk->name);
     fprintf(out, "%s    return tkrt_launch(&tk_%s__%s, stream, (unsigned)grid_x, (unsigned)grid_y, (unsigned)grid_z, args);\n",
             indent, mod, entry);
     fprintf(out, "%s}\n", indent);
+    return ok;
 }
 
-void tk_cg_write_header(FILE *out, const tk_tir_program *program, const tk_cg_output *compiled,
+bool tk_cg_write_header(FILE *out, tk_diag *diag, const tk_tir_program *program, const tk_cg_output *compiled,
                         const char *mod, const char *arch) {
+    bool ok = true;
     fprintf(out, "/* Generated by tkc from %s.tk for %s. Do not edit.\n"
                  " * Include after <cuda.h>/<cuda_runtime.h> or on its own; link runtime_stub/tkrt.c. */\n",
             mod, arch);
     fprintf(out, "#ifndef TK_%s_H\n#define TK_%s_H\n\n", mod, mod);
     fputs("#include <stdbool.h>\n#include <stddef.h>\n#include <stdint.h>\n#include \"tkrt.h\"\n\n", out);
     fputs("#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n", out);
-    fprintf(out, "#ifndef TK_MINMAX_DEFINED\n#define TK_MINMAX_DEFINED\n"
-                 "static inline int64_t tk__min(int64_t a, int64_t b) { return a < b ? a : b; }\n"
-                 "static inline int64_t tk__max(int64_t a, int64_t b) { return a > b ? a : b; }\n#endif\n\n");
+    /* host arithmetic for grids and heuristics: a division by zero or a
+     * shift out of range sets *bad (the launch is refused), never traps */
+    fputs("#ifndef TK_HOST_MATH_DEFINED\n#define TK_HOST_MATH_DEFINED\n"
+          "static inline int64_t tk__min(int64_t a, int64_t b) { return a < b ? a : b; }\n"
+          "static inline int64_t tk__max(int64_t a, int64_t b) { return a > b ? a : b; }\n"
+          "static inline double tk__fmin(double a, double b) { return a < b ? a : b; }\n"
+          "static inline double tk__fmax(double a, double b) { return a > b ? a : b; }\n"
+          "static inline int64_t tk__div(int64_t a, int64_t b, int *bad) {\n"
+          "    if (b == 0 || (b == -1 && a == INT64_MIN)) { *bad = 1; return 0; }\n"
+          "    return a / b;\n}\n"
+          "static inline int64_t tk__rem(int64_t a, int64_t b, int *bad) {\n"
+          "    if (b == 0) { *bad = 1; return 0; }\n"
+          "    return b == -1 ? 0 : a % b;\n}\n"
+          "static inline int64_t tk__shl(int64_t a, int64_t b, int *bad) {\n"
+          "    if (b < 0 || b > 63) { *bad = 1; return 0; }\n"
+          "    return (int64_t)((uint64_t)a << b);\n}\n"
+          "static inline int64_t tk__ashr(int64_t a, int64_t b, int *bad) {\n"
+          "    if (b < 0 || b > 63) { *bad = 1; return 0; }\n"
+          "    return a < 0 ? (int64_t)~(~(uint64_t)a >> b) : (int64_t)((uint64_t)a >> b);\n}\n"
+          "static inline int64_t tk__lshr(int64_t a, int64_t b, int *bad) {\n"
+          "    if (b < 0 || b > 63) { *bad = 1; return 0; }\n"
+          "    return (int64_t)((uint64_t)a >> b);\n}\n"
+          "#endif\n\n", out);
     char name[256];
     if (compiled->cubin) {
         snprintf(name, sizeof name, "tk_%s__cubin", mod);
@@ -161,6 +280,7 @@ void tk_cg_write_header(FILE *out, const tk_tir_program *program, const tk_cg_ou
         }
         if (!any) fputs("0", out);
         fputs("};\n", out);
+        fputs("    int tk_bad = 0;\n", out);
         for (uint32_t p = 0; p < sk->params.len; p++) {
             const tk_sema_param *sp = &sk->params.data[p];
             if (sp->is_constexpr || sp->promise == TK_PROMISE_NONE) continue;
@@ -190,7 +310,7 @@ void tk_cg_write_header(FILE *out, const tk_tir_program *program, const tk_cg_ou
                     if (!first_cond) fputs(" && ", out);
                     first_cond = false;
                     fprintf(out, "%s(", vs->conditions.data[c].value ? "" : "!");
-                    print_c(out, vs->conditions.data[c].cond);
+                    ok &= print_c(out, vs->conditions.data[c].cond);
                     fputc(')', out);
                 }
                 uint32_t arg = 0;
@@ -205,13 +325,19 @@ void tk_cg_write_header(FILE *out, const tk_tir_program *program, const tk_cg_ou
                     arg++;
                 }
                 fputs(")\n", out);
-                emit_launch(out, mod, v, info->entry, "    ");
+                ok &= emit_launch(out, mod, v, info->entry, "    ");
             } else {
-                emit_launch(out, mod, v, info->entry, "    ");
+                ok &= emit_launch(out, mod, v, info->entry, "    ");
                 break;
             }
         }
-        fputs("    return TK_ERROR_INVALID_VALUE;\n}\n\n", out);
+        fputs("    (void)tk_bad;\n    return TK_ERROR_INVALID_VALUE;\n}\n\n", out);
+        if (!ok) {
+            tk_error(diag, sk->loc, "internal compiler error: the launch header cannot compute the grid "
+                     "or a heuristic of '%s' on the host", sk->name);
+            return false;
+        }
     }
     fputs("#ifdef __cplusplus\n}\n#endif\n\n#endif\n", out);
+    return ok;
 }

@@ -421,19 +421,13 @@ tk_status tkrt_launch(tkrt_kernel *kernel, tk_stream stream, unsigned grid_x, un
         return record(TK_ERROR_INVALID_VALUE, NO_RESULT,
                       "%s: a block of %u threads; CUDA allows 1 to 1024", kernel->name,
                       kernel->num_threads);
-    if (grid_x > 0x7fffffffu || grid_y > 65535 || grid_z > 65535)
-        return record(TK_ERROR_INVALID_VALUE, NO_RESULT,
-                      "%s: a grid of (%u, %u, %u) blocks; CUDA allows at most (2147483647, "
-                      "65535, 65535)",
-                      kernel->name, grid_x, grid_y, grid_z);
+    if (grid_x == 0 || grid_y == 0 || grid_z == 0 || grid_x > 0x7fffffffu || grid_y > 65535 ||
+        grid_z > 65535)
+        return tkrt_grid_invalid(kernel->name, grid_x, grid_y, grid_z, 0);
 
     s = driver();
     if (s != TK_SUCCESS)
         return s;
-    if (grid_x == 0 || grid_y == 0 || grid_z == 0) {
-        last_status = TK_SUCCESS;
-        return TK_SUCCESS;
-    }
     /* The usual case: a current context whose module is loaded. */
     if (cu.cuCtxGetId(NULL, &id) == CUDA_SUCCESS)
         function = lookup(kernel, id);
@@ -458,6 +452,27 @@ tk_status tkrt_launch(tkrt_kernel *kernel, tk_stream stream, unsigned grid_x, un
     last_status = TK_SUCCESS;
     last_result = CUDA_SUCCESS;
     return TK_SUCCESS;
+}
+
+tk_status tkrt_grid_invalid(const char *kernel, long long x, long long y, long long z, int bad)
+{
+    if (!kernel)
+        kernel = "kernel";
+    if (bad)
+        return record(TK_ERROR_INVALID_VALUE, NO_RESULT,
+                      "%s: computing the grid divided by zero or shifted by a negative amount or "
+                      "by 64 or more",
+                      kernel);
+    if (x < 1 || y < 1 || z < 1)
+        return record(TK_ERROR_INVALID_VALUE, NO_RESULT,
+                      "%s: a grid of (%lld, %lld, %lld) programs; every dimension must be at least 1 "
+                      "(nothing is launched for an empty grid: check for empty inputs before "
+                      "launching)",
+                      kernel, x, y, z);
+    return record(TK_ERROR_INVALID_VALUE, NO_RESULT,
+                  "%s: a grid of (%lld, %lld, %lld) programs; CUDA allows at most (2147483647, "
+                  "65535, 65535)",
+                  kernel, x, y, z);
 }
 
 tk_status tkrt_promise_failed(tk_status status, const char *kernel, const char *arg,

@@ -2474,6 +2474,54 @@ static bool sx_uses_pointer(const tk_sx *x, const tk_sema_var **which) {
     return false;
 }
 
+/* Is x an expression the launch header can compute in C (codegen/header.c
+ * prints exactly these)? Reports the first part that is not. */
+static bool host_printable(checker *c, const tk_sx *x, const char *what) {
+    const tk_type *t = x->type;
+    if (t->kind != TK_TYPE_SCALAR || t->dtype == TK_F16 || t->dtype == TK_BF16 || t->dtype == TK_F8E4M3 ||
+        t->dtype == TK_F8E5M2) {
+        sema_error(c, x->loc, "%s is computed on the host in 64-bit integers or doubles; %s values "
+                   "cannot be part of it", what, tk_type_str(c->arena, t));
+        return false;
+    }
+    bool flt = tk_dtype_is_float(t->dtype);
+    switch (x->kind) {
+    case TK_SX_CONST:
+        if (flt && !isfinite(x->value.f)) {
+            sema_error(c, x->loc, "%s cannot use an infinite or NaN constant", what);
+            return false;
+        }
+        return true;
+    case TK_SX_VAR: return true;
+    case TK_SX_UNARY: return host_printable(c, x->args.data[0], what);
+    case TK_SX_BINARY: {
+        bool operand_flt = tk_dtype_is_float(x->args.data[0]->type->dtype);
+        if (operand_flt && (x->op == TK_BINOP_FLOORDIV || x->op == TK_BINOP_MOD)) {
+            sema_error(c, x->loc, "%s cannot use '//' or '%%' on floating-point values; convert to "
+                       "integers first", what);
+            return false;
+        }
+        return host_printable(c, x->args.data[0], what) && host_printable(c, x->args.data[1], what);
+    }
+    case TK_SX_SELECT:
+    case TK_SX_CAST:
+        for (uint32_t i = 0; i < x->args.len; i++)
+            if (!host_printable(c, x->args.data[i], what)) return false;
+        return true;
+    case TK_SX_BUILTIN: {
+        const char *name = tk_sema_builtin_name(x->builtin);
+        if (!strcmp(name, "maximum") || !strcmp(name, "minimum"))
+            return host_printable(c, x->args.data[0], what) && host_printable(c, x->args.data[1], what);
+        sema_error(c, x->loc, "%s cannot use %s: the launch header computes it on the host", what, name);
+        return false;
+    }
+    default:
+        sema_error(c, x->loc, "%s cannot use this expression: the launch header computes it on the host",
+                   what);
+        return false;
+    }
+}
+
 /* A grid or heuristic value computed on the host: a constexpr or an
  * integer scalar over the scalar parameters. */
 static tk_sx *host_int(checker *c, value v, tk_loc loc, const char *what) {
@@ -2498,7 +2546,7 @@ static tk_sx *host_int(checker *c, value v, tk_loc loc, const char *what) {
         sema_error(c, v.loc, "%s must be an integer scalar, not %s", what, tk_type_str(c->arena, t));
         return NULL;
     }
-    return v.u.rt;
+    return host_printable(c, v.u.rt, what) ? v.u.rt : NULL;
 }
 
 static value eval_host(checker *c, const tk_expr *e) {
@@ -2753,6 +2801,7 @@ static void check_kernel(checker *c, const tk_def *def) {
                            "a compiled variant); this one is %s", tk_type_str(c->arena, rt));
                 return;
             }
+            if (!host_printable(c, r.u.rt, "a heuristic")) return;
             for (int truth = 1; truth >= 0; truth--) {
                 variant v = copy_variant(c, &variants.data[i]);
                 add_constexpr(c, &v, name, v_bool(kw->loc, truth), kw->loc, "comes from @heuristics");

@@ -211,6 +211,22 @@ EOT
     fi
 fi
 
+# Grids and heuristics a header computes on the host, launched on the fake
+# driver and compared with the same expressions in C
+if [ "$UPDATE" != 1 ] && [ -n "${RT_DIR:-}" ] && [ -f "$RT_DIR/fake_libcuda.so" ]; then
+    mkdir -p "$tmp/grid"
+    if "$TKC" test/runtime/header_grid.tk -o "$tmp/grid" 2>"$tmp/err" &&
+        cc -std=c99 -D_DEFAULT_SOURCE -Wall -Wextra -Werror -pedantic ${SANFLAGS:-} -Iruntime_stub -I"$tmp/grid" \
+            test/runtime/header_grid_test.c "${RT_LIB:-build/libtkrt.a}" -o "$tmp/grid/test" -ldl -lpthread 2>>"$tmp/err" &&
+        "$tmp/grid/test" "$RT_DIR/fake_libcuda.so" >"$tmp/out" 2>&1 && tail -n 1 "$tmp/out" | grep -q '^ok'; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1))
+        echo "FAIL header grids on the fake driver (test/runtime/header_grid_test.c)"
+        cat "$tmp/err" "$tmp/out" 2>/dev/null | head -30
+    fi
+fi
+
 # C unit tests (the layout algebra): each prints "ok" last
 for t in ${UNIT_TESTS:-}; do
     if "$t" >"$tmp/unit" 2>&1 && tail -n 1 "$tmp/unit" | grep -q '^ok'; then

@@ -73,6 +73,7 @@ class Kernel:
         self.success = lib.tkshim_success()
         self.error_misaligned = lib.tkshim_error_misaligned()
         self.error_not_divisible = lib.tkshim_error_not_divisible()
+        self.error_invalid_value = lib.tkshim_error_invalid_value()
 
     def status_string(self, status):
         s = self._lib.tkshim_status_string(status)

@@ -197,13 +197,16 @@ int main(int argc, char **argv)
     CHECK(s == TK_ERROR_LAUNCH && strstr(text, "232448") && strstr(text, "307200"),
           "300 KB: %s", text);
 
-    /* 5. Zero grids launch nothing; bad values are refused before the driver. */
+    /* 5. Empty grids and bad values are refused before the driver: an
+     * error status, never a silent success that ran nothing. */
     k = make("add", NULL, ptx, 128, 0);
     loads = *launches;
-    CHECK(tkrt_launch(&k, NULL, 0, 1, 1, args) == TK_SUCCESS, "zero grid_x");
-    CHECK(tkrt_launch(&k, NULL, 1, 0, 1, args) == TK_SUCCESS, "zero grid_y");
-    CHECK(tkrt_launch(&k, NULL, 1, 1, 0, args) == TK_SUCCESS, "zero grid_z");
-    CHECK(*launches == loads && k.count == 0, "a zero grid launches and loads nothing");
+    CHECK(tkrt_launch(&k, NULL, 0, 1, 1, args) == TK_ERROR_INVALID_VALUE, "zero grid_x");
+    CHECK(strstr(tkrt_status_string(TK_ERROR_INVALID_VALUE), "(0, 1, 1)") != NULL, "zero grid message: %s",
+          tkrt_status_string(TK_ERROR_INVALID_VALUE));
+    CHECK(tkrt_launch(&k, NULL, 1, 0, 1, args) == TK_ERROR_INVALID_VALUE, "zero grid_y");
+    CHECK(tkrt_launch(&k, NULL, 1, 1, 0, args) == TK_ERROR_INVALID_VALUE, "zero grid_z");
+    CHECK(*launches == loads && k.count == 0, "an empty grid launches and loads nothing");
     CHECK(tkrt_launch(&k, NULL, 0x80000000u, 1, 1, args) == TK_ERROR_INVALID_VALUE, "grid_x");
     CHECK(tkrt_launch(&k, NULL, 1, 1, 65536, args) == TK_ERROR_INVALID_VALUE, "grid_z");
     k.num_threads = 0;

@@ -12,15 +12,37 @@
 extern "C" {
 #endif
 
-#ifndef TK_MINMAX_DEFINED
-#define TK_MINMAX_DEFINED
+#ifndef TK_HOST_MATH_DEFINED
+#define TK_HOST_MATH_DEFINED
 static inline int64_t tk__min(int64_t a, int64_t b) { return a < b ? a : b; }
 static inline int64_t tk__max(int64_t a, int64_t b) { return a > b ? a : b; }
+static inline double tk__fmin(double a, double b) { return a < b ? a : b; }
+static inline double tk__fmax(double a, double b) { return a > b ? a : b; }
+static inline int64_t tk__div(int64_t a, int64_t b, int *bad) {
+    if (b == 0 || (b == -1 && a == INT64_MIN)) { *bad = 1; return 0; }
+    return a / b;
+}
+static inline int64_t tk__rem(int64_t a, int64_t b, int *bad) {
+    if (b == 0) { *bad = 1; return 0; }
+    return b == -1 ? 0 : a % b;
+}
+static inline int64_t tk__shl(int64_t a, int64_t b, int *bad) {
+    if (b < 0 || b > 63) { *bad = 1; return 0; }
+    return (int64_t)((uint64_t)a << b);
+}
+static inline int64_t tk__ashr(int64_t a, int64_t b, int *bad) {
+    if (b < 0 || b > 63) { *bad = 1; return 0; }
+    return a < 0 ? (int64_t)~(~(uint64_t)a >> b) : (int64_t)((uint64_t)a >> b);
+}
+static inline int64_t tk__lshr(int64_t a, int64_t b, int *bad) {
+    if (b < 0 || b > 63) { *bad = 1; return 0; }
+    return (int64_t)((uint64_t)a >> b);
+}
 #endif
 
 static const unsigned char tk_layernorm__cubin[N] = {
 };
-static const unsigned char tk_layernorm__ptx[30615] = {
+static const unsigned char tk_layernorm__ptx[31132] = {
 };
 
 static tkrt_kernel tk_layernorm__layer_norm_fwd_d16 =
@@ -30,6 +52,7 @@ static tkrt_kernel tk_layernorm__layer_norm_fwd =
 
 static inline tk_status layer_norm_fwd(tk_stream stream, tk_ptr X, tk_ptr Y, tk_ptr W, tk_ptr B, tk_ptr Mean, tk_ptr Rstd, int32_t stride, int32_t M, int32_t N, float eps) {
     void *args[] = {(void *)&X, (void *)&Y, (void *)&W, (void *)&B, (void *)&Mean, (void *)&Rstd, (void *)&stride, (void *)&M, (void *)&N, (void *)&eps};
+    int tk_bad = 0;
     if ((uintptr_t)X % 16u != 0)
         return tkrt_promise_failed(TK_ERROR_MISALIGNED, "layer_norm_fwd", "X", (unsigned long long)(uintptr_t)X, 16u);
     if ((uintptr_t)Y % 16u != 0)
@@ -49,18 +72,19 @@ static inline tk_status layer_norm_fwd(tk_stream stream, tk_ptr X, tk_ptr Y, tk_
         int64_t grid_x = (int64_t)M;
         int64_t grid_y = 1;
         int64_t grid_z = 1;
-        if (grid_x < 0 || grid_x > 2147483647 || grid_y < 0 || grid_y > 65535 || grid_z < 0 || grid_z > 65535)
-            return TK_ERROR_INVALID_VALUE;
+        if (tk_bad || grid_x < 1 || grid_x > 2147483647 || grid_y < 1 || grid_y > 65535 || grid_z < 1 || grid_z > 65535)
+            return tkrt_grid_invalid("layer_norm_fwd", grid_x, grid_y, grid_z, tk_bad);
         return tkrt_launch(&tk_layernorm__layer_norm_fwd_d16, stream, (unsigned)grid_x, (unsigned)grid_y, (unsigned)grid_z, args);
     }
     {
         int64_t grid_x = (int64_t)M;
         int64_t grid_y = 1;
         int64_t grid_z = 1;
-        if (grid_x < 0 || grid_x > 2147483647 || grid_y < 0 || grid_y > 65535 || grid_z < 0 || grid_z > 65535)
-            return TK_ERROR_INVALID_VALUE;
+        if (tk_bad || grid_x < 1 || grid_x > 2147483647 || grid_y < 1 || grid_y > 65535 || grid_z < 1 || grid_z > 65535)
+            return tkrt_grid_invalid("layer_norm_fwd", grid_x, grid_y, grid_z, tk_bad);
         return tkrt_launch(&tk_layernorm__layer_norm_fwd, stream, (unsigned)grid_x, (unsigned)grid_y, (unsigned)grid_z, args);
     }
+    (void)tk_bad;
     return TK_ERROR_INVALID_VALUE;
 }
 

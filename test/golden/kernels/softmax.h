@@ -12,10 +12,32 @@
 extern "C" {
 #endif
 
-#ifndef TK_MINMAX_DEFINED
-#define TK_MINMAX_DEFINED
+#ifndef TK_HOST_MATH_DEFINED
+#define TK_HOST_MATH_DEFINED
 static inline int64_t tk__min(int64_t a, int64_t b) { return a < b ? a : b; }
 static inline int64_t tk__max(int64_t a, int64_t b) { return a > b ? a : b; }
+static inline double tk__fmin(double a, double b) { return a < b ? a : b; }
+static inline double tk__fmax(double a, double b) { return a > b ? a : b; }
+static inline int64_t tk__div(int64_t a, int64_t b, int *bad) {
+    if (b == 0 || (b == -1 && a == INT64_MIN)) { *bad = 1; return 0; }
+    return a / b;
+}
+static inline int64_t tk__rem(int64_t a, int64_t b, int *bad) {
+    if (b == 0) { *bad = 1; return 0; }
+    return b == -1 ? 0 : a % b;
+}
+static inline int64_t tk__shl(int64_t a, int64_t b, int *bad) {
+    if (b < 0 || b > 63) { *bad = 1; return 0; }
+    return (int64_t)((uint64_t)a << b);
+}
+static inline int64_t tk__ashr(int64_t a, int64_t b, int *bad) {
+    if (b < 0 || b > 63) { *bad = 1; return 0; }
+    return a < 0 ? (int64_t)~(~(uint64_t)a >> b) : (int64_t)((uint64_t)a >> b);
+}
+static inline int64_t tk__lshr(int64_t a, int64_t b, int *bad) {
+    if (b < 0 || b > 63) { *bad = 1; return 0; }
+    return (int64_t)((uint64_t)a >> b);
+}
 #endif
 
 static const unsigned char tk_softmax__cubin[N] = {
@@ -30,6 +52,7 @@ static tkrt_kernel tk_softmax__softmax =
 
 static inline tk_status softmax(tk_stream stream, tk_ptr out, tk_ptr x, int32_t out_row_stride, int32_t x_row_stride, int32_t n_rows, int32_t n_cols) {
     void *args[] = {(void *)&out, (void *)&x, (void *)&out_row_stride, (void *)&x_row_stride, (void *)&n_rows, (void *)&n_cols};
+    int tk_bad = 0;
     if ((uintptr_t)out % 16u != 0)
         return tkrt_promise_failed(TK_ERROR_MISALIGNED, "softmax", "out", (unsigned long long)(uintptr_t)out, 16u);
     if ((uintptr_t)x % 16u != 0)
@@ -43,18 +66,19 @@ static inline tk_status softmax(tk_stream stream, tk_ptr out, tk_ptr x, int32_t 
         int64_t grid_x = (int64_t)n_rows;
         int64_t grid_y = 1;
         int64_t grid_z = 1;
-        if (grid_x < 0 || grid_x > 2147483647 || grid_y < 0 || grid_y > 65535 || grid_z < 0 || grid_z > 65535)
-            return TK_ERROR_INVALID_VALUE;
+        if (tk_bad || grid_x < 1 || grid_x > 2147483647 || grid_y < 1 || grid_y > 65535 || grid_z < 1 || grid_z > 65535)
+            return tkrt_grid_invalid("softmax", grid_x, grid_y, grid_z, tk_bad);
         return tkrt_launch(&tk_softmax__softmax_d16, stream, (unsigned)grid_x, (unsigned)grid_y, (unsigned)grid_z, args);
     }
     {
         int64_t grid_x = (int64_t)n_rows;
         int64_t grid_y = 1;
         int64_t grid_z = 1;
-        if (grid_x < 0 || grid_x > 2147483647 || grid_y < 0 || grid_y > 65535 || grid_z < 0 || grid_z > 65535)
-            return TK_ERROR_INVALID_VALUE;
+        if (tk_bad || grid_x < 1 || grid_x > 2147483647 || grid_y < 1 || grid_y > 65535 || grid_z < 1 || grid_z > 65535)
+            return tkrt_grid_invalid("softmax", grid_x, grid_y, grid_z, tk_bad);
         return tkrt_launch(&tk_softmax__softmax, stream, (unsigned)grid_x, (unsigned)grid_y, (unsigned)grid_z, args);
     }
+    (void)tk_bad;
     return TK_ERROR_INVALID_VALUE;
 }
 

@@ -1,0 +1,102 @@
+/* The grids a generated header computes (header_grid.tk), launched on the
+ * fake driver: each must match the same expression written in C, an empty
+ * or negative grid or a division by zero must be refused with
+ * TK_ERROR_INVALID_VALUE, and nothing may launch then.
+ *
+ *   header_grid_test FAKE_LIBCUDA.so      (header_grid.h on the include path)
+ *
+ * Prints "ok" and exits 0, or a FAIL line for each failure and exits 1. */
+#include "header_grid.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures;
+static unsigned *last_grid;
+static int *launches;
+
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            printf("FAIL header_grid_test:%d: ", __LINE__);                                        \
+            printf(__VA_ARGS__);                                                                   \
+            printf("\n");                                                                          \
+            failures++;                                                                            \
+        }                                                                                          \
+    } while (0)
+
+/* a launch status against the grid expected (0 in any dimension: refused) */
+static void expect(const char *what, long long n, tk_status s, long long gx, long long gy, long long gz,
+                   int before)
+{
+    int valid = gx >= 1 && gy >= 1 && gz >= 1 && gx <= 2147483647 && gy <= 65535 && gz <= 65535;
+    if (!valid) {
+        CHECK(s == TK_ERROR_INVALID_VALUE, "%s n=%lld: grid (%lld, %lld, %lld) gave status %d (%s)", what, n,
+              gx, gy, gz, (int)s, tkrt_status_string(s));
+        CHECK(*launches == before, "%s n=%lld: a refused grid launched", what, n);
+        return;
+    }
+    CHECK(s == TK_SUCCESS, "%s n=%lld: status %d (%s)", what, n, (int)s, tkrt_status_string(s));
+    CHECK(*launches == before + 1, "%s n=%lld: no launch", what, n);
+    CHECK(last_grid[0] == (unsigned)gx && last_grid[1] == (unsigned)gy && last_grid[2] == (unsigned)gz,
+          "%s n=%lld: launched (%u, %u, %u), expected (%lld, %lld, %lld)", what, n, last_grid[0],
+          last_grid[1], last_grid[2], gx, gy, gz);
+}
+
+int main(int argc, char **argv)
+{
+    static const long long ns[] = {-7, -2, -1, 0, 1, 2, 3, 4, 5, 6, 17, 100, 1023};
+    tk_ptr x = (tk_ptr)(uintptr_t)4096;
+    void *lib;
+    size_t i;
+    if (argc != 2) {
+        printf("FAIL header_grid_test: usage: header_grid_test FAKE_LIBCUDA.so\n");
+        return 1;
+    }
+    setenv("TKRT_LIBCUDA", argv[1], 1);
+    lib = dlopen(argv[1], RTLD_NOW | RTLD_GLOBAL);
+    if (!lib) {
+        printf("FAIL header_grid_test: %s\n", dlerror());
+        return 1;
+    }
+    last_grid = (unsigned *)dlsym(lib, "fake_last_grid");
+    launches = (int *)dlsym(lib, "fake_launches");
+    if (!last_grid || !launches) {
+        printf("FAIL header_grid_test: the fake driver lacks its counters\n");
+        return 1;
+    }
+    for (i = 0; i < sizeof ns / sizeof ns[0]; i++) {
+        long long n = ns[i], m, d;
+        int before = *launches;
+        for (m = -3; m <= 9; m += 4) {
+            before = *launches;
+            /* `and` does not divide when n is 0 */
+            /* n % 3 < 0 shifts by a negative amount: refused (z = 0 here) */
+            expect("cond_grid", n, cond_grid(NULL, x, (int32_t)n, m), n > 0 ? n : 1, (m + 1) / 2,
+                   n % 3 < 0 ? 0 : 1LL << (n % 3), before);
+        }
+        for (d = -2; d <= 3; d++) {
+            long long gy;
+            before = *launches;
+            if (n >= 0 && d == 0) {
+                /* n // 0: refused, never a trap */
+                tk_status s = arith_grid(NULL, x, (int32_t)n, (int32_t)d);
+                CHECK(s == TK_ERROR_INVALID_VALUE, "arith_grid n=%lld d=0: status %d", n, (int)s);
+                CHECK(*launches == before, "arith_grid n=%lld d=0 launched", n);
+                continue;
+            }
+            gy = n < 0 ? -n + 100 : n / d;
+            expect("arith_grid", n, arith_grid(NULL, x, (int32_t)n, (int32_t)d),
+                   (n > 1 ? n : 1) * 2 - (n < 3 ? n : 3), gy, (n >> 1) % 5 + 1, before);
+        }
+        before = *launches;
+        expect("bool_grid", n, bool_grid(NULL, x, (int32_t)n),
+               ((double)(float)((float)n * 1.5f) > 3.0) + 1 + (~n & 1) + !(n > 3), n * 3, 1, before);
+    }
+    if (failures)
+        return 1;
+    printf("ok\n");
+    return 0;
+}
