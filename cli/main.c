@@ -94,10 +94,10 @@ static int parse_options(int argc, char **argv, options *opt, tk_arena *arena) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage(stdout);
-            exit(EXIT_OK);
+            exit(fflush(stdout) == 0 && !ferror(stdout) ? EXIT_OK : EXIT_INPUT);
         } else if (strcmp(a, "--version") == 0) {
             printf("tkc %s (LLVM %s)\n", TK_VERSION, TK_LLVM_VERSION);
-            exit(EXIT_OK);
+            exit(fflush(stdout) == 0 && !ferror(stdout) ? EXIT_OK : EXIT_INPUT);
         } else if (strcmp(a, "-o") == 0) {
             if (++i == argc) return usage_error("%s needs a path", a);
             opt->output = argv[i];
@@ -187,10 +187,16 @@ static FILE *open_output(const options *opt) {
     return f;
 }
 
+/* A write that failed while stdio flushed its buffer leaves only the
+ * stream's error flag: fclose can still succeed. Both count. */
 static int finish_output(FILE *out, const options *opt) {
-    if (out == stdout) return fflush(stdout) == 0 ? EXIT_OK : EXIT_INPUT;
-    if (fclose(out) != 0) {
-        fprintf(stderr, "tkc: error: cannot write '%s': %s\n", opt->output, strerror(errno));
+    bool failed = fflush(out) != 0 || ferror(out);
+    int saved = errno;
+    if (out != stdout && fclose(out) != 0) failed = true;
+    else if (out != stdout) errno = saved;
+    if (failed) {
+        fprintf(stderr, "tkc: error: cannot write '%s': %s\n", out == stdout ? "standard output" : opt->output,
+                strerror(errno ? errno : EIO));
         return EXIT_INPUT;
     }
     return EXIT_OK;
@@ -198,12 +204,12 @@ static int finish_output(FILE *out, const options *opt) {
 
 static bool write_file(const char *path, const unsigned char *data, size_t len) {
     FILE *f = fopen(path, "wb");
-    if (!f || fwrite(data, 1, len, f) != len || fclose(f) != 0) {
-        fprintf(stderr, "tkc: error: cannot write '%s': %s\n", path, strerror(errno));
-        if (f) fclose(f);
-        return false;
-    }
-    return true;
+    bool ok = f && fwrite(data, 1, len, f) == len;
+    if (f && (fflush(f) != 0 || ferror(f))) ok = false;
+    /* fclose always releases f, even when its flush fails */
+    if (f && fclose(f) != 0) ok = false;
+    if (!ok) fprintf(stderr, "tkc: error: cannot write '%s': %s\n", path, strerror(errno));
+    return ok;
 }
 
 /* the .tk file's base name, as a C identifier (the header's prefix) */
@@ -341,6 +347,12 @@ static int compile_file(const options *opt, tk_arena *arena, tk_diag *diag) {
         path = tk_arena_printf(arena, "%s/%s.cubin", dir, mod_name);
         if (!write_file(path, compiled.cubin, compiled.cubin_len)) return EXIT_INPUT;
     } else {
+        /* a cubin from an earlier build would not match this header */
+        path = tk_arena_printf(arena, "%s/%s.cubin", dir, mod_name);
+        if (unlink(path) != 0 && errno != ENOENT) {
+            fprintf(stderr, "tkc: error: cannot remove the stale '%s': %s\n", path, strerror(errno));
+            return EXIT_INPUT;
+        }
         fprintf(stderr, "tkc: note: %s\n", compiled.cubin_note ? compiled.cubin_note : "no cubin");
     }
     path = tk_arena_printf(arena, "%s/%s.h", dir, mod_name);

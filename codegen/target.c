@@ -72,55 +72,67 @@ static void parse_ptxas_report(const char *text, tk_cg_output *out) {
     }
 }
 
-static void run_ptxas(tk_arena *arena, const tk_cg_options *opt, tk_cg_output *out) {
+/* A cubin from ptxas. No toolkit is not an error (the header then embeds
+ * PTX only and says so in cubin_note); a toolkit whose ptxas fails or
+ * cannot run is one: tkc wrote PTX that its own assembler rejects. */
+static bool run_ptxas(tk_arena *arena, tk_diag *diag, const tk_cg_options *opt, tk_cg_output *out) {
     const char *home = opt->cuda_home ? opt->cuda_home : "/usr/local/cuda";
     char ptxas[1024];
     snprintf(ptxas, sizeof ptxas, "%s/bin/ptxas", home);
     if (strchr(home, '\'') || !file_exists(ptxas)) {
         out->cubin_note = tk_arena_printf(arena, "no CUDA toolkit at %s (ptxas not found): "
                                           "the header embeds PTX only, which the driver compiles", home);
-        return;
+        return true;
     }
     char dir[] = "/tmp/tkc-XXXXXX";
     if (!mkdtemp(dir)) {
-        out->cubin_note = tk_arena_printf(arena, "cannot make a temporary folder: %s", strerror(errno));
-        return;
+        tk_error(diag, (tk_loc){0}, "cannot make a temporary folder for ptxas: %s", strerror(errno));
+        return false;
     }
     char ptx_path[64], cubin_path[64];
     snprintf(ptx_path, sizeof ptx_path, "%s/k.ptx", dir);
     snprintf(cubin_path, sizeof cubin_path, "%s/k.cubin", dir);
     FILE *f = fopen(ptx_path, "wb");
-    if (f) {
-        fwrite(out->ptx, 1, out->ptx_len, f);
-        fclose(f);
-    }
-    char cmd[1400];
-    snprintf(cmd, sizeof cmd, "'%s' -arch=%s -v -O%d %s'%s' -o '%s' 2>&1", ptxas, opt->arch,
-             opt->opt_level < 3 ? opt->opt_level : 3, opt->line_info ? "-lineinfo " : "", ptx_path, cubin_path);
-    double t0 = tk_now_ms();
-    FILE *p = popen(cmd, "r");
-    char *report = NULL;
-    size_t report_len = 0;
-    if (p) {
-        FILE *mem = open_memstream(&report, &report_len);
-        char buf[4096];
-        size_t n;
-        while ((n = fread(buf, 1, sizeof buf, p)) > 0)
-            if (mem) fwrite(buf, 1, n, mem);
-        int status = pclose(p);
-        if (mem) fclose(mem);
-        out->ptxas_ms = tk_now_ms() - t0;
-        if (status == 0 && read_file(arena, cubin_path, &out->cubin, &out->cubin_len)) {
-            if (report) parse_ptxas_report(report, out);
+    bool written = f && fwrite(out->ptx, 1, out->ptx_len, f) == out->ptx_len;
+    if (f && fclose(f) != 0) written = false;
+    bool ok = false;
+    if (!written) {
+        tk_error(diag, (tk_loc){0}, "cannot write '%s' for ptxas: %s", ptx_path, strerror(errno));
+    } else {
+        char cmd[1400];
+        snprintf(cmd, sizeof cmd, "'%s' -arch=%s -v -O%d %s'%s' -o '%s' 2>&1", ptxas, opt->arch,
+                 opt->opt_level < 3 ? opt->opt_level : 3, opt->line_info ? "-lineinfo " : "", ptx_path,
+                 cubin_path);
+        double t0 = tk_now_ms();
+        FILE *p = popen(cmd, "r");
+        char *report = NULL;
+        size_t report_len = 0;
+        if (!p) {
+            tk_error(diag, (tk_loc){0}, "cannot run '%s': %s", ptxas, strerror(errno));
         } else {
-            out->cubin = NULL;
-            out->cubin_note = tk_arena_printf(arena, "ptxas failed:\n%s", report ? report : "");
+            FILE *mem = open_memstream(&report, &report_len);
+            char buf[4096];
+            size_t n;
+            while ((n = fread(buf, 1, sizeof buf, p)) > 0)
+                if (mem) fwrite(buf, 1, n, mem);
+            int status = pclose(p);
+            if (mem) fclose(mem);
+            out->ptxas_ms = tk_now_ms() - t0;
+            if (status == 0 && read_file(arena, cubin_path, &out->cubin, &out->cubin_len)) {
+                if (report) parse_ptxas_report(report, out);
+                ok = true;
+            } else {
+                out->cubin = NULL;
+                tk_error(diag, (tk_loc){0}, "internal compiler error: ptxas -arch=%s rejected the PTX tkc "
+                         "wrote:\n%s", opt->arch, report && *report ? report : "(no message)\n");
+            }
         }
+        free(report);
     }
-    free(report);
     unlink(ptx_path);
     unlink(cubin_path);
     rmdir(dir);
+    return ok;
 }
 
 /* Links libdevice when the module calls __nv_ functions: its functions
@@ -245,6 +257,5 @@ bool tk_cg_compile(tk_arena *arena, tk_diag *diag, const tk_tir_program *program
     LLVMContextDispose(ctx);
     out->llvm_ms = tk_now_ms() - t0;
     if (!out->ptx || diag->error_count) return false;
-    if (options->want_cubin) run_ptxas(arena, options, out);
-    return true;
+    return !options->want_cubin || run_ptxas(arena, diag, options, out);
 }

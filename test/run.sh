@@ -254,6 +254,13 @@ if [ -n "${RT_DIR:-}" ] && [ -d "$RT_DIR" ] && [ "$UPDATE" != 1 ]; then
     add_counts "$tmp/rt" "runtime tests"
 fi
 
+# exit statuses a build script relies on: output that cannot be written, a
+# ptxas that fails, a stale cubin beside a PTX-only header
+if [ "$UPDATE" != 1 ]; then
+    TKC="$TKC" sh test/cli_status.sh >"$tmp/status" 2>&1
+    add_counts "$tmp/status" "exit-status tests"
+fi
+
 for args in test/golden/cli/*.args; do
     [ -f "$args" ] || continue
     # shellcheck disable=SC2046
