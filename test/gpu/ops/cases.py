@@ -313,6 +313,101 @@ def op(x: *{t} % 16, y: *{t} % 16, out: *{t} % 16, n: i32):
         out.append((f"tl.atomic_{kind} {t}", src.replace("{t}", t).replace("{kind}", kind), t, t, t, None,
                     (lambda f: (lambda x, y: f(torch.nn.functional.pad(x, (0, (-x.numel()) % 8)).view(-1, 8))))(afn),
                     "atomic"))
+    out += regression_cases()
+    return out
+
+
+def umulhi_ref(bits):
+    """The high half of the unsigned product of the operands' bits, as the
+    signed type again (Triton's tl.umulhi), in Python integers."""
+    def ref(a, b):
+        mask = (1 << bits) - 1
+        hi = [((p & mask) * (q & mask)) >> bits for p, q in zip(a.cpu().tolist(), b.cpu().tolist())]
+        hi = [h - (1 << bits) if h >> (bits - 1) else h for h in hi]
+        return torch.tensor(hi, dtype=a.dtype, device=a.device)
+    return ref
+
+
+def regression_cases():
+    """Wrong answers found by review, one case each (see also regressions.py)."""
+    out = []
+    # negative operands: the unsigned product's high half, not the signed one
+    for t, bits in (("i32", 32), ("i64", 64)):
+        out.append((f"{t} tl.umulhi of negative values", ELEMENTWISE, t, t, t, "tl.umulhi(a * 1000003, b - 77)",
+                    (lambda r: lambda a, b: r(a * 1000003, b - 77))(umulhi_ref(bits)), None))
+    # f16 clamped by float bounds computes (and is) f32
+    out.append(("f16 tl.clamp with float bounds", ELEMENTWISE, "f16", "f16", "f32", "tl.clamp(a, -0.5, 0.75)",
+                lambda a, b: a.float().clamp(-0.5, 0.75), None))
+    # f8 arithmetic: computed in f32, rounded to the f8 type after each op
+    for f8, tname in (("f8e4m3", "float8e4nv"), ("f8e5m2", "float8e5")):
+        def f8ref(fn, d=f8):
+            return lambda a, b: fn(a.to(dtype(d)).float(), b.to(dtype(d)).float(), d)
+        rnd = lambda v, d: v.to(dtype(d)).float()  # noqa: E731
+        for name, expr, fn in [
+            ("a + b", "(a.to(tl.{f}) + b.to(tl.{f})).to(tl.float32)", lambda p, q, d: rnd(p + q, d)),
+            ("a * 2.0 - b", "(a.to(tl.{f}) * 2.0 - b.to(tl.{f})).to(tl.float32)",
+             lambda p, q, d: rnd(rnd(p * 2, d) - q, d)),
+            ("-a", "(-a.to(tl.{f})).to(tl.float32)", lambda p, q, d: -p),
+            ("maximum", "tl.maximum(a.to(tl.{f}), b.to(tl.{f})).to(tl.float32)", lambda p, q, d: torch.maximum(p, q)),
+            ("a > b", "(a.to(tl.{f}) > b.to(tl.{f})).to(tl.float32)", lambda p, q, d: (p > q).float()),
+        ]:
+            out.append((f"{f8} {name}", ELEMENTWISE, "f32", "f32", "f32", expr.replace("{f}", tname), f8ref(fn),
+                        "cast"))
+    # run-time control flow: names assigned in branches, nested ifs with a
+    # return, compound conditions, a @func with an if/else
+    src = """
+@func
+def pick(a, pid):
+    if pid % 3 == 0:
+        r = a * 2.0
+    else:
+        r = a + 1.0
+    return r
+
+@kernel(grid=(cdiv(n, 128),), num_warps=4)
+def op(x: *f32 % 16, y: *f32 % 16, out: *f32 % 16, n: i32):
+    pid = tl.program_id(0)
+    offs = pid * 128 + tl.arange(0, 128)
+    m = offs < n
+    a = tl.load(x + offs, mask=m)
+    s = 0.0
+    if pid % 2 == 0 and pid > 1 or not pid < 5:
+        s = 3.0
+    if pid % 2 == 1:
+        if pid > 2:
+            t = a * 5.0
+        else:
+            t = a - 5.0
+    else:
+        if pid == 0:
+            tl.store(out + offs, a + 100.0, mask=m)
+            return
+        t = a * 0.5
+    tl.store(out + offs, t + s + pick(a, pid), mask=m)
+"""
+    def ssa_ref(x, y):
+        pid = torch.arange(x.numel(), device=x.device) // 128
+        s = torch.where(((pid % 2 == 0) & (pid > 1)) | ~(pid < 5), 3.0, 0.0)
+        t = torch.where(pid % 2 == 1, torch.where(pid > 2, x * 5, x - 5), x * 0.5)
+        u = torch.where(pid % 3 == 0, x * 2, x + 1)
+        return torch.where(pid == 0, x + 100, t + s + u)
+    out.append(("names assigned in run-time ifs (SSA)", src, "f32", "f32", "f32", None, ssa_ref, "approx"))
+    # join of two scalars
+    src = """
+@kernel(grid=(1,), num_warps=4)
+def op(x: *f32 % 16, y: *f32 % 16, out: *f32 % 16, n: i32):
+    tl.store(out + tl.arange(0, 2), tl.join(tl.load(x + 3), tl.load(y + 5)))
+"""
+    out.append(("f32 tl.join of two scalars", src, "f32", "f32", "f32", None,
+                lambda x, y: torch.stack([x[3], y[5]]), "reduce"))
+    # a grid written as a conditional expression
+    src = """
+@kernel(grid=(cdiv(n, 128) if n > 0 else 1,), num_warps=4)
+def op(x: *f32 % 16, y: *f32 % 16, out: *f32 % 16, n: i32):
+    offs = tl.program_id(0) * 128 + tl.arange(0, 128)
+    tl.store(out + offs, tl.load(x + offs, mask=offs < n) + 1.0, mask=offs < n)
+"""
+    out.append(("grid from a conditional expression", src, "f32", "f32", "f32", None, lambda x, y: x + 1, None))
     return out
 
 

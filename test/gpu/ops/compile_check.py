@@ -10,6 +10,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import cases as C  # noqa: E402
+import regressions as R  # noqa: E402
 
 TKC = os.environ.get("TKC", "build/tkc")
 
@@ -17,15 +18,16 @@ TKC = os.environ.get("TKC", "build/tkc")
 def main():
     passed = failed = 0
     with tempfile.TemporaryDirectory() as work:
-        for case in C.cases():
+        sources = [(case[0], C.source(case)) for case in C.cases()] + [(name, src) for name, src, _ in R.CASES]
+        for name, text in sources:
             src = Path(work) / "op.tk"
-            src.write_text(C.source(case))
+            src.write_text(text)
             r = subprocess.run([TKC, str(src), "-o", work], capture_output=True, text=True)
             if r.returncode == 0 and (Path(work) / "op.h").exists():
                 passed += 1
             else:
                 failed += 1
-                print(f"FAIL op case '{case[0]}': {r.stderr.strip()[:300]}")
+                print(f"FAIL op case '{name}': {r.stderr.strip()[:300]}")
     print(f"{passed} passed, {failed} failed")
     return 0 if failed == 0 else 1
 

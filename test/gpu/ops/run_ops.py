@@ -15,6 +15,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import cases as C  # noqa: E402
+import regressions as R  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]
 TKC = os.environ.get("TKC", str(ROOT / "build" / "tkc"))
@@ -67,6 +68,9 @@ def main():
             print(f"FAIL {name}: {type(e).__name__}: {e}")
         passed += ok
         failed += not ok
+    p, f = R.run_all(build, work, rt)
+    passed += p
+    failed += f
     print(f"op families: {passed} passed, {failed} failed")
     return 0 if failed == 0 else 1
 

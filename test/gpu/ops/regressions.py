@@ -1,0 +1,433 @@
+"""Regression cases of `make gpu-test` for defects that gave wrong answers or
+faults on the GPU: scalar and replicated atomics, spin locks, 2-D pointer
+tiles over rows of any length, broadcast masks, tuple assignment. Each
+kernel is named `op` and takes (x, y, out, n) like the op-family cases, so
+the same shim serves; each case has its own check, since most look at
+state before and after, or launch several times.
+
+A case is (name, tk source, check). check(run, torch) gets
+run(x, y, out, n) -> tk_status and returns None when the case passes,
+else what went wrong."""
+
+try:
+    import torch
+except ImportError:  # make test only compiles the sources
+    torch = None
+
+CASES = []
+
+
+def case(name, source):
+    def add(check):
+        CASES.append((name, source, check))
+        return check
+    return add
+
+
+def dev(t):
+    return t.to("cuda")
+
+
+def rand_f32(n, seed):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(n, generator=g)
+
+
+# ---- atomics ----------------------------------------------------------------
+
+for t, one in (("f32", "1.0"), ("i32", "1")):
+    @case(f"scalar tl.atomic_add {t}: once per program, old value to every thread", f"""
+@kernel(grid=(cdiv(n, 128),), num_warps=4)
+def op(x: *{t}, y: *{t}, out: *{t}, n: i32):
+    old = tl.atomic_add(y, {one})
+    offs = tl.program_id(0) * 128 + tl.arange(0, 128)
+    tl.store(out + offs, old + tl.zeros([128], dtype=tl.{'float32' if t == 'f32' else 'int32'}), mask=offs < n)
+""")
+    def check_scalar_add(run, torch, t=t):
+        dt = torch.float32 if t == "f32" else torch.int32
+        n, programs = 1024, 8
+        x = dev(torch.zeros(16, dtype=dt))
+        y = dev(torch.zeros(16, dtype=dt))
+        out = dev(torch.full((1024,), -7, dtype=dt))
+        if run(x, y, out, n) != 0:
+            return "launch failed"
+        torch.cuda.synchronize()
+        if y[0].item() != programs:
+            return f"counter is {y[0].item()}, expected {programs} (one add per program)"
+        got = out[:programs * 128].view(programs, 128).cpu()
+        if not bool((got == got[:, :1]).all()):
+            return "threads of one program saw different old values"
+        olds = sorted(int(v) for v in got[:, 0].tolist())
+        if olds != list(range(programs)):
+            return f"old values {olds}, expected 0..{programs - 1}"
+        return None
+
+
+@case("scalar atomics on i32: add, xor, max, min, xchg, or, and, cas once per program", """
+@kernel(grid=(cdiv(n, 128),), num_warps=4)
+def op(x: *i32, y: *i32, out: *i32, n: i32):
+    pid = tl.program_id(0)
+    tl.atomic_add(y, 1)
+    tl.atomic_xor(y + 1, pid + 1)
+    tl.atomic_max(y + 2, pid)
+    tl.atomic_min(y + 3, -pid)
+    tl.atomic_xchg(y + 4, pid)
+    tl.atomic_or(y + 5, 1 << pid)
+    tl.atomic_and(y + 6, ~(1 << pid))
+    tl.atomic_cas(y + 7, pid, pid + 1)
+""")
+def check_scalar_kinds(run, torch):
+    n, programs = 1000, 8
+    y = dev(torch.tensor([0, 0, -1, 1, -1, 0, -1, 0] + [0] * 8, dtype=torch.int32))
+    x = dev(torch.zeros(16, dtype=torch.int32))
+    out = dev(torch.zeros(16, dtype=torch.int32))
+    if run(x, y, out, n) != 0:
+        return "launch failed"
+    torch.cuda.synchronize()
+    got = y[:8].cpu().tolist()
+    xor = 0
+    for p in range(programs):
+        xor ^= p + 1
+    want = [programs, xor, programs - 1, -(programs - 1), None, (1 << programs) - 1, -1 & ~((1 << programs) - 1), None]
+    for i, (g, w) in enumerate(zip(got, want)):
+        if w is not None and g != w:
+            return f"y[{i}] = {g}, expected {w} (atomics once per program); all: {got}"
+    if not 0 <= got[4] < programs:
+        return f"xchg left {got[4]}"
+    # cas pid -> pid + 1 succeeds only in program order: 0 → at least 1, at most 8
+    if not 1 <= got[7] <= programs:
+        return f"cas chain left {got[7]}"
+    return None
+
+
+TORCH = {"f32": "float32", "f16": "float16", "bf16": "bfloat16", "i32": "int32", "i16": "int16",
+         "i64": "int64", "f64": "float64"}
+
+for t in ("f32", "f16", "bf16", "i32"):
+    for block in (16, 128):
+        @case(f"tl.atomic_add {t}[{block}] returns the old values (replicated layout)", f"""
+@kernel(grid=(cdiv(n, {block}),), num_warps=4)
+def op(x: *{t}, y: *{t}, out: *{t}, n: i32):
+    offs = tl.program_id(0) * {block} + tl.arange(0, {block})
+    m = offs < n
+    old = tl.atomic_add(y + offs, tl.load(x + offs, mask=m), mask=m)
+    tl.store(out + offs, old, mask=m)
+""")
+        def check_tile_add(run, torch, t=t):
+            dt = getattr(torch, TORCH[t])
+            n = 1000
+            if dt.is_floating_point:
+                x, y0 = rand_f32(n, 2).to(dt), rand_f32(n, 3).to(dt)
+            else:
+                x, y0 = torch.arange(n, dtype=dt) % 97 - 40, torch.arange(n, dtype=dt) * 3 - 500
+            x, y = dev(x), dev(y0.clone())
+            out = dev(torch.zeros(n + 64, dtype=dt))
+            out[n:] = 5
+            if run(x, y, out, n) != 0:
+                return "launch failed"
+            torch.cuda.synchronize()
+            if not torch.equal(out[:n].cpu(), y0):
+                bad = (out[:n].cpu() != y0).sum().item()
+                return f"{bad} of {n} old values wrong"
+            if not bool((out[n:] == 5).all()):
+                return "wrote past n"
+            want = (dev(y0) + x)
+            if not torch.equal(y, want):
+                return f"memory after the add differs in {(y != want).sum().item()} elements"
+            return None
+
+for t in ("f32", "f16", "bf16", "i16", "i32", "i64", "f64"):
+    @case(f"tl.atomic_cas on {t} tiles", f"""
+@kernel(grid=(cdiv(n, 128),), num_warps=4)
+def op(x: *{t}, y: *{t}, out: *{t}, n: i32):
+    offs = tl.program_id(0) * 128 + tl.arange(0, 128)
+    v = tl.load(x + offs)
+    old = tl.atomic_cas(y + offs, v, v + v)
+    tl.store(out + offs, old)
+""")
+    def check_cas(run, torch, t=t):
+        dt = getattr(torch, TORCH[t])
+        n = 1024
+        if dt.is_floating_point:
+            x = rand_f32(n, 4).to(dt)
+            other = rand_f32(n, 5).to(dt)
+        else:
+            x = (torch.arange(n) % 101 - 50).to(dt)
+            other = (torch.arange(n) % 89 + 60).to(dt)
+        y0 = torch.where(torch.arange(n) % 2 == 0, x, other)
+        y = dev(y0.clone())
+        out = dev(torch.zeros(n, dtype=dt))
+        if run(dev(x), y, out, n) != 0:
+            return "launch failed"
+        torch.cuda.synchronize()
+        if not torch.equal(out.cpu(), y0):
+            return f"old values differ in {(out.cpu() != y0).sum().item()} elements"
+        want = torch.where(y0 == x, x + x, y0)
+        if not torch.equal(y.cpu(), want):
+            return f"memory differs in {(y.cpu() != want).sum().item()} elements"
+        return None
+
+
+# ---- 2-D pointer tiles over rows of any length --------------------------------
+
+ROW_TILES = {
+    "rows": """
+@kernel(grid=(1,), num_warps=4)
+def op(x: *{t} % 16, y: *{t} % 16, out: *{t} % 16, n: i32):
+    r = tl.arange(0, 32)
+    c = tl.arange(0, 64)
+    m = (r[:, None] < 32) & (c[None, :] < n)
+    v = tl.load(x + r[:, None] * n + c[None, :], mask=m)
+    tl.store(out + r[:, None] * n + c[None, :], v * 2, mask=m)
+""",
+    "columns": """
+@kernel(grid=(1,), num_warps=4)
+def op(x: *{t} % 16, y: *{t} % 16, out: *{t} % 16, n: i32):
+    r = tl.arange(0, 32)
+    c = tl.arange(0, 64)
+    m = (r[:, None] < n) & (c[None, :] < 32)
+    v = tl.load(x + r[:, None] + c[None, :] * n, mask=m)
+    tl.store(out + r[:, None] + c[None, :] * n, v * 2, mask=m)
+""",
+    "block pointers": """
+@kernel(grid=(1,), num_warps=4)
+def op(x: *{t} % 16, y: *{t} % 16, out: *{t} % 16, n: i32):
+    src = tl.make_block_ptr(base=x, shape=(32, n), strides=(n, 1), offsets=(0, 0),
+                            block_shape=(32, 64), order=(1, 0))
+    dst = tl.make_block_ptr(base=out, shape=(32, n), strides=(n, 1), offsets=(0, 0),
+                            block_shape=(32, 64), order=(1, 0))
+    tl.store(dst, tl.load(src, boundary_check=(0, 1)) * 2, boundary_check=(0, 1))
+""",
+    "i64 rows": """
+@kernel(grid=(1,), num_warps=8)
+def op(x: *{t} % 16, y: *{t} % 16, out: *{t} % 16, n: i32):
+    r = tl.arange(0, 32).to(tl.int64)
+    c = tl.arange(0, 64)
+    m = (r[:, None] < 32) & (c[None, :] < n)
+    v = tl.load(x + r[:, None] * n + c[None, :], mask=m)
+    tl.store(out + r[:, None] * n + c[None, :], v * 2, mask=m)
+""",
+}
+
+for kind, src in ROW_TILES.items():
+    for t in ("f32", "f16", "i32"):
+        @case(f"2-D {kind} of {t} over rows of odd lengths", src.replace("{t}", t))
+        def check_rows(run, torch, t=t, kind=kind):
+            dt = getattr(torch, TORCH[t])
+            g = torch.Generator().manual_seed(6)
+            lengths = [70, 33, 17, 1, 3, 64, 48, 100, 16, 80] + torch.randint(1, 130, (6,), generator=g).tolist()
+            for n in lengths:
+                total = 32 * n
+                x = (rand_f32(total + 64, n) * 10).to(dt)
+                out = torch.full((total + 64,), 77, dtype=dt)
+                xd, od = dev(x), dev(out)
+                if run(xd, xd, od, n) != 0:
+                    return f"n={n}: launch failed"
+                torch.cuda.synchronize()
+                want = out.clone()
+                if kind == "columns":
+                    rows, cols = min(n, 32), 32  # element (r, c) at r + c * n
+                    idx = (torch.arange(rows)[:, None] + torch.arange(cols)[None, :] * n).reshape(-1)
+                else:
+                    rows, cols = 32, min(n, 64)
+                    idx = (torch.arange(rows)[:, None] * n + torch.arange(cols)[None, :]).reshape(-1)
+                want[idx] = x[idx] * 2
+                got = od.cpu()
+                if not torch.equal(got, want):
+                    return f"n={n}: {(got != want).sum().item()} elements wrong"
+            return None
+
+
+# ---- broadcast masks and tiles of lower rank ------------------------------------
+
+@case("a [64] mask and a [64] tile over [32, 64] pointers", """
+@kernel(grid=(1,), num_warps=4)
+def op(x: *f32 % 16, y: *f32 % 16, out: *f32 % 16, n: i32):
+    r = tl.arange(0, 32)
+    c = tl.arange(0, 64)
+    v = tl.load(x + r[:, None] * 64 + c[None, :], mask=c < n, other=-1.0)
+    tl.store(out + r[:, None] * 64 + c[None, :], v + c.to(tl.float32), mask=c < n + 5)
+""")
+def check_rank_broadcast(run, torch):
+    n = 37
+    x = dev(rand_f32(2048, 7))
+    out = dev(torch.full((2048 + 64,), 9.0))
+    if run(x, x, out, n) != 0:
+        return "launch failed"
+    torch.cuda.synchronize()
+    c = torch.arange(64)
+    v = torch.where(c < n, x.cpu().view(32, 64), torch.tensor(-1.0)) + c.float()
+    want = torch.where(c < n + 5, v, torch.tensor(9.0)).reshape(-1)
+    got = out.cpu()
+    if not torch.equal(got[:2048], want) or not bool((got[2048:] == 9.0).all()):
+        return f"{(got[:2048] != want).sum().item()} elements wrong"
+    return None
+
+
+# ---- names -------------------------------------------------------------------------
+
+@case("a, b = b, a and tuples keep their values", """
+@kernel(grid=(1,), num_warps=4)
+def op(x: *f32 % 16, y: *f32 % 16, out: *f32 % 16, n: i32):
+    i = tl.arange(0, 128)
+    a = tl.load(x + i)
+    b = tl.load(y + i)
+    s = tl.load(x)
+    t = tl.load(y)
+    s, t = t, s
+    for k in range(0, n):
+        a, b = b, a + b
+    kept = (a, b)
+    a = a * 3.0
+    tl.store(out + i, kept[0] - a + s)
+    tl.store(out + 128 + i, b + t)
+""")
+def check_swap(run, torch):
+    x, y = rand_f32(128, 8), rand_f32(128, 9)
+    out = dev(torch.full((256,), float("nan")))
+    n = 5
+    if run(dev(x), dev(y), out, n) != 0:
+        return "launch failed"
+    torch.cuda.synchronize()
+    a, b = x.clone(), y.clone()
+    for _ in range(n):
+        a, b = b, a + b
+    want = torch.cat([a - a * 3.0 + y[0], b + x[0]])
+    err = ((out.cpu() - want).abs().max() / want.abs().max()).item()
+    return None if err < 1e-6 else f"relative error {err:.2e}"
+
+
+@case("a while condition with an atomic and a @func: redone before every test", """
+@func
+def halve(v):
+    if v > 4.0:
+        r = v * 0.5
+    else:
+        r = v - 1.0
+    return r
+
+@kernel(grid=(1,), num_warps=4)
+def op(x: *f32, y: *i32, out: *f32, n: i32):
+    i = tl.arange(0, 128)
+    acc = tl.zeros([128], dtype=tl.float32)
+    while tl.atomic_add(y, 1) < n:
+        acc += tl.load(x + i)
+    v = 40.0
+    k = 0
+    while halve(v) > 0.0:
+        v = halve(v)
+        k += 1
+    tl.store(out + i, acc + k)
+""")
+def check_while_condition(run, torch):
+    x = dev(rand_f32(128, 10))
+    y = dev(torch.zeros(4, dtype=torch.int32))
+    out = dev(torch.full((128,), float("nan")))
+    n = 5
+    if run(x, y, out, n) != 0:
+        return "launch failed"
+    torch.cuda.synchronize()
+    if y[0].item() != n + 1:
+        return f"the counter is {y[0].item()}, expected {n + 1}: the condition's atomic ran {y[0].item()} times"
+    v, k = 40.0, 0
+    while (v * 0.5 if v > 4.0 else v - 1.0) > 0.0:
+        v = v * 0.5 if v > 4.0 else v - 1.0
+        k += 1
+    want = x * n + k
+    err = ((out - want).abs().max() / want.abs().max()).item()
+    return None if err < 1e-6 else f"relative error {err:.2e}"
+
+
+# last: a lock that never opens hangs the child, and only what is left is lost
+
+LOCK = """
+@kernel(grid=(64,), num_warps=4)
+def op(x: *f32, y: *i32, out: *f32, n: i32):
+    offs = tl.arange(0, 128)
+    while tl.atomic_cas(y, 0, 1) == 1:
+        pass
+    tl.store(out + offs, tl.load(out + offs) + tl.load(x + offs))
+    tl.debug_barrier()
+    tl.atomic_xchg(y, 0)
+"""
+
+
+@case("spin lock from scalar atomic_cas and atomic_xchg (Triton's serialized add)", LOCK)
+def check_lock(run, torch):
+    x = dev(rand_f32(128, 1))
+    y = dev(torch.zeros(4, dtype=torch.int32))
+    out = dev(torch.zeros(128))
+    if run(x, y, out, 0) != 0:
+        return "launch failed"
+    torch.cuda.synchronize()
+    if y[0].item() != 0:
+        return f"lock left at {y[0].item()}"
+    err = ((out - 64 * x).abs().max() / (64 * x).abs().max()).item()
+    return None if err < 1e-5 else f"relative error {err:.2e}: additions lost under the lock"
+
+
+# ---- running them ---------------------------------------------------------------
+
+def child(libs):
+    """In a process of its own (a spin lock that never ends must not hang
+    make gpu-test): runs each case on its shim library, one line each."""
+    import ctypes
+    for i, lib in enumerate(libs):
+        name, _, check = CASES[i]
+        if lib == "-":
+            continue
+        so = ctypes.CDLL(lib)
+        so.tkshim_op.argtypes = [ctypes.c_void_p] * 4 + [ctypes.c_int32]
+        stream = torch.cuda.current_stream().cuda_stream
+
+        def run(x, y, out, n, so=so):
+            return so.tkshim_op(stream, x.data_ptr(), y.data_ptr(), out.data_ptr(), n)
+        try:
+            problem = check(run, torch)
+        except Exception as e:  # one broken case must not hide the others
+            problem = f"{type(e).__name__}: {e}"
+        print(f"{i} {'ok' if problem is None else 'FAIL ' + problem}", flush=True)
+
+
+def run_all(build, work, rt, timeout=300):
+    """Builds every case with build(work, rt, tag, source) and runs them in
+    a child process; returns (passed, failed) and prints each failure."""
+    import subprocess
+    import sys
+    libs = []
+    passed = failed = 0
+    for i, (name, source, _) in enumerate(CASES):
+        try:
+            libs.append(str(build(work, rt, f"regression{i}", source)))
+        except Exception as e:
+            print(f"FAIL {name}: build: {getattr(e, 'stderr', b'') or e}")
+            failed += 1
+            libs.append("-")
+    try:
+        r = subprocess.run([sys.executable, __file__, *libs], capture_output=True, text=True, timeout=timeout)
+        lines = r.stdout.splitlines()
+        tail = r.stderr[-300:]
+    except subprocess.TimeoutExpired as e:
+        lines = (e.stdout or b"").decode(errors="replace").splitlines() if isinstance(e.stdout, bytes) else \
+            (e.stdout or "").splitlines()
+        tail = f"timed out after {timeout} s (a hang)"
+    done = {}
+    for line in lines:
+        index, _, verdict = line.partition(" ")
+        if index.isdigit():
+            done[int(index)] = verdict
+    for i, (name, _, _) in enumerate(CASES):
+        if libs[i] == "-":
+            continue
+        verdict = done.get(i)
+        if verdict == "ok":
+            passed += 1
+        else:
+            failed += 1
+            print(f"FAIL {name}: {verdict or 'no result: ' + tail}")
+    return passed, failed
+
+
+if __name__ == "__main__":
+    import sys
+    child(sys.argv[1:])
