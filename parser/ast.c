@@ -12,7 +12,33 @@ tk_expr *tk_ast_expr(tk_parser *p, tk_expr_kind kind, tk_loc loc) {
     tk_expr *e = TK_NEW(p->arena, tk_expr);
     e->kind = kind;
     e->loc = loc;
+    e->depth = 1;
     return e;
+}
+
+/* e holds child: e's depth is at least one more than child's. Past
+ * TK_MAX_EXPR_DEPTH the program is refused here, so no later stage
+ * recurses that deep. */
+static void nest(tk_parser *p, tk_expr *e, const tk_expr *child) {
+    if (!child || child->depth + 1 <= e->depth) return;
+    e->depth = child->depth + 1;
+    if (e->depth > TK_MAX_EXPR_DEPTH && !p->reported_depth) {
+        p->reported_depth = true;
+        tk_error(p->diag, e->loc, "this expression nests more than %d levels deep; split it into "
+                 "named parts", TK_MAX_EXPR_DEPTH);
+    }
+}
+
+static void nest_all(tk_parser *p, tk_expr *e, const tk_expr_list *children) {
+    for (uint32_t i = 0; i < children->len; i++) nest(p, e, children->data[i]);
+}
+
+void tk_ast_check_block_depth(tk_parser *p, tk_loc loc) {
+    if (p->indent_depth > TK_MAX_BLOCK_DEPTH && !p->reported_depth) {
+        p->reported_depth = true;
+        tk_error(p->diag, loc, "blocks nest more than %d levels deep here; move inner parts into "
+                 "@func functions", TK_MAX_BLOCK_DEPTH);
+    }
 }
 
 tk_expr *tk_ast_name(tk_parser *p, tk_loc loc, const char *name) {
@@ -58,6 +84,7 @@ tk_expr *tk_ast_unary(tk_parser *p, tk_loc loc, tk_unop op, tk_expr *operand) {
     tk_expr *e = tk_ast_expr(p, TK_EXPR_UNARY, loc);
     e->u.unary.op = op;
     e->u.unary.operand = operand;
+    nest(p, e, operand);
     return e;
 }
 
@@ -66,6 +93,8 @@ tk_expr *tk_ast_binary(tk_parser *p, tk_loc loc, tk_binop op, tk_expr *lhs, tk_e
     e->u.binary.op = op;
     e->u.binary.lhs = lhs;
     e->u.binary.rhs = rhs;
+    nest(p, e, lhs);
+    nest(p, e, rhs);
     return e;
 }
 
@@ -78,6 +107,8 @@ tk_expr *tk_ast_compare(tk_parser *p, tk_loc loc, tk_expr *lhs, tk_binop op, tk_
     e->loc = loc;
     tk_vec_push(p->arena, &e->u.compare.ops, op);
     tk_vec_push(p->arena, &e->u.compare.operands, rhs);
+    nest(p, e, lhs);
+    nest(p, e, rhs);
     return e;
 }
 
@@ -87,6 +118,9 @@ tk_expr *tk_ast_ternary(tk_parser *p, tk_loc loc, tk_expr *then, tk_expr *cond,
     e->u.ternary.cond = cond;
     e->u.ternary.then = then;
     e->u.ternary.otherwise = otherwise;
+    nest(p, e, cond);
+    nest(p, e, then);
+    nest(p, e, otherwise);
     return e;
 }
 
@@ -95,6 +129,7 @@ tk_expr *tk_ast_lambda(tk_parser *p, tk_loc loc, tk_expr_list *params, tk_expr *
     for (uint32_t i = 0; params && i < params->len; i++)
         tk_vec_push(p->arena, &e->u.lambda.params, params->data[i]->u.name);
     e->u.lambda.body = body;
+    nest(p, e, body);
     return e;
 }
 
@@ -102,6 +137,8 @@ tk_expr *tk_ast_call(tk_parser *p, tk_loc loc, tk_expr *callee, tk_expr_list arg
     tk_expr *e = tk_ast_expr(p, TK_EXPR_CALL, loc);
     e->u.call.callee = callee;
     e->u.call.args = args;
+    nest(p, e, callee);
+    nest_all(p, e, &args);
     bool seen_keyword = false;
     for (uint32_t i = 0; i < args.len; i++) {
         if (args.data[i]->kind == TK_EXPR_KEYWORD) {
@@ -120,6 +157,7 @@ tk_expr *tk_ast_attr(tk_parser *p, tk_loc loc, tk_expr *object, const tk_token *
     e->u.attr.object = object;
     e->u.attr.name = name->u.text;
     e->u.attr.name_loc = name->loc;
+    nest(p, e, object);
     return e;
 }
 
@@ -127,6 +165,8 @@ tk_expr *tk_ast_subscript(tk_parser *p, tk_loc loc, tk_expr *object, tk_expr_lis
     tk_expr *e = tk_ast_expr(p, TK_EXPR_SUBSCRIPT, loc);
     e->u.subscript.object = object;
     e->u.subscript.indices = indices;
+    nest(p, e, object);
+    nest_all(p, e, &indices);
     return e;
 }
 
@@ -135,6 +175,9 @@ tk_expr *tk_ast_slice(tk_parser *p, tk_loc loc, tk_expr *lo, tk_expr *hi, tk_exp
     e->u.slice.lo = lo;
     e->u.slice.hi = hi;
     e->u.slice.step = step;
+    nest(p, e, lo);
+    nest(p, e, hi);
+    nest(p, e, step);
     return e;
 }
 
@@ -148,18 +191,21 @@ tk_expr *tk_ast_keyword(tk_parser *p, tk_loc loc, tk_expr *name, tk_expr *value)
     }
     e->u.keyword.name_loc = name->loc;
     e->u.keyword.value = value;
+    nest(p, e, value);
     return e;
 }
 
 tk_expr *tk_ast_starred(tk_parser *p, tk_loc loc, tk_expr *value) {
     tk_expr *e = tk_ast_expr(p, TK_EXPR_STARRED, loc);
     e->u.starred = value;
+    nest(p, e, value);
     return e;
 }
 
 tk_expr *tk_ast_pointer_type(tk_parser *p, tk_loc loc, tk_expr *pointee) {
     tk_expr *e = tk_ast_expr(p, TK_EXPR_POINTER_TYPE, loc);
     e->u.pointee = pointee;
+    nest(p, e, pointee);
     return e;
 }
 
@@ -171,12 +217,14 @@ tk_expr *tk_ast_tuple_or_expr(tk_parser *p, tk_loc loc, tk_expr_list items,
     }
     tk_expr *e = tk_ast_expr(p, TK_EXPR_TUPLE, loc);
     e->u.items = items;
+    nest_all(p, e, &items);
     return e;
 }
 
 tk_expr *tk_ast_list(tk_parser *p, tk_loc loc, tk_expr_list items) {
     tk_expr *e = tk_ast_expr(p, TK_EXPR_LIST, loc);
     e->u.items = items;
+    nest_all(p, e, &items);
     return e;
 }
 

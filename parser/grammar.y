@@ -460,6 +460,7 @@ static const tk_token *next_token(tk_parser *p) {
         if (t->kind != TK_TOK_EOF) p->pos++;
         if (t->kind == TK_TOK_INDENT) {
             p->indent_depth++;
+            tk_ast_check_block_depth(p, t->loc);
             if (p->drop_next_indent && p->dropped_count < 64) {
                 p->dropped[p->dropped_count++] = p->indent_depth;
                 p->drop_next_indent = false;

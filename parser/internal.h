@@ -23,6 +23,7 @@ typedef struct tk_parser {
     int indent_depth;
     int dropped[64];
     int dropped_count;
+    bool reported_depth;   /* too deep an expression or block, said once */
 } tk_parser;
 
 /* the bracketed pair [begin, end) of a (possibly empty) list of tokens */
@@ -55,6 +56,8 @@ tk_expr_list tk_ast_expr_list1(tk_parser *p, tk_expr *e);
 tk_expr_list tk_ast_expr_list_add(tk_parser *p, tk_expr_list list, tk_expr *e);
 
 tk_stmt *tk_ast_stmt(tk_parser *p, tk_stmt_kind kind, tk_loc loc);
+/* Reports blocks nested past TK_MAX_BLOCK_DEPTH (once). */
+void tk_ast_check_block_depth(tk_parser *p, tk_loc loc);
 tk_stmt *tk_ast_expr_stmt(tk_parser *p, tk_loc loc, tk_expr *e);
 tk_stmt *tk_ast_return(tk_parser *p, tk_loc loc, tk_expr *e);
 tk_stmt *tk_ast_assign(tk_parser *p, tk_loc loc, tk_expr_list targets, tk_expr *value);

@@ -39,9 +39,15 @@ typedef enum tk_expr_kind {
     TK_EXPR_POINTER_TYPE
 } tk_expr_kind;
 
+/* Limits every later stage can walk recursively (sema's evaluator, the
+ * lowering, the printers) within a thread's stack, with room to spare;
+ * Python's own parser stops at 200 nested parentheses. */
+enum { TK_MAX_EXPR_DEPTH = 256, TK_MAX_BLOCK_DEPTH = 100 };
+
 struct tk_expr {
     tk_expr_kind kind;
     tk_loc loc;
+    uint32_t depth;    /* 1 + its deepest operand's */
     union {
         const char *name;                      /* NAME (interned) */
         uint64_t int_value;                    /* INT */
