@@ -1095,6 +1095,10 @@ static value b_abs(checker *c, call *k) {
     value *v = &k->args[0];
     if (v_is_number(v)) {
         if (v->kind == V_FLOAT) return v_float(v->loc, fabs(v->u.f));
+        if (v->u.i == INT64_MIN) {
+            sema_error(c, k->loc, "constant expression overflows 64 bits");
+            return v_error();
+        }
         return v_int(v->loc, v->u.i < 0 ? -v->u.i : v->u.i);
     }
     tk_sx *x = rt_arg(c, k, 0);
@@ -1590,6 +1594,12 @@ static value b_random(checker *c, call *k) {
     }
     int64_t rounds = 10;
     if (given(k, 2) && !const_int(c, k, 2, &rounds)) return v_error();
+    /* each round is a few multiplications a value, unrolled */
+    if (rounds < 0 || rounds > 64) {
+        sema_error(c, k->args[2].loc, "n_rounds of %s must be between 0 and 64, not %" PRId64 " (Philox uses 10)",
+                   k->name, rounds);
+        return v_error();
+    }
     bool is_int = strcmp(def_of(k->id)->name, "randint") == 0;
     tk_sx *r = builtin_sx(c, k, ty_with_elem(c, offset->type, ty_scalar(c, is_int ? TK_U32 : TK_F32)));
     sx_add_arg(c, r, seed);

@@ -174,7 +174,16 @@ tk_ss *ss_new(checker *c, tk_ss_kind kind, tk_loc loc) {
     return s;
 }
 
-void emit_stmt(checker *c, tk_ss *s) { tk_vec_push(c->arena, c->frame->out, s); }
+enum { STATIC_UNROLL_LIMIT = 4096, UNROLLED_TRIPS_LIMIT = 1 << 16, STATEMENTS_LIMIT = 1 << 18 };
+
+void emit_stmt(checker *c, tk_ss *s) {
+    if (++c->emitted_statements > STATEMENTS_LIMIT && !c->over_budget) {
+        c->over_budget = true;
+        sema_error(c, s->loc, "this kernel unrolls into more than %d statements (tl.static_range loops "
+                   "multiply their bodies); use range() for a runtime loop", STATEMENTS_LIMIT);
+    }
+    tk_vec_push(c->arena, c->frame->out, s);
+}
 
 tk_sema_var *new_var(checker *c, const char *name, const tk_type *type, tk_loc loc) {
     tk_sema_var *v = TK_NEW(c->arena, tk_sema_var);
@@ -1654,7 +1663,6 @@ static void leave_runtime_loop(checker *c, loop_state *ls, tk_loc loop_loc) {
     c->frame->returned = false;
 }
 
-enum { STATIC_UNROLL_LIMIT = 4096 };
 
 static bool const_int_arg(checker *c, const value *v, int64_t *out, const char *what) {
     if (v->kind == V_INT || v->kind == V_BOOL) {
@@ -1668,7 +1676,13 @@ static bool const_int_arg(checker *c, const value *v, int64_t *out, const char *
 
 static void exec_static_loop(checker *c, const tk_stmt *s, const value *items, uint32_t count,
                              int64_t lo, int64_t step, bool is_range) {
-    for (uint32_t k = 0; k < count; k++) {
+    for (uint32_t k = 0; k < count && !c->over_budget; k++) {
+        if (++c->unrolled_trips > UNROLLED_TRIPS_LIMIT) {
+            c->over_budget = true;
+            sema_error(c, s->loc, "tl.static_range loops here unroll more than %d trips in all (nested "
+                       "loops multiply); use range() for a runtime loop", UNROLLED_TRIPS_LIMIT);
+            return;
+        }
         value iv = is_range ? v_int(s->u.for_.target->loc, lo + (int64_t)k * step) : items[k];
         assign_target(c, s->u.for_.target, iv, s->u.for_.target->loc);
         exec_block(c, &s->u.for_.body);
@@ -1749,10 +1763,13 @@ static void exec_for(checker *c, const tk_stmt *s) {
                     sema_error(c, step.loc, "range step cannot be zero");
                     return;
                 }
-                int64_t n = st > 0 ? (h > l ? (h - l + st - 1) / st : 0) : (l > h ? (l - h - st - 1) / -st : 0);
+                /* in 128 bits: h - l overflows 64 for bounds near the ends */
+                __int128 span = st > 0 ? (__int128)h - l : (__int128)l - h, size = st > 0 ? st : -(__int128)st;
+                __int128 trips = span > 0 ? (span + size - 1) / size : 0;
+                int64_t n = trips > STATIC_UNROLL_LIMIT ? STATIC_UNROLL_LIMIT + 1 : (int64_t)trips;
                 if (n > STATIC_UNROLL_LIMIT) {
-                    sema_error(c, iter->loc, "tl.static_range would unroll %" PRId64 " iterations; "
-                               "the limit is %d (use range() for a runtime loop)", n, STATIC_UNROLL_LIMIT);
+                    sema_error(c, iter->loc, "tl.static_range would unroll more than %d iterations; "
+                               "use range() for a runtime loop", STATIC_UNROLL_LIMIT);
                     return;
                 }
                 if (s->u.for_.target->kind != TK_EXPR_NAME) {
@@ -2618,6 +2635,7 @@ static void check_variant(checker *c, const kernel_decl *k, const variant *v, ui
     out->num_stages = 3;
     frame f;
     uint32_t counter = 0;
+    c->unrolled_trips = c->emitted_statements = 0;
     setup_kernel_frame(c, k, v, &f, out, &counter);
     f.out = &out->body;
     /* @kernel's options may use the constexprs (num_warps=BLOCK // 256);

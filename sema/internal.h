@@ -96,6 +96,11 @@ struct checker {
     def_list call_stack;                 /* recursion detection */
     TK_VEC(binding) globals;             /* module-level constexprs, imports */
     frame *frame;
+    /* static_range trips and statements of the kernel variant being
+     * checked, nested loops multiplied: bounded, so no input exhausts
+     * memory or time (reported once) */
+    uint64_t unrolled_trips, emitted_statements;
+    bool over_budget;
     /* interned names used by the checker */
     const char *n_tl, *n_triton, *n_language, *n_math;
 };
