@@ -16,6 +16,7 @@
  * Breaks: recomputed ops leave their originals dead, so DCE runs after. */
 #include "internal.h"
 
+#include <inttypes.h>
 #include <string.h>
 
 typedef struct shape_vec {
@@ -405,9 +406,32 @@ static void assign_block(layout_ctx *c, tk_tir_block *blk) {
     blk->ops.cap = out.cap;
 }
 
+/* A thread has 255 registers; a tile needing far more per thread spills
+ * wholesale and compiles for minutes (LLVM's time grows with it). */
+enum { MAX_REGISTERS_PER_VALUE = 1024 };
+
+static void check_register_arrays(tk_tir_op *op, void *ctx_) {
+    layout_ctx *c = ctx_;
+    for (uint32_t i = 0; i < op->results.len && !c->failed; i++) {
+        const tk_tir_value *v = op->results.data[i];
+        if (v->type->kind != TK_TYPE_TILE || !v->layout) continue;
+        uint64_t words = tk_ll_num_regs(v->layout) * (uint64_t)(elem_bytes_of(v->type) > 4 ? 2 : 1);
+        if (words <= MAX_REGISTERS_PER_VALUE) continue;
+        uint64_t warps = c->kernel->num_warps;
+        while (warps <= 32 && words * c->kernel->num_warps / warps > MAX_REGISTERS_PER_VALUE) warps *= 2;
+        const char *how = warps <= 32 ? tk_arena_printf(c->arena, "smaller blocks or num_warps=%" PRIu64, warps)
+                                      : "smaller blocks";
+        tk_error(c->diag, op->loc, "this value (%s) needs %" PRIu64 " registers in each of the program's %u "
+                 "threads; tkc allows %d for one value (a thread has 255): use %s",
+                 tk_type_str(c->arena, v->type), words, c->kernel->num_warps * 32, MAX_REGISTERS_PER_VALUE, how);
+        c->failed = true;
+    }
+}
+
 bool tir_pass_layouts(tk_arena *arena, tk_diag *diag, tk_tir_kernel *k) {
     layout_ctx c = {arena, diag, k, {0}, {0}, false};
     tir_walk(k->body, collect_widths, &c);
     assign_block(&c, k->body);
+    if (!c.failed) tir_walk(k->body, check_register_arrays, &c);
     return !c.failed;
 }
