@@ -17,22 +17,21 @@ static bool has_effect(const tk_tir_op *op) {
 }
 
 typedef struct dce_ctx {
-    bool *used;       /* by value id */
-    bool changed;
+    tk_arena *arena;
+    bool *used;                        /* by value id */
+    TK_VEC(const tk_tir_value *) work; /* used values whose definitions are not yet marked */
 } dce_ctx;
 
-static void mark_uses(tk_tir_op *op, void *ctx_) {
+static void use(dce_ctx *ctx, const tk_tir_value *v) {
+    if (ctx->used[v->id]) return;
+    ctx->used[v->id] = true;
+    tk_vec_push(ctx->arena, &ctx->work, v);
+}
+
+static void mark_effects(tk_tir_op *op, void *ctx_) {
     dce_ctx *ctx = ctx_;
-    bool live = has_effect(op);
-    for (uint32_t i = 0; i < op->results.len && !live; i++) live = ctx->used[op->results.data[i]->id];
-    if (!live) return;
-    for (uint32_t i = 0; i < op->operands.len; i++) {
-        uint32_t id = op->operands.data[i]->id;
-        if (!ctx->used[id]) {
-            ctx->used[id] = true;
-            ctx->changed = true;
-        }
-    }
+    if (!has_effect(op)) return;
+    for (uint32_t i = 0; i < op->operands.len; i++) use(ctx, op->operands.data[i]);
 }
 
 static void sweep(tk_tir_op *op, void *ctx_) {
@@ -43,11 +42,17 @@ static void sweep(tk_tir_op *op, void *ctx_) {
     if (!live) op->dead = true;
 }
 
+/* Effects are live; so is every op defining a value a live op uses: a
+ * worklist of values, each visited once (linear in the program). */
 void tir_pass_dce(tk_arena *arena, tk_tir_kernel *k) {
-    dce_ctx ctx = {TK_NEW_ARRAY(arena, bool, k->value_count + 1), true};
-    while (ctx.changed) {
-        ctx.changed = false;
-        tir_walk(k->body, mark_uses, &ctx);
+    dce_ctx ctx = {arena, TK_NEW_ARRAY(arena, bool, k->value_count + 1), {0}};
+    bool *visited = TK_NEW_ARRAY(arena, bool, k->value_count + 1);
+    tir_walk(k->body, mark_effects, &ctx);
+    while (ctx.work.len) {
+        const tk_tir_op *def = ctx.work.data[--ctx.work.len]->def;
+        if (!def || !def->results.len || visited[def->results.data[0]->id]) continue;
+        visited[def->results.data[0]->id] = true;
+        for (uint32_t i = 0; i < def->operands.len; i++) use(&ctx, def->operands.data[i]);
     }
     tir_walk(k->body, sweep, &ctx);
 }
