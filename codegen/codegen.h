@@ -17,6 +17,7 @@ typedef struct tk_cg_options {
     bool debug;              /* device_assert checks (-g, --debug) */
     const char *cuda_home;   /* for ptxas; NULL or missing: PTX only */
     bool want_cubin;
+    bool resource_report;    /* ptxas -v: registers, spills (slow for many kernels: --stats only) */
 } tk_cg_options;
 
 typedef struct tk_cg_kernel_info {

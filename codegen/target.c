@@ -100,9 +100,9 @@ static bool run_ptxas(tk_arena *arena, tk_diag *diag, const tk_cg_options *opt, 
         tk_error(diag, (tk_loc){0}, "cannot write '%s' for ptxas: %s", ptx_path, strerror(errno));
     } else {
         char cmd[1400];
-        snprintf(cmd, sizeof cmd, "'%s' -arch=%s -v -O%d %s'%s' -o '%s' 2>&1", ptxas, opt->arch,
-                 opt->opt_level < 3 ? opt->opt_level : 3, opt->line_info ? "-lineinfo " : "", ptx_path,
-                 cubin_path);
+        snprintf(cmd, sizeof cmd, "'%s' -arch=%s %s-O%d %s'%s' -o '%s' 2>&1", ptxas, opt->arch,
+                 opt->resource_report ? "-v " : "", opt->opt_level < 3 ? opt->opt_level : 3,
+                 opt->line_info ? "-lineinfo " : "", ptx_path, cubin_path);
         double t0 = tk_now_ms();
         FILE *p = popen(cmd, "r");
         char *report = NULL;
