@@ -9,7 +9,12 @@ RE2C        ?= re2c
 BISON       ?= bison
 CC          ?= cc
 
-ifeq ($(SAN),1)
+ifeq ($(FUZZ),1)
+# the libFuzzer build (make fuzz): clang, coverage for the fuzzer, ASan+UBSan
+BUILD    := build/fuzz
+CC       := clang
+SANFLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+else ifeq ($(SAN),1)
 BUILD    := build/san
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 else
@@ -53,7 +58,7 @@ else
 Q := @
 endif
 
-.PHONY: all deps run test golden-update clean gpu-build gpu-test bench
+.PHONY: all deps run test golden-update clean gpu-build gpu-test bench fuzz fuzz-run
 all: $(BUILD)/tkc
 
 $(BUILD)/tkc: $(TKC_OBJ)
@@ -129,6 +134,37 @@ $(BUILD)/unit/layout_test: test/unit/layout_test.c $(BUILD)/obj/lower/layout.o $
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDFLAGS)
 
+# ---- fuzzing ---------------------------------------------------------------
+# make fuzz: build/fuzz/fuzz_tkc (libFuzzer, ASan, UBSan), its dictionary
+# and a seed corpus from kernels/ and the test sources; then
+#   make fuzz-run FUZZ_RUNS=N FUZZ_SECONDS=S FUZZ_SEED=K
+# fuzzes (a finding is saved as build/fuzz/crash-* and fails the run).
+FUZZ_RUNS    ?= -1
+FUZZ_SECONDS ?= 0
+FUZZ_SEED    ?= 0
+fuzz:
+	@$(MAKE) --no-print-directory FUZZ=1 deps
+	@$(MAKE) --no-print-directory FUZZ=1 build/fuzz/fuzz_tkc build/fuzz/tk.dict build/fuzz/seeds
+
+build/fuzz/fuzz_tkc: test/fuzz/fuzz_tkc.c $(filter-out $(BUILD)/obj/cli/%,$(TKC_OBJ))
+	@echo "  LD      $@"
+	$(Q)$(CC) $(CFLAGS) -fsanitize=fuzzer -isystem $(LLVM_INCLUDE) $^ -o $@ $(LLVM_LIBS) -lm
+
+# the language's words: keywords, types, every builtin's name, operators
+build/fuzz/tk.dict: sema/builtins.c test/fuzz/words
+	@mkdir -p $(dir $@)
+	$(Q){ sed -n 's/^    {"\([A-Za-z_0-9]*\)", .*/"\1"/p' sema/builtins.c; sed 's/.*/"&"/' test/fuzz/words; } | sort -u >$@
+
+build/fuzz/seeds: $(wildcard kernels/*.tk test/golden/*/*.tk test/fuzz/*.tk test/runtime/*.tk)
+	@rm -rf $@ && mkdir -p $@
+	$(Q)for f in $^; do cp $$f $@/$$(echo $$f | tr / _); done
+
+fuzz-run: fuzz
+	@mkdir -p build/fuzz/corpus
+	@cd build/fuzz && ./fuzz_tkc -dict=tk.dict -seed=$(FUZZ_SEED) -runs=$(FUZZ_RUNS) \
+	  -max_total_time=$(FUZZ_SECONDS) -timeout=20 -rss_limit_mb=4096 -max_len=4096 \
+	  -print_final_stats=1 corpus seeds
+
 # ---- set-up ------------------------------------------------------------
 # Installs the build's tools when root, else says how. Nothing else needs them.
 deps:
@@ -138,6 +174,12 @@ deps:
 	$(LLVM_CONFIG) --version >/dev/null 2>&1 || missing="$$missing llvm-22-dev"; \
 	if [ "$(STATIC)" = 1 ]; then for p in libzstd-dev zlib1g-dev libz3-dev libxml2-dev; do \
 	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; fi; \
+	if [ "$(FUZZ)" = 1 ] || [ "$$CI" = true ]; then \
+	  if ! command -v clang >/dev/null 2>&1; then missing="$$missing clang libclang-rt-dev"; \
+	  elif ! echo 'int LLVMFuzzerTestOneInput(const char *d, long n) { return 0; }' | \
+	       clang -fsanitize=fuzzer -x c - -o /dev/null >/dev/null 2>&1; then \
+	    missing="$$missing libclang-rt-$$(clang --version | sed -n 's/.*version \([0-9]*\).*/\1/p' | head -1)-dev"; fi; \
+	fi; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    echo "installing:$$missing"; \
@@ -170,6 +212,7 @@ run: deps
 
 test: deps
 	@$(MAKE) --no-print-directory all $(BUILD)/libtkrt.a $(RT_TESTS) $(UNIT_TESTS)
+	@if [ "$$CI" = true ]; then $(MAKE) --no-print-directory fuzz; fi
 	@UNIT_TESTS="$(UNIT_TESTS)" TKC=$(BUILD)/tkc SAN=$(SAN) SANFLAGS="$(SANFLAGS)" CUDA_HOME=$(CUDA_HOME) RT_DIR=$(RT_DIR) RT_LIB=$(BUILD)/libtkrt.a \
 	  sh test/run.sh
 

@@ -262,6 +262,18 @@ if [ "$UPDATE" != 1 ]; then
     add_counts "$tmp/status" "exit-status tests"
 fi
 
+# fuzzing reproducers and stress inputs, replayed through tkc; in CI also
+# a fixed fuzzing run (make test builds build/fuzz/fuzz_tkc when CI=true)
+if [ "$UPDATE" != 1 ]; then
+    TKC="$TKC" sh test/fuzz/replay.sh >"$tmp/replay" 2>&1
+    add_counts "$tmp/replay" "fuzz replay"
+    if [ "${CI:-}" = true ]; then
+        sh test/fuzz/ci.sh >"$tmp/fuzz" 2>&1
+        cat "$tmp/fuzz" | grep -v "passed, .* failed$"
+        add_counts "$tmp/fuzz" "CI fuzzing"
+    fi
+fi
+
 for args in test/golden/cli/*.args; do
     [ -f "$args" ] || continue
     # shellcheck disable=SC2046
