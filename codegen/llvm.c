@@ -464,11 +464,14 @@ static LLVMValueRef math1(cg *c, const tk_tir_op *op, const char *name, const tk
     return LLVMGetPoison(lt);
 }
 
-static LLVMValueRef minmax(cg *c, bool is_max, const tk_type *t, LLVMValueRef a, LLVMValueRef b) {
+/* On floats: the number when one operand is NaN (maxnum, Triton's
+ * default), or NaN when either is (propagate_nan=ALL: llvm.maximum). */
+static LLVMValueRef minmax_nan(cg *c, bool is_max, bool nan, const tk_type *t, LLVMValueRef a, LLVMValueRef b) {
     LLVMTypeRef lt = LLVMTypeOf(a);
     if (is_float(t)) {
         char buf[48];
-        snprintf(buf, sizeof buf, "llvm.%s.%s", is_max ? "maxnum" : "minnum", fsuffix(c, lt));
+        snprintf(buf, sizeof buf, "llvm.%s.%s", is_max ? (nan ? "maximum" : "maxnum") : (nan ? "minimum" : "minnum"),
+                 fsuffix(c, lt));
         LLVMValueRef args[2] = {a, b};
         return call(c, buf, lt, args, 2);
     }
@@ -477,11 +480,23 @@ static LLVMValueRef minmax(cg *c, bool is_max, const tk_type *t, LLVMValueRef a,
     return LLVMBuildSelect(c->b, LLVMBuildICmp(c->b, p, a, b, ""), a, b, "");
 }
 
+static LLVMValueRef minmax(cg *c, bool is_max, const tk_type *t, LLVMValueRef a, LLVMValueRef b) {
+    return minmax_nan(c, is_max, false, t, a, b);
+}
+
 static LLVMValueRef math_n(cg *c, const tk_tir_op *op, const tk_type *t, LLVMValueRef *x) {
     const char *name = tk_sema_builtin_name(op->sub);
-    if (!strcmp(name, "maximum")) return minmax(c, true, t, x[0], x[1]);
-    if (!strcmp(name, "minimum")) return minmax(c, false, t, x[0], x[1]);
-    if (!strcmp(name, "clamp")) return minmax(c, false, t, minmax(c, true, t, x[0], x[1]), x[2]);
+    if (!strcmp(name, "libdevice")) {
+        /* sema chose the __nv_ function and converted the arguments to its
+         * types; target.c links libdevice */
+        uint32_t n = op->operands.len < 3 ? op->operands.len : 3;
+        return call(c, tk_tir_attr_text(op, "symbol"), elem_type(c, t), x, n);
+    }
+    const char *prop = tk_tir_attr_text(op, "propagate_nan");
+    bool nan = prop && (!strcmp(prop, "all") || !strcmp(prop, "ALL"));
+    if (!strcmp(name, "maximum")) return minmax_nan(c, true, nan, t, x[0], x[1]);
+    if (!strcmp(name, "minimum")) return minmax_nan(c, false, nan, t, x[0], x[1]);
+    if (!strcmp(name, "clamp")) return minmax_nan(c, false, nan, t, minmax_nan(c, true, nan, t, x[0], x[1]), x[2]);
     if (!strcmp(name, "fdiv") || !strcmp(name, "div_rn")) return LLVMBuildFDiv(c->b, x[0], x[1], "");
     if (!strcmp(name, "fma")) {
         char buf[48];

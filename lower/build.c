@@ -267,7 +267,54 @@ static vals lower_block_access(builder *b, const tk_sx *x, bool is_load) {
     return one(b, result(b, op, x->type));
 }
 
+/* Reductions without a @func: over all dimensions of a tile of rank 2 or
+ * more, the tile is flattened first (a scalar, or with keep_dims a splat of
+ * it, comes out); tl.max/tl.min with return_indices are two reductions of
+ * one input, the value's and argmax's (argmin's). */
+static vals lower_reduce(builder *b, const tk_sx *x) {
+    tk_tir_value *in = lower1(b, x->args.data[0]);
+    if (!in) return (vals){0};
+    in = widen_f8(b, in, x->loc);
+    bool all = true, keep = false;
+    for (uint32_t i = 0; i < x->attrs.len; i++) {
+        all &= strcmp(x->attrs.data[i].name, "axis") != 0;
+        keep |= !strcmp(x->attrs.data[i].name, "keep_dims") && x->attrs.data[i].i;
+    }
+    bool flatten = all && in->type->rank > 1;
+    if (flatten) {
+        int64_t numel = 1;
+        for (uint32_t d = 0; d < in->type->rank; d++) numel *= in->type->shape[d];
+        in = op1(b, TIR_RESHAPE, tk_sema_builtin_id("reshape"), x->loc, tile_type(b, in->type->elem, 1, &numel), in,
+                 NULL);
+    }
+    bool pair = x->type->kind == TK_TYPE_TUPLE;
+    const char *name = tk_sema_builtin_name(x->builtin);
+    uint32_t n = pair ? 2 : 1;
+    vals out = {n, TK_NEW_ARRAY(b->arena, tk_tir_value *, n)};
+    for (uint32_t k = 0; k < n; k++) {
+        const tk_type *want = pair ? x->type->items[k] : x->type;
+        int sub = k == 0 ? x->builtin : tk_sema_builtin_id(!strcmp(name, "max") ? "argmax" : "argmin");
+        tk_tir_op *op = emit(b, TIR_REDUCE, sub, x->loc);
+        for (uint32_t i = 0; i < x->attrs.len; i++)
+            if ((!flatten || strcmp(x->attrs.data[i].name, "keep_dims")) && strcmp(x->attrs.data[i].name, "return_indices"))
+                tk_vec_push(b->arena, &op->attrs, x->attrs.data[i]);
+        operand(b, op, in);
+        /* flattened: a scalar (splat back to keep_dims' shape); f8 values
+         * reduce in f32 and round back */
+        const tk_type *rt = flatten && keep ? tir_elem(want) : want;
+        bool f8 = is_f8(rt);
+        tk_tir_value *r = result(b, op, f8 ? as_f32(b, rt) : rt);
+        if (f8) r = op1(b, TIR_CAST, 0, x->loc, rt, r, NULL);
+        if (flatten && keep) r = op1(b, TIR_SPLAT, 0, x->loc, want, r, NULL);
+        out.v[k] = r;
+    }
+    return out;
+}
+
 static vals lower_builtin(builder *b, const tk_sx *x) {
+    if (!x->func && (builtin_is(x, "sum") || builtin_is(x, "max") || builtin_is(x, "min") ||
+                     builtin_is(x, "argmax") || builtin_is(x, "argmin") || builtin_is(x, "xor_sum")))
+        return lower_reduce(b, x);
     if (builtin_is(x, "make_block_ptr")) {
         /* base, then the flattened shape, strides and offsets tuples */
         vals out = {0, NULL};
@@ -318,7 +365,7 @@ static vals lower_builtin(builder *b, const tk_sx *x) {
         static const char *const math[] = {"exp", "exp2", "log", "log2", "sqrt", "sqrt_rn", "rsqrt",
                                            "sin", "cos", "erf", "floor", "ceil", "sigmoid", "abs",
                                            "fdiv", "div_rn", "fma", "maximum", "minimum", "clamp",
-                                           "umulhi"};
+                                           "umulhi", "libdevice"};
         for (size_t i = 0; i < sizeof math / sizeof math[0]; i++)
             if (strcmp(math[i], name) == 0) code = TIR_MATH;
     }

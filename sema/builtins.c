@@ -29,7 +29,8 @@ enum {
     B_BARE = 2,     /* the bare name too */
     B_METHOD = 4,   /* x.name(...) on tiles */
     B_GRID = 8,     /* usable in grid expressions (host arithmetic) */
-    B_PYTHON = 16   /* the bare name is Python's builtin, only bare */
+    B_PYTHON = 16,  /* the bare name is Python's builtin, only bare */
+    B_LIBDEVICE = 32 /* libdevice.name (triton.language.extra.libdevice), and tl.math.name */
 };
 
 typedef struct builtin_def {
@@ -998,10 +999,13 @@ static value b_clamp(checker *c, call *k) {
     if (!broadcast_shapes(c, x->type, lo->type, k->loc, "tl.clamp", &rank, shape)) return v_error();
     const tk_type *t1 = ty_tile(c, ty_scalar(c, d), rank, shape);
     if (!broadcast_shapes(c, t1, hi->type, k->loc, "tl.clamp", &rank, shape)) return v_error();
+    const char *nan = "";
+    if (given(k, 3) && k->args[3].kind == V_STR && !const_str(c, k, 3, propagate_nan, 5, &nan)) return v_error();
     tk_sx *r = builtin_sx(c, k, ty_tile(c, ty_scalar(c, d), rank, shape));
     sx_add_arg(c, r, broadcast_to_shape(c, convert(c, x, d, k->loc), rank, shape, k->loc));
     sx_add_arg(c, r, broadcast_to_shape(c, convert(c, lo, d, k->loc), rank, shape, k->loc));
     sx_add_arg(c, r, broadcast_to_shape(c, convert(c, hi, d, k->loc), rank, shape, k->loc));
+    if (*nan) sx_add_attr_text(c, r, "propagate_nan", nan);
     return result_rt(r);
 }
 
@@ -1333,6 +1337,191 @@ static value b_join(checker *c, call *k) {
     sx_add_arg(c, r, broadcast_to_shape(c, a, rank, shape, k->loc));
     sx_add_arg(c, r, broadcast_to_shape(c, b, rank, shape, k->loc));
     return result_rt(r);
+}
+
+/* a reshape of x to `shape` (same number of elements) */
+static tk_sx *reshaped(checker *c, call *k, tk_sx *x, uint32_t rank, const int64_t *shape) {
+    tk_sx *r = builtin_sx(c, k, ty_tile(c, ty_elem(x->type), rank, shape));
+    r->builtin = builtin_lookup(c, "reshape", true);
+    sx_add_arg(c, r, x);
+    return r;
+}
+
+static int64_t numel_of(const tk_type *t) {
+    int64_t n = 1;
+    for (uint32_t i = 0; i < ty_rank(t); i++) n *= t->shape[i];
+    return n;
+}
+
+/* tl.ravel: the elements in row-major order, as one dimension */
+static value b_ravel(checker *c, call *k) {
+    tk_sx *x = rt_arg(c, k, 0);
+    if (!x) return v_error();
+    if (ty_rank(x->type) == 0) {
+        sema_error(c, k->args[0].loc, "%s needs a tile, not the scalar %s", k->name, tk_type_str(c->arena, x->type));
+        return v_error();
+    }
+    int64_t n = numel_of(x->type);
+    return v_rt(reshaped(c, k, x, 1, &n));
+}
+
+/* tl.interleave(a, b): a's and b's elements alternating along the last
+ * dimension, which doubles (a join, then the pair dimension folded in) */
+static value b_interleave(checker *c, call *k) {
+    value joined = b_join(c, k);
+    if (joined.kind != V_RT) return joined;
+    tk_sx *j = joined.u.rt;
+    j->builtin = builtin_lookup(c, "join", true);
+    uint32_t rank = j->type->rank - 1;
+    if (rank == 0) {
+        sema_error(c, k->loc, "tl.interleave needs tiles, not scalars (tl.join pairs scalars)");
+        return v_error();
+    }
+    int64_t shape[TK_MAX_RANK];
+    memcpy(shape, j->type->shape, sizeof(int64_t) * rank);
+    shape[rank - 1] *= 2;
+    return v_rt(reshaped(c, k, j, rank, shape));
+}
+
+/* tl.broadcast(a, b): both broadcast to their common shape */
+static value b_broadcast(checker *c, call *k) {
+    tk_sx *a = rt_arg(c, k, 0), *b = rt_arg(c, k, 1);
+    if (!a || !b) return v_error();
+    uint32_t rank;
+    int64_t shape[TK_MAX_RANK];
+    if (!broadcast_shapes(c, a->type, b->type, k->loc, k->name, &rank, shape)) return v_error();
+    value t = v_tuple(c, k->loc, 2);
+    t.items[0] = v_rt(broadcast_to_shape(c, a, rank, shape, k->loc));
+    t.items[1] = v_rt(broadcast_to_shape(c, b, rank, shape, k->loc));
+    return t;
+}
+
+/* x.item(): the one element of a tile of one element, as a scalar */
+static value b_item(checker *c, call *k) {
+    tk_sx *x = rt_arg(c, k, 0);
+    if (!x) return v_error();
+    if (ty_rank(x->type) == 0) return v_rt(x);
+    if (numel_of(x->type) != 1) {
+        sema_error(c, k->args[0].loc, "%s needs a tile of one element, not %s", k->name,
+                   tk_type_str(c->arena, x->type));
+        return v_error();
+    }
+    int64_t one = 1;
+    tk_sx *r = builtin_sx(c, k, ty_elem(x->type));
+    r->builtin = builtin_lookup(c, "max", true);
+    sx_add_arg(c, r, reshaped(c, k, x, 1, &one));
+    return result_rt(r);
+}
+
+/* tl.assume(cond): a promise to the compiler; checked for type, then used
+ * for nothing (ignoring a hint is always correct) */
+static value b_assume(checker *c, call *k) {
+    value *v = &k->args[0];
+    if (v_is_const(v)) return (value){.kind = V_NONE, .loc = k->loc};
+    tk_sx *x = rt_arg(c, k, 0);
+    if (!x) return v_error();
+    if (ty_elem(x->type)->kind != TK_TYPE_SCALAR || elem_dtype(x) != TK_I1) {
+        sema_error(c, v->loc, "tl.assume takes a condition, not %s", tk_type_str(c->arena, x->type));
+        return v_error();
+    }
+    return (value){.kind = V_NONE, .loc = k->loc};
+}
+
+/* ---- libdevice (libdevice.def) ---------------------------------------- */
+
+enum { TO_I1 = 1, AS_IS = 0 };
+#define NONE TK_DTYPE_COUNT
+
+static const struct libdevice_overload {
+    const char *name, *symbol;
+    tk_dtype result, args[3];
+    bool to_i1;
+} libdevice_overloads[] = {
+#define LIBDEVICE_FN(name, arity)
+#define LIBDEVICE_OVERLOAD(name, symbol, result, a0, a1, a2, post) \
+    {#name, #symbol, TK_##result, {TK_##a0, TK_##a1, TK_##a2}, post},
+#define TK_NONE NONE
+#include "libdevice.def"
+#undef TK_NONE
+#undef LIBDEVICE_FN
+#undef LIBDEVICE_OVERLOAD
+};
+
+static const struct libdevice_overload *libdevice_match(const char *name, const tk_dtype *args, uint32_t n) {
+    for (size_t i = 0; i < sizeof libdevice_overloads / sizeof libdevice_overloads[0]; i++) {
+        const struct libdevice_overload *o = &libdevice_overloads[i];
+        if (strcmp(o->name, name) != 0) continue;
+        bool same = true;
+        for (uint32_t a = 0; a < 3; a++) same &= a < n ? o->args[a] == args[a] : o->args[a] == NONE;
+        if (same) return o;
+    }
+    return NULL;
+}
+
+/* libdevice.NAME(args) as Triton's extern_elementwise: the overload whose
+ * argument dtypes match exactly; else the arguments promoted together (as
+ * an arithmetic operator would) must match one. Numbers are f32 or i32.
+ * The arguments broadcast to one shape; the result has it. */
+static value b_libdevice(checker *c, call *k) {
+    const char *name = def_of(k->id)->name;
+    uint32_t n = k->nparams < 3 ? k->nparams : 3;
+    tk_sx *xs[3] = {NULL, NULL, NULL};
+    tk_dtype ds[3] = {TK_F32, TK_F32, TK_F32};
+    if (n == 0) return v_error();
+    for (uint32_t i = 0; i < n; i++) {
+        xs[i] = rt_arg(c, k, i);
+        if (!xs[i] || !elem_is_scalar(c, k, xs[i], i)) return v_error();
+        ds[i] = elem_dtype(xs[i]);
+    }
+    const struct libdevice_overload *o = libdevice_match(name, ds, n);
+    if (!o) {
+        const char *err = NULL;
+        tk_dtype common = ds[0];
+        for (uint32_t i = 1; i < n && !err; i++) common = promote_dtypes(common, false, ds[i], false, false, &err);
+        tk_dtype all[3] = {common, common, common};
+        if (!err) o = libdevice_match(name, all, n);
+    }
+    if (!o) {
+        char want[512] = "";
+        size_t len = 0;
+        for (size_t i = 0; i < sizeof libdevice_overloads / sizeof libdevice_overloads[0] && len < 400; i++) {
+            const struct libdevice_overload *q = &libdevice_overloads[i];
+            if (strcmp(q->name, name) != 0) continue;
+            len += (size_t)snprintf(want + len, sizeof want - len, "%s(", len ? ", " : "");
+            for (uint32_t a = 0; a < 3 && q->args[a] != NONE; a++)
+                len += (size_t)snprintf(want + len, sizeof want - len, "%s%s", a ? ", " : "", tk_dtype_name(q->args[a]));
+            len += (size_t)snprintf(want + len, sizeof want - len, ")");
+        }
+        char got[128] = "";
+        size_t glen = 0;
+        for (uint32_t i = 0; i < n; i++)
+            glen += (size_t)snprintf(got + glen, sizeof got - glen, "%s%s", i ? ", " : "", tk_dtype_name(ds[i]));
+        sema_error(c, k->loc, "%s takes %s, not (%s); convert with .to()", k->name, want, got);
+        return v_error();
+    }
+    uint32_t rank = ty_rank(xs[0]->type);
+    int64_t shape[TK_MAX_RANK];
+    if (rank) memcpy(shape, xs[0]->type->shape, sizeof(int64_t) * rank);
+    const tk_type *shaped = xs[0]->type;
+    for (uint32_t i = 1; i < n; i++) {
+        if (!broadcast_shapes(c, shaped, xs[i]->type, k->loc, k->name, &rank, shape)) return v_error();
+        shaped = ty_tile(c, ty_elem(shaped), rank, shape);
+    }
+    tk_sx *r = builtin_sx(c, k, ty_tile(c, ty_scalar(c, o->result), rank, shape));
+    r->builtin = builtin_lookup(c, "libdevice", true);
+    for (uint32_t i = 0; i < n; i++)
+        sx_add_arg(c, r, broadcast_to_shape(c, convert(c, xs[i], o->args[i], k->loc), rank, shape, k->loc));
+    sx_add_attr_text(c, r, "symbol", o->symbol);
+    if (!o->to_i1) return result_rt(r);
+    tk_sx *cast = sx_new(c, TK_SX_CAST, ty_tile(c, ty_scalar(c, TK_I1), rank, shape), k->loc);
+    sx_add_arg(c, cast, r);
+    return v_rt(cast);
+}
+#undef NONE
+
+static value b_libdevice_call(checker *c, call *k) {
+    sema_error(c, k->loc, "write libdevice.NAME(...), not tl.libdevice");
+    return v_error();
 }
 
 static value b_split(checker *c, call *k) {
@@ -1825,6 +2014,20 @@ static const builtin_def builtins[] = {
     {"trans", "input,*dims", TLM, b_trans},
     {"permute", "input,*dims", TLM, b_permute},
     {"join", "a,b", TL, b_join},
+    {"interleave", "a,b", TL, b_interleave},
+    {"broadcast", "input,other", TL, b_broadcast},
+    {"ravel", "x,can_reorder=", TLM, b_ravel},
+    {"item", "x", B_METHOD, b_item},
+    {"assume", "cond", TL, b_assume},
+    /* what a libdevice.NAME call becomes (attribute "symbol"): not a name
+     * in any namespace */
+    {"libdevice", "", 0, b_libdevice_call},
+#define LIBDEVICE_OVERLOAD(name, symbol, result, a0, a1, a2, post)
+#define LIBDEVICE_FN(name, arity) {#name, arity == 1 ? "arg0" : arity == 2 ? "arg0,arg1" : "arg0,arg1,arg2", \
+                                   B_LIBDEVICE, b_libdevice},
+#include "libdevice.def"
+#undef LIBDEVICE_FN
+#undef LIBDEVICE_OVERLOAD
     {"split", "a", TLM, b_split},
     {"cat", "input,other,can_reorder=", TL, b_cat},
     {"atomic_add", "pointer,val,mask=,sem=,scope=", TLM, b_atomic},
@@ -1881,17 +2084,24 @@ int builtin_lookup(checker *c, const char *name, bool tl_namespace) {
         const builtin_def *b = &builtins[i];
         if (strcmp(b->name, name) != 0) continue;
         if (tl_namespace ? (b->flags & (B_TL | B_METHOD)) : (b->flags & (B_BARE | B_PYTHON))) return i;
+        if (tl_namespace && strcmp(name, "libdevice") == 0) return i; /* for sema's own use */
     }
+    return -1;
+}
+
+int builtin_lookup_libdevice(const char *name) {
+    for (int i = 0; i < BUILTIN_COUNT; i++)
+        if ((builtins[i].flags & B_LIBDEVICE) && strcmp(builtins[i].name, name) == 0) return i;
     return -1;
 }
 
 /* Triton builtins tkc does not have yet: they get a clear message rather
  * than "no member". */
 static const char *const not_yet[] = {
-    "gather", "histogram", "flip", "ravel", "item", "reduce_or", "logical_and", "logical_or",
-    "sort", "topk", "interleave", "swizzle2d", "inline_asm_elementwise", "make_tensor_descriptor",
+    "gather", "histogram", "flip", "reduce_or", "logical_and", "logical_or",
+    "sort", "topk", "swizzle2d", "inline_asm_elementwise", "make_tensor_descriptor",
     "load_tensor_descriptor", "store_tensor_descriptor", "randint4x", "rand4x", "randn4x",
-    "philox", "dot_scaled", "tensor_descriptor", "assume", "max_constancy_hint", "map_elementwise",
+    "philox", "dot_scaled", "tensor_descriptor", "max_constancy_hint", "map_elementwise",
 };
 
 bool builtin_not_supported_yet(const char *name) {
@@ -1903,9 +2113,10 @@ bool builtin_not_supported_yet(const char *name) {
 bool builtin_is_method(int id) { return builtins[id].flags & B_METHOD; }
 bool builtin_allowed_in_grid(int id) { return builtins[id].flags & B_GRID; }
 
-size_t builtin_names(const char **out, size_t max) {
+size_t builtin_names(const char **out, size_t max, bool libdevice) {
     size_t n = 0;
-    for (int i = 0; i < BUILTIN_COUNT && n < max; i++) out[n++] = builtins[i].name;
+    for (int i = 0; i < BUILTIN_COUNT && n < max; i++)
+        if (builtins[i].flags && (builtins[i].flags == B_LIBDEVICE) == libdevice) out[n++] = builtins[i].name;
     return n;
 }
 
@@ -1935,6 +2146,7 @@ value builtin_call(checker *c, int id, const value *receiver, value *args, uint3
     k.id = id;
     k.loc = loc;
     k.name = b->flags & B_PYTHON ? b->name
+             : b->flags & B_LIBDEVICE ? tk_arena_printf(c->arena, "libdevice.%s", b->name)
              : receiver ? tk_arena_printf(c->arena, ".%s()", b->name)
                         : tk_arena_printf(c->arena, "tl.%s", b->name);
     if (c->frame && c->frame->in_grid && !(b->flags & B_GRID)) {

@@ -390,7 +390,7 @@ static void unknown_name(checker *c, const char *name, tk_loc loc) {
         for (uint32_t i = 0; i < c->frame->names.len && n < 256; i++)
             cands[n++] = c->frame->names.data[i].name;
     for (uint32_t i = 0; i < c->globals.len && n < 300; i++) cands[n++] = c->globals.data[i].name;
-    n += builtin_names(cands + n, 512 - n);
+    n += builtin_names(cands + n, 512 - n, false);
     const char *s = suggest(c, name, cands, n);
     if (s) {
         sema_error(c, loc, "unknown name '%s'; did you mean '%s'?", name, s);
@@ -882,7 +882,45 @@ static value eval_attr(checker *c, const tk_expr *e) {
             v.u.module = c->n_tl;
             return v;
         }
-        if (name == c->n_math && obj.u.module == c->n_tl) return obj;
+        /* tl.PropagateNan.ALL / .NONE: the strings propagate_nan= takes */
+        if (obj.u.module == c->n_tl && strcmp(name, "PropagateNan") == 0) {
+            value v = obj;
+            v.u.module = tk_intern_cstr(c->names, "PropagateNan");
+            return v;
+        }
+        if (strcmp(obj.u.module, "PropagateNan") == 0) {
+            if (strcmp(name, "ALL") != 0 && strcmp(name, "NONE") != 0) {
+                sema_error(c, e->u.attr.name_loc, "tl.PropagateNan has ALL and NONE, not '%s'", name);
+                return v_error();
+            }
+            value v = {.kind = V_STR, .loc = loc};
+            v.u.str.text = name;
+            v.u.str.len = (uint32_t)strlen(name);
+            return v;
+        }
+        if (name == c->n_math && obj.u.module == c->n_tl) {
+            value v = obj;
+            v.u.module = c->n_math;
+            return v;
+        }
+        /* libdevice.NAME, and tl.math.NAME where tl has no NAME */
+        if (obj.u.module == c->n_libdevice ||
+            (obj.u.module == c->n_math && builtin_lookup(c, name, true) < 0)) {
+            int id = builtin_lookup_libdevice(name);
+            if (id >= 0) {
+                value v = {.kind = V_BUILTIN, .loc = loc};
+                v.u.builtin = id;
+                return v;
+            }
+            if (obj.u.module == c->n_libdevice) {
+                const char *cands[300];
+                size_t n = builtin_names(cands, 300, true);
+                const char *s = suggest(c, name, cands, n);
+                sema_error(c, e->u.attr.name_loc, "libdevice has no function '%s'%s%s%s", name,
+                           s ? "; did you mean '" : "", s ? s : "", s ? "'?" : "");
+                return v_error();
+            }
+        }
         tk_dtype d;
         if (dtype_from_name(name, &d) && strchr(name, '_') == NULL && strlen(name) > 3) {
             value v = {.kind = V_DTYPE, .loc = loc};
@@ -905,7 +943,7 @@ static value eval_attr(checker *c, const tk_expr *e) {
             return v_error();
         }
         const char *cands[300];
-        size_t n = builtin_names(cands, 300);
+        size_t n = builtin_names(cands, 300, false);
         const char *s = suggest(c, name, cands, n);
         if (s)
             sema_error(c, e->u.attr.name_loc, "'%s' has no member '%s'; did you mean '%s'?",
@@ -2875,13 +2913,22 @@ static void check_import(checker *c, const tk_stmt *s) {
     value v = {.kind = V_MODULE, .loc = s->loc};
     if (strcmp(full, "triton.language") == 0) v.u.module = c->n_tl;
     else if (strcmp(full, "triton") == 0) v.u.module = c->n_triton;
-    else if (strcmp(full, "triton.language.math") == 0) v.u.module = c->n_tl;
+    else if (strcmp(full, "triton.language.math") == 0) v.u.module = c->n_math;
+    else if (strcmp(full, "triton.language.extra.libdevice") == 0 ||
+             strcmp(full, "triton.language.extra.cuda.libdevice") == 0) {
+        v.u.module = c->n_libdevice;
+        if (!alias && !name) {
+            sema_error(c, s->loc, "import %s as NAME (or from %s import libdevice), so the module has a "
+                       "name", full, name ? module : "triton.language.extra");
+            return;
+        }
+    }
     else if (name && strcmp(module, "triton.language") == 0 && builtin_lookup(c, name, true) >= 0) {
         v.kind = V_BUILTIN;
         v.u.builtin = builtin_lookup(c, name, true);
     } else {
-        sema_error(c, s->loc, "tkc knows the modules triton and triton.language; '%s' cannot be "
-                   "imported", full);
+        sema_error(c, s->loc, "tkc knows the modules triton, triton.language and "
+                   "triton.language.extra.libdevice; '%s' cannot be imported", full);
         return;
     }
     if (!alias && !name && strchr(module, '.')) bound_as = c->n_triton, v.u.module = c->n_triton;
@@ -2921,6 +2968,7 @@ tk_sema_program *tk_sema_check(tk_arena *arena, tk_interner *names, tk_diag *dia
     c->n_triton = tk_intern_cstr(names, "triton");
     c->n_language = tk_intern_cstr(names, "language");
     c->n_math = tk_intern_cstr(names, "math");
+    c->n_libdevice = tk_intern_cstr(names, "libdevice");
     for (uint32_t i = 0; i < module->body.len; i++) {
         const tk_stmt *s = module->body.data[i];
         if (s->kind == TK_STMT_IMPORT) {

@@ -102,7 +102,7 @@ struct checker {
     uint64_t unrolled_trips, emitted_statements;
     bool over_budget;
     /* interned names used by the checker */
-    const char *n_tl, *n_triton, *n_language, *n_math;
+    const char *n_tl, *n_triton, *n_language, *n_math, *n_libdevice;
 };
 
 /* ---- types.c ---- */
@@ -175,12 +175,14 @@ const char *suggest(checker *c, const char *name, const char *const *candidates,
 /* Finds a builtin by name: in the tl namespace (tl_only) or bare. -1 if none. */
 int builtin_lookup(checker *c, const char *name, bool tl_namespace);
 bool builtin_is_method(int id);
+/* A libdevice function by its Triton name (libdevice.def). -1 if none. */
+int builtin_lookup_libdevice(const char *name);
 bool builtin_not_supported_yet(const char *name);
 bool builtin_allowed_in_grid(int id);
 value builtin_call(checker *c, int id, const value *receiver, value *args, uint32_t count,
                    const char **kw_names, value *kw_values, tk_loc *kw_locs,
                    uint32_t kw_count, tk_loc loc);
 /* The names of all builtins, for "did you mean". */
-size_t builtin_names(const char **out, size_t max);
+size_t builtin_names(const char **out, size_t max, bool libdevice);
 
 #endif

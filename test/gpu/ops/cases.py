@@ -408,6 +408,83 @@ def op(x: *f32 % 16, y: *f32 % 16, out: *f32 % 16, n: i32):
     tl.store(out + offs, tl.load(x + offs, mask=offs < n) + 1.0, mask=offs < n)
 """
     out.append(("grid from a conditional expression", src, "f32", "f32", "f32", None, lambda x, y: x + 1, None))
+    out += surface_cases()
+    return out
+
+
+LIBDEVICE = "from triton.language.extra import libdevice\n" + ELEMENTWISE
+
+
+def surface_cases():
+    """Triton features a port needs: libdevice under Triton's names, full and
+    (value, index) reductions, ravel, interleave, broadcast, item."""
+    out = []
+    t = torch
+    for name, expr, ref in [
+        ("asin", "libdevice.asin(a * 0.2)", lambda a, b: t.asin(a * 0.2)),
+        ("acos", "libdevice.acos(a * 0.2)", lambda a, b: t.acos(a * 0.2)),
+        ("atan", "libdevice.atan(a)", lambda a, b: t.atan(a)),
+        ("atan2", "libdevice.atan2(a, b)", lambda a, b: t.atan2(a, b)),
+        ("sinh", "libdevice.sinh(a)", lambda a, b: t.sinh(a)),
+        ("cosh", "libdevice.cosh(a)", lambda a, b: t.cosh(a)),
+        ("tanh via tl.math", "tl.math.tanh(a)", lambda a, b: t.tanh(a)),
+        ("pow f32", "libdevice.pow(tl.abs(a) + 0.5, b)", lambda a, b: t.pow(a.abs() + 0.5, b)),
+        ("pow int exponent", "libdevice.pow(a, 3)", lambda a, b: a * a * a),
+        ("log1p", "libdevice.log1p(tl.abs(a))", lambda a, b: t.log1p(a.abs())),
+        ("expm1", "libdevice.expm1(a)", lambda a, b: t.expm1(a)),
+        ("round (half away from zero)", "libdevice.round(a * 3.0)",
+         lambda a, b: t.sign(a * 3) * t.floor((a * 3).abs() + 0.5)),
+        ("rint", "libdevice.rint(a * 3.0)", lambda a, b: t.round(a * 3)),
+        ("trunc", "libdevice.trunc(a * 3.0)", lambda a, b: t.trunc(a * 3)),
+        ("fmod", "libdevice.fmod(a, tl.abs(b) + 0.5)", lambda a, b: t.fmod(a, b.abs() + 0.5)),
+        ("hypot", "libdevice.hypot(a, b)", lambda a, b: t.hypot(a, b)),
+        ("cbrt", "libdevice.cbrt(a)", lambda a, b: t.sign(a) * a.abs().pow(1.0 / 3)),
+        ("erfinv", "libdevice.erfinv(a * 0.2)", lambda a, b: t.erfinv(a * 0.2)),
+        ("isnan", "libdevice.isnan(tl.where(a > 0.5, a - a + float('nan'), a)).to(tl.float32)",
+         lambda a, b: (a > 0.5).float()),
+        ("isinf", "libdevice.isinf(a * 1e38 * 1e38).to(tl.float32)", lambda a, b: t.ones_like(a)),
+    ]:
+        out.append((f"libdevice.{name}", LIBDEVICE, "f32", "f32", "f32", expr, ref, "approx"))
+    nan_in = "tl.where(a > 1.0, a - a + float('nan'), a)"
+    for prop, fn in [("NONE", lambda p, q: torch.fmax(p, q)), ("ALL", lambda p, q: torch.maximum(p, q))]:
+        out.append((f"f32 tl.maximum propagate_nan={prop}", ELEMENTWISE, "f32", "f32", "f32",
+                    f"tl.maximum({nan_in}, b, propagate_nan=tl.PropagateNan.{prop})",
+                    (lambda f: lambda a, b: f(torch.where(a > 1.0, float("nan"), a), b))(fn), "nan"))
+    out.append(("libdevice.cbrt f64", LIBDEVICE, "f64", "f64", "f64", "libdevice.cbrt(a)",
+                lambda a, b: torch.sign(a) * a.abs().pow(1.0 / 3), "approx"))
+    # reductions over every dimension of a 2-D tile, and (value, index) pairs
+    for red, rfn in [("sum", lambda m: m.sum()), ("max", lambda m: m.amax()), ("min", lambda m: m.amin())]:
+        body = f"tl.store(out + r, tl.{red}(a) + tl.zeros([64], dtype=tl.float32))"
+        out.append((f"f32 tl.{red} over all of [64, 32]", ROWS.replace("{body}", body).format(
+            warps=4, tx="f32", ty="f32", to="f32", R=64, C=32), "f32", "f32", "f32", None,
+            (lambda f: lambda x, y: f(x[:2048].view(64, 32)).expand(64))(rfn), "reduce"))
+    for red in ("max", "min"):
+        for ax, idx in [(1, "r"), (0, "c")]:
+            body = (f"v, i = tl.{red}(a, axis={ax}, return_indices=True)\n"
+                    f"    tl.store(out + {idx}, v + i.to(tl.float32) * 1000.0)")
+            def ref(x, y, red=red, ax=ax):
+                m = x[:2048].view(64, 32)
+                v, i = (m.max(ax) if red == "max" else m.min(ax))
+                return v + i.float() * 1000
+            out.append((f"f32 tl.{red}(axis={ax}, return_indices=True)", ROWS.replace("{body}", body).format(
+                warps=4, tx="f32", ty="f32", to="f32", R=64, C=32), "f32", "f32", "f32", None, ref, "reduce"))
+    body = "tl.store(out + tl.arange(0, 2048), tl.ravel(a) * 2.0)"
+    out.append(("f32 tl.ravel [64, 32]", ROWS.replace("{body}", body).format(
+        warps=4, tx="f32", ty="f32", to="f32", R=64, C=32), "f32", "f32", "f32", None,
+        lambda x, y: x[:2048] * 2, "reduce"))
+    body = "tl.store(out + r[:, None] * 64 + tl.arange(0, 64)[None, :], tl.interleave(a, a * 2.0))"
+    out.append(("f32 tl.interleave [64, 32] x 2", ROWS.replace("{body}", body).format(
+        warps=4, tx="f32", ty="f32", to="f32", R=64, C=32), "f32", "f32", "f32", None,
+        lambda x, y: torch.stack([x[:2048].view(64, 32), x[:2048].view(64, 32) * 2], -1).reshape(-1), "big"))
+    body = ("p, q = tl.broadcast(a, tl.load(x + c)[None, :] * 3.0)\n"
+            "    tl.store(out + r[:, None] * 32 + c[None, :], p - q)")
+    out.append(("f32 tl.broadcast [64, 32] with [1, 32]", ROWS.replace("{body}", body).format(
+        warps=4, tx="f32", ty="f32", to="f32", R=64, C=32), "f32", "f32", "f32", None,
+        lambda x, y: (x[:2048].view(64, 32) - x[:32][None, :] * 3).reshape(-1), "reduce"))
+    body = "tl.store(out + r, tl.sum(a, axis=1, keep_dims=True).reshape(64, 1).sum(axis=0).item() + r * 0.0)"
+    out.append(("f32 .item() of a [1] tile", ROWS.replace("{body}", body).format(
+        warps=4, tx="f32", ty="f32", to="f32", R=64, C=32), "f32", "f32", "f32", None,
+        lambda x, y: x[:2048].sum().expand(64), "reduce"))
     return out
 
 
