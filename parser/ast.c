@@ -228,6 +228,13 @@ tk_expr *tk_ast_list(tk_parser *p, tk_loc loc, tk_expr_list items) {
     return e;
 }
 
+tk_expr *tk_ast_dict(tk_parser *p, tk_loc loc, tk_expr_list items) {
+    tk_expr *e = tk_ast_expr(p, TK_EXPR_DICT, loc);
+    e->u.items = items;
+    nest_all(p, e, &items);
+    return e;
+}
+
 tk_expr_list tk_ast_expr_list1(tk_parser *p, tk_expr *e) {
     tk_expr_list list = {0};
     tk_vec_push(p->arena, &list, e);
@@ -287,6 +294,12 @@ tk_stmt *tk_ast_assign(tk_parser *p, tk_loc loc, tk_expr_list targets, tk_expr *
     for (uint32_t i = 0; i < targets.len; i++) check_target(p, targets.data[i]);
     s->u.assign.targets = targets;
     s->u.assign.value = value;
+    return s;
+}
+
+tk_stmt *tk_ast_annotated_assign(tk_parser *p, tk_loc loc, tk_expr *target, tk_expr *annotation, tk_expr *value) {
+    tk_stmt *s = tk_ast_assign(p, loc, tk_ast_expr_list1(p, target), value);
+    s->u.assign.annotation = annotation;
     return s;
 }
 

@@ -86,7 +86,7 @@ static const tk_expr_list no_exprs;
 %type <expr> term factor power primary atom strings testlist lambdef
 %type <expr> arg subscript test_opt type_expr annotation_opt default_opt returns_opt
 %type <expr> exprlist dotted
-%type <exprs> assign_targets args_opt args subscripts lambda_params
+%type <exprs> assign_targets args_opt args subscripts lambda_params dict_items
 %type <seq> test_seq expr_seq
 %type <binop> comp_op augop
 %type <param> param
@@ -150,6 +150,8 @@ dotted
 expr_stmt
     : testlist                      { $$ = tk_ast_expr_stmt(p, @$, $1); }
     | assign_targets testlist       { $$ = tk_ast_assign(p, @$, $1, $2); }
+    | T_NAME T_COLON type_expr T_ASSIGN testlist
+        { $$ = tk_ast_annotated_assign(p, @$, tk_ast_name(p, @1, $1.u.text), $3, $5); }
     | testlist augop testlist       { $$ = tk_ast_augassign(p, @$, $1, $2, $3); }
     ;
 
@@ -394,6 +396,15 @@ atom
     | T_LPAREN test_seq T_RPAREN        { $$ = tk_ast_tuple_or_expr(p, @$, $2.items, $2.trailing_comma); }
     | T_LBRACKET T_RBRACKET             { $$ = tk_ast_list(p, @$, no_exprs); }
     | T_LBRACKET test_seq T_RBRACKET    { $$ = tk_ast_list(p, @$, $2.items); }
+    | T_LBRACE T_RBRACE                 { $$ = tk_ast_dict(p, @$, no_exprs); }
+    | T_LBRACE dict_items T_RBRACE      { $$ = tk_ast_dict(p, @$, $2); }
+    | T_LBRACE dict_items T_COMMA T_RBRACE { $$ = tk_ast_dict(p, @$, $2); }
+    ;
+
+dict_items
+    : test T_COLON test                 { $$ = tk_ast_expr_list_add(p, tk_ast_expr_list1(p, $1), $3); }
+    | dict_items T_COMMA test T_COLON test
+        { $$ = tk_ast_expr_list_add(p, tk_ast_expr_list_add(p, $1, $3), $5); }
     ;
 
 strings
@@ -497,7 +508,7 @@ int tk_yylex(TK_YYSTYPE *value, tk_loc *loc, tk_parser *p) {
 static bool starts_expression(int kind) {
     switch (kind) {
     case TK_TOK_NAME: case TK_TOK_INT: case TK_TOK_FLOAT: case TK_TOK_STRING:
-    case TK_TOK_LPAREN: case TK_TOK_LBRACKET: case TK_TOK_MINUS: case TK_TOK_PLUS:
+    case TK_TOK_LPAREN: case TK_TOK_LBRACKET: case TK_TOK_LBRACE: case TK_TOK_MINUS: case TK_TOK_PLUS:
     case TK_TOK_TILDE: case TK_TOK_KW_NOT: case TK_TOK_KW_LAMBDA: case TK_TOK_KW_NONE:
     case TK_TOK_KW_TRUE: case TK_TOK_KW_FALSE:
         return true;

@@ -55,6 +55,9 @@ tk_expr *tk_ast_list(tk_parser *p, tk_loc loc, tk_expr_list items);
 tk_expr_list tk_ast_expr_list1(tk_parser *p, tk_expr *e);
 tk_expr_list tk_ast_expr_list_add(tk_parser *p, tk_expr_list list, tk_expr *e);
 
+tk_stmt *tk_ast_annotated_assign(tk_parser *p, tk_loc loc, tk_expr *target, tk_expr *annotation,
+                                 tk_expr *value);
+tk_expr *tk_ast_dict(tk_parser *p, tk_loc loc, tk_expr_list items);
 tk_stmt *tk_ast_stmt(tk_parser *p, tk_stmt_kind kind, tk_loc loc);
 /* Reports blocks nested past TK_MAX_BLOCK_DEPTH (once). */
 void tk_ast_check_block_depth(tk_parser *p, tk_loc loc);

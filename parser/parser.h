@@ -35,6 +35,8 @@ typedef enum tk_expr_kind {
     TK_EXPR_NONE, TK_EXPR_UNARY, TK_EXPR_BINARY, TK_EXPR_COMPARE, TK_EXPR_TERNARY,
     TK_EXPR_LAMBDA, TK_EXPR_CALL, TK_EXPR_ATTR, TK_EXPR_SUBSCRIPT, TK_EXPR_SLICE,
     TK_EXPR_TUPLE, TK_EXPR_LIST, TK_EXPR_KEYWORD, TK_EXPR_STARRED,
+    /* {key: value, ...}: items are the keys and values, alternating */
+    TK_EXPR_DICT,
     /* a type in a parameter annotation: `*f16`, `f32`, `constexpr` */
     TK_EXPR_POINTER_TYPE
 } tk_expr_kind;
@@ -65,7 +67,7 @@ struct tk_expr {
         struct { tk_expr *object; const char *name; tk_loc name_loc; } attr;
         struct { tk_expr *object; tk_expr_list indices; } subscript;
         struct { tk_expr *lo, *hi, *step; } slice;  /* each may be NULL */
-        tk_expr_list items;                    /* TUPLE, LIST */
+        tk_expr_list items;                    /* TUPLE, LIST, DICT */
         struct { const char *name; tk_loc name_loc; tk_expr *value; } keyword;
         tk_expr *starred;                      /* STARRED: *args in a call */
         tk_expr *pointee;                      /* POINTER_TYPE */
@@ -111,7 +113,8 @@ struct tk_stmt {
     union {
         tk_expr *expr;                                   /* EXPR, RETURN (may be NULL) */
         /* a = b = value: targets in order */
-        struct { tk_expr_list targets; tk_expr *value; } assign;
+        /* annotation: `NAME: tl.constexpr = value` (NULL without one) */
+        struct { tk_expr_list targets; tk_expr *value, *annotation; } assign;
         struct { tk_binop op; tk_expr *target, *value; } augassign;
         /* elif chains are nested IFs in otherwise */
         struct { tk_expr *cond; tk_stmt_list then, otherwise; } if_;

@@ -133,6 +133,16 @@ void tk_ast_print_expr(FILE *out, const tk_expr *e) {
         print_list(out, &e->u.items);
         fputc(']', out);
         break;
+    case TK_EXPR_DICT:
+        fputc('{', out);
+        for (uint32_t i = 0; i + 1 < e->u.items.len; i += 2) {
+            if (i) fputs(", ", out);
+            tk_ast_print_expr(out, e->u.items.data[i]);
+            fputs(": ", out);
+            tk_ast_print_expr(out, e->u.items.data[i + 1]);
+        }
+        fputc('}', out);
+        break;
     case TK_EXPR_KEYWORD:
         fprintf(out, "%s=", e->u.keyword.name);
         tk_ast_print_expr(out, e->u.keyword.value);
@@ -167,6 +177,10 @@ static void print_stmt(FILE *out, const tk_stmt *s, int depth) {
         fputs("assign ", out);
         for (uint32_t i = 0; i < s->u.assign.targets.len; i++) {
             tk_ast_print_expr(out, s->u.assign.targets.data[i]);
+            if (s->u.assign.annotation) {
+                fputs(": ", out);
+                tk_ast_print_expr(out, s->u.assign.annotation);
+            }
             fputs(" = ", out);
         }
         tk_ast_print_expr(out, s->u.assign.value);

@@ -127,6 +127,11 @@ static bool const_str(checker *c, call *k, uint32_t i, const char *const *allowe
 
 static bool dtype_arg(checker *c, call *k, uint32_t i, tk_dtype *out) {
     value *v = &k->args[i];
+    if (v->kind == V_DTYPE && v->count) {
+        sema_error(c, v->loc, "'%s' of %s must be an element dtype, not a pointer's; write .element_ty",
+                   pname(k, i), k->name);
+        return false;
+    }
     if (v->kind == V_DTYPE) {
         *out = v->u.dtype;
         return true;

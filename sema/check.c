@@ -90,7 +90,12 @@ static void print_const(FILE *out, const value *v) {
     }
     case V_BOOL: fputs(v->u.b ? "True" : "False", out); break;
     case V_STR: fprintf(out, "\"%.*s\"", (int)v->u.str.len, v->u.str.text); break;
-    case V_DTYPE: fprintf(out, "tl.%s", tk_dtype_name(v->u.dtype)); break;
+    case V_DTYPE:
+        fputs("tl.", out);
+        for (uint32_t i = 0; i < v->count; i++) fputs("pointer_type(", out);
+        fputs(tk_dtype_name(v->u.dtype), out);
+        for (uint32_t i = 0; i < v->count; i++) fputc(')', out);
+        break;
     case V_TUPLE:
         fputc('(', out);
         for (uint32_t i = 0; i < v->count; i++) {
@@ -128,7 +133,10 @@ const char *v_describe(checker *c, const value *v) {
     case V_FLOAT: return tk_arena_printf(c->arena, "the constant %s", const_text(c, v));
     case V_BOOL: return v->u.b ? "the constant True" : "the constant False";
     case V_STR: return tk_arena_printf(c->arena, "the string %s", const_text(c, v));
-    case V_DTYPE: return tk_arena_printf(c->arena, "the dtype %s", tk_dtype_name(v->u.dtype));
+    case V_DTYPE:
+        return v->count ? tk_arena_printf(c->arena, "the pointer dtype *%s (.element_ty is %s)",
+                                          tk_dtype_name(v->u.dtype), tk_dtype_name(v->u.dtype))
+                        : tk_arena_printf(c->arena, "the dtype %s", tk_dtype_name(v->u.dtype));
     case V_TUPLE: return tk_arena_printf(c->arena, "the tuple %s", const_text(c, v));
     case V_RT: {
         const tk_type *t = v->u.rt->type;
@@ -430,7 +438,7 @@ static bool const_equal(const value *a, const value *b) {
     switch (a->kind) {
     case V_NONE: return true;
     case V_STR: return a->u.str.len == b->u.str.len && memcmp(a->u.str.text, b->u.str.text, a->u.str.len) == 0;
-    case V_DTYPE: return a->u.dtype == b->u.dtype;
+    case V_DTYPE: return a->u.dtype == b->u.dtype && a->count == b->count;
     case V_TUPLE:
         if (a->count != b->count) return false;
         for (uint32_t i = 0; i < a->count; i++)
@@ -958,10 +966,19 @@ static value eval_attr(checker *c, const tk_expr *e) {
             int id = builtin_lookup(c, "trans", true);
             return builtin_call(c, id, NULL, &obj, 1, NULL, NULL, NULL, 0, loc);
         }
-        if (strcmp(name, "dtype") == 0 && ty_elem(t)->kind == TK_TYPE_SCALAR) {
+        if (strcmp(name, "dtype") == 0) {
+            /* a pointer's dtype: its pointee's, one level of pointer in count
+             * (only .element_ty takes it further) */
             value v = {.kind = V_DTYPE, .loc = loc};
-            v.u.dtype = ty_elem(t)->dtype;
-            return v;
+            const tk_type *e2 = ty_elem(t);
+            while (e2->kind == TK_TYPE_POINTER) {
+                v.count++;
+                e2 = e2->elem;
+            }
+            if (e2->kind == TK_TYPE_SCALAR) {
+                v.u.dtype = e2->dtype;
+                return v;
+            }
         }
         if (strcmp(name, "shape") == 0) {
             uint32_t r = ty_rank(t);
@@ -991,6 +1008,16 @@ static value eval_attr(checker *c, const tk_expr *e) {
         return v_error();
     }
     if (obj.kind == V_DTYPE) {
+        if (strcmp(name, "element_ty") == 0 && obj.count) {
+            obj.count--;
+            obj.loc = loc;
+            return obj;
+        }
+        if (obj.count) {
+            sema_error(c, e->u.attr.name_loc, "a pointer dtype has only .element_ty (the pointee), not '%s'",
+                       name);
+            return v_error();
+        }
         if (strcmp(name, "primitive_bitwidth") == 0) return v_int(loc, tk_dtype_bits(obj.u.dtype));
         if (strcmp(name, "is_floating") == 0 || strcmp(name, "is_float") == 0) {
             /* a method in Triton; the call is handled by eval_call */
@@ -1130,7 +1157,7 @@ static value eval_call(checker *c, const tk_expr *e) {
     case V_FUNC:
         return call_func(c, callee.u.def, pos, ip, kwn, kwv, kwl, ik, e->loc);
     case V_DTYPE:
-        if (ip == 1 && ik == 0 && v_is_number(&pos[0])) {
+        if (ip == 1 && ik == 0 && v_is_number(&pos[0]) && !callee.count) {
             /* tl.float32(1.0): a typed constant */
             tk_dtype d = callee.u.dtype;
             tk_sx *x = to_runtime(c, &pos[0], &d);
@@ -1236,6 +1263,9 @@ static value eval(checker *c, const tk_expr *e) {
     case TK_EXPR_CALL: return eval_call(c, e);
     case TK_EXPR_ATTR: return eval_attr(c, e);
     case TK_EXPR_SUBSCRIPT: return eval_subscript(c, e);
+    case TK_EXPR_DICT:
+        sema_error(c, e->loc, "a dict is allowed only as the first argument of triton.Config");
+        return v_error();
     case TK_EXPR_TUPLE:
     case TK_EXPR_LIST: {
         value t = v_tuple(c, e->loc, e->u.items.len);
@@ -1965,6 +1995,27 @@ static void exec_assert(checker *c, const tk_stmt *s) {
     builtin_call(c, id, NULL, args, n, NULL, NULL, NULL, 0, s->loc);
 }
 
+static bool annotation_type(checker *c, const tk_expr *a, const tk_type **out);
+
+/* `NAME: tl.constexpr = value` names a compile-time value (Triton's
+ * local constexpr); other annotations of local names are refused. */
+static bool check_local_annotation(checker *c, const tk_stmt *s, value *v) {
+    const tk_type *t = NULL;
+    if (!annotation_type(c, s->u.assign.annotation, &t)) return false;
+    if (t) {
+        sema_error(c, s->u.assign.annotation->loc, "a local name can be annotated only with tl.constexpr, "
+                   "not %s; drop the annotation (a .to() converts)", tk_type_str(c->arena, t));
+        return false;
+    }
+    if (v->kind == V_ERROR) return false;
+    if (!v_is_const(v) && v->kind != V_DTYPE) {
+        sema_error(c, s->u.assign.value->loc, "'%s' is annotated tl.constexpr, but %s is not a compile-time "
+                   "value", s->u.assign.targets.data[0]->u.name, v_describe(c, v));
+        return false;
+    }
+    return true;
+}
+
 static void exec_stmt(checker *c, const tk_stmt *s) {
     switch (s->kind) {
     case TK_STMT_EXPR: {
@@ -1974,6 +2025,7 @@ static void exec_stmt(checker *c, const tk_stmt *s) {
     }
     case TK_STMT_ASSIGN: {
         value v = eval(c, s->u.assign.value);
+        if (s->u.assign.annotation && !check_local_annotation(c, s, &v)) break;
         if (v.kind == V_TUPLE) {
             /* `a, b = b, a`: every item is read before any name is written */
             var_list written = {0};
@@ -2772,33 +2824,59 @@ static void check_kernel(checker *c, const tk_def *def) {
             variant v = copy_variant(c, &base);
             v.config = (int)i;
             bool ok = true;
-            for (uint32_t j = 0; j < cfg->u.call.args.len; j++) {
-                const tk_expr *a = cfg->u.call.args.data[j];
-                if (a->kind != TK_EXPR_KEYWORD) {
-                    sema_error(c, a->loc, "config() takes NAME=value arguments (a dict as in "
-                               "triton.Config is not supported; write config(BM=128, ...))");
+            /* config(NAME=value, ...), or Triton's Config({'NAME': value, ...}, num_warps=...) */
+            const tk_expr_list *args = &cfg->u.call.args;
+            const tk_expr *dict = args->len && args->data[0]->kind == TK_EXPR_DICT ? args->data[0] : NULL;
+            uint32_t nd = dict ? dict->u.items.len / 2 : 0;
+            for (uint32_t j = 0; j < nd + args->len - (dict ? 1 : 0); j++) {
+                const tk_expr *a = NULL, *key = NULL, *val_expr;
+                const char *name;
+                tk_loc name_loc;
+                if (j < nd) {
+                    key = dict->u.items.data[2 * j];
+                    val_expr = dict->u.items.data[2 * j + 1];
+                    if (key->kind != TK_EXPR_STRING) {
+                        sema_error(c, key->loc, "the keys of a Config's dict are parameter names in quotes");
+                        ok = false;
+                        continue;
+                    }
+                    name = tk_intern(c->names, key->u.string.text, key->u.string.len);
+                    name_loc = key->loc;
+                } else {
+                    a = args->data[j - nd + (dict ? 1 : 0)];
+                    if (a->kind != TK_EXPR_KEYWORD) {
+                        sema_error(c, a->loc, "config() takes NAME=value arguments, or a dict first as in "
+                                   "triton.Config({'BM': 128}, num_warps=4)");
+                        ok = false;
+                        continue;
+                    }
+                    val_expr = a->u.keyword.value;
+                    name = a->u.keyword.name;
+                    name_loc = a->u.keyword.name_loc;
+                }
+                value val = eval_global(c, val_expr);
+                if (val.kind == V_ERROR) { ok = false; continue; }
+                if (key && (strcmp(name, "num_warps") == 0 || strcmp(name, "num_stages") == 0)) {
+                    sema_error(c, key->loc, "'%s' is an argument of Config, not a key of its dict", name);
                     ok = false;
                     continue;
                 }
-                value val = eval_global(c, a->u.keyword.value);
-                if (val.kind == V_ERROR) { ok = false; continue; }
-                const char *name = a->u.keyword.name;
                 if (strcmp(name, "num_warps") == 0) { v.num_warps = val; continue; }
                 if (strcmp(name, "num_stages") == 0) { v.num_stages = val; continue; }
                 if (strcmp(name, "num_ctas") == 0 || strcmp(name, "maxnreg") == 0) {
-                    sema_error(c, a->u.keyword.name_loc, "config option '%s' is not supported yet", name);
+                    sema_error(c, name_loc, "config option '%s' is not supported yet", name);
                     ok = false;
                     continue;
                 }
                 const tk_param *p = find_param(def, name);
                 const tk_type *t = NULL;
                 if (!p || !annotation_type(c, p->annotation, &t) || t) {
-                    sema_error(c, a->u.keyword.name_loc, "'%s' is not a constexpr parameter of '%s'",
-                               name, def->name);
+                    sema_error(c, name_loc, "'%s' is not a constexpr parameter of '%s'", name, def->name);
                     ok = false;
                     continue;
                 }
-                add_constexpr(c, &v, name, val, a->loc, "comes from this autotune config");
+                add_constexpr(c, &v, name, val, a ? a->loc : tk_loc_span(key->loc, val_expr->loc),
+                              "comes from this autotune config");
             }
             if (ok) tk_vec_push(c->arena, &variants, v);
         }
