@@ -1964,12 +1964,23 @@ static void exec_return(checker *c, const tk_stmt *s) {
         else if (f->runtime_loop_depth == 0) f->returned = true;
         return;
     }
-    if (f->runtime_loop_depth > 0 || f->runtime_branch_depth > 0) {
-        sema_error(c, s->loc, "return inside a runtime if or loop of a @func is not supported yet; "
-                   "assign the result to a name and return it at the end");
+    if (f->runtime_loop_depth > 0) {
+        sema_error(c, s->loc, "return inside a runtime loop of a @func is not supported yet; "
+                   "assign the result to a name and return it after the loop");
         return;
     }
     value v = s->u.expr ? eval(c, s->u.expr) : (value){.kind = V_NONE, .loc = s->loc};
+    if (f->runtime_branch_depth > 0) {
+        /* exec_block moved what follows the if into the branches, so this
+         * return ends its path: the value goes to a hidden name that the
+         * branches merge like any other, and the call reads it at the end */
+        if (v.kind == V_ERROR || v.kind == V_NONE) return;
+        if (v_is_number(&v)) v = v_rt(to_runtime(c, &v, NULL));
+        if (v.kind == V_RT) assign_name(c, c->n_return, v, s->loc);
+        else sema_error(c, s->loc, "a return inside a runtime if gives a runtime value, not %s", v_describe(c, &v));
+        f->return_loc = s->loc;
+        return;
+    }
     f->returned = true;
     f->has_return_value = true;
     f->return_value = v;
@@ -2067,13 +2078,51 @@ static void exec_stmt(checker *c, const tk_stmt *s) {
     }
 }
 
+static bool stmt_has_return(const tk_stmt *s) {
+    if (s->kind == TK_STMT_RETURN) return true;
+    const tk_stmt_list *lists[2] = {NULL, NULL};
+    if (s->kind == TK_STMT_IF) lists[0] = &s->u.if_.then, lists[1] = &s->u.if_.otherwise;
+    for (int k = 0; k < 2 && lists[k]; k++)
+        for (uint32_t i = 0; i < lists[k]->len; i++)
+            if (stmt_has_return(lists[k]->data[i])) return true;
+    return false;
+}
+
+static bool always_returns(const tk_stmt_list *b) {
+    if (!b->len) return false;
+    const tk_stmt *last = b->data[b->len - 1];
+    return last->kind == TK_STMT_RETURN ||
+           (last->kind == TK_STMT_IF && always_returns(&last->u.if_.then) && always_returns(&last->u.if_.otherwise));
+}
+
+/* A branch's list, then `rest` unless the branch always returns. */
+static tk_stmt_list then_rest(checker *c, const tk_stmt_list *branch, const tk_stmt_list *body, uint32_t from) {
+    tk_stmt_list out = {0};
+    for (uint32_t i = 0; i < branch->len; i++) tk_vec_push(c->arena, &out, branch->data[i]);
+    if (!always_returns(branch))
+        for (uint32_t i = from; i < body->len; i++) tk_vec_push(c->arena, &out, body->data[i]);
+    return out;
+}
+
 static void exec_block(checker *c, const tk_stmt_list *body) {
     for (uint32_t i = 0; i < body->len; i++) {
         if (c->frame->returned) {
             tk_warning(c->diag, body->data[i]->loc, "this code follows a return and never runs");
             return;
         }
-        exec_stmt(c, body->data[i]);
+        const tk_stmt *s = body->data[i];
+        if (!c->frame->in_kernel && s->kind == TK_STMT_IF && i + 1 < body->len && stmt_has_return(s)) {
+            /* in a @func, what follows an if that returns runs only where it
+             * did not: it moves into the branches, so every return ends a
+             * path (Triton does the same) */
+            tk_stmt *moved = TK_NEW(c->arena, tk_stmt);
+            *moved = *s;
+            moved->u.if_.then = then_rest(c, &s->u.if_.then, body, i + 1);
+            moved->u.if_.otherwise = then_rest(c, &s->u.if_.otherwise, body, i + 1);
+            exec_stmt(c, moved);
+            return;
+        }
+        exec_stmt(c, s);
     }
 }
 
@@ -2276,6 +2325,19 @@ value call_func(checker *c, const tk_def *def, value *args, uint32_t count,
             return v_error();
         }
         fn->result = ty_void(c);
+        binding *branch_ret = f.has_return_value ? NULL : lookup_in(&f.names, c->n_return);
+        if (branch_ret && branch_ret->state != BOUND) {
+            sema_error(c, def->name_loc, "'%s' returns a value on some paths only (a runtime if returns in "
+                       "one branch)", def->name);
+            tk_note(c->diag, loc, "in '%s', called here", def->name);
+            c->instances.data[key_index].failed = true;
+            c->frame = saved;
+            return v_error();
+        }
+        if (branch_ret) {
+            f.has_return_value = true;
+            f.return_value = branch_ret->var ? v_rt(sx_var(c, branch_ret->var, f.return_loc)) : branch_ret->val;
+        }
         if (f.has_return_value) {
             tk_sx *r = return_sx(c, &f.return_value);
             if (r) {
@@ -3047,6 +3109,7 @@ tk_sema_program *tk_sema_check(tk_arena *arena, tk_interner *names, tk_diag *dia
     c->n_language = tk_intern_cstr(names, "language");
     c->n_math = tk_intern_cstr(names, "math");
     c->n_libdevice = tk_intern_cstr(names, "libdevice");
+    c->n_return = tk_intern_cstr(names, "(return value)");
     for (uint32_t i = 0; i < module->body.len; i++) {
         const tk_stmt *s = module->body.data[i];
         if (s->kind == TK_STMT_IMPORT) {

@@ -103,6 +103,7 @@ struct checker {
     bool over_budget;
     /* interned names used by the checker */
     const char *n_tl, *n_triton, *n_language, *n_math, *n_libdevice;
+    const char *n_return;   /* a @func's value returned inside a runtime if */
 };
 
 /* ---- types.c ---- */

@@ -392,6 +392,40 @@ def op(x: *f32 % 16, y: *f32 % 16, out: *f32 % 16, n: i32):
         u = torch.where(pid % 3 == 0, x * 2, x + 1)
         return torch.where(pid == 0, x + 100, t + s + u)
     out.append(("names assigned in run-time ifs (SSA)", src, "f32", "f32", "f32", None, ssa_ref, "approx"))
+    # returns inside run-time ifs of a @func (what follows moves into the branches)
+    src = """
+@func
+def pick(a, pid):
+    if pid % 3 == 0:
+        return a * 2.0
+    b = a + 1.0
+    if pid % 3 == 1:
+        return b
+    elif pid > 5:
+        return b * 3.0
+    return a - b
+
+@func
+def sign(x):
+    if x > 0:
+        return 1
+    else:
+        return -1
+
+@kernel(grid=(cdiv(n, 128),), num_warps=4)
+def op(x: *f32 % 16, y: *f32 % 16, out: *f32 % 16, n: i32):
+    pid = tl.program_id(0)
+    offs = pid * 128 + tl.arange(0, 128)
+    m = offs < n
+    a = tl.load(x + offs, mask=m)
+    tl.store(out + offs, pick(a, pid) + sign(pid - 3), mask=m)
+"""
+    def ret_ref(x, y):
+        pid = torch.arange(x.numel(), device=x.device) // 128
+        b = x + 1
+        v = torch.where(pid % 3 == 0, x * 2, torch.where(pid % 3 == 1, b, torch.where(pid > 5, b * 3, x - b)))
+        return v + torch.where(pid > 3, 1.0, -1.0)
+    out.append(("return inside run-time ifs of a @func", src, "f32", "f32", "f32", None, ret_ref, "approx"))
     # join of two scalars
     src = """
 @kernel(grid=(1,), num_warps=4)
