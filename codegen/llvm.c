@@ -1040,7 +1040,10 @@ static void emit_random(cg *c, const tk_tir_op *op, const char *name) {
     LLVMValueRef key_hi = LLVMBuildTrunc(c->b, LLVMBuildLShr(c->b, seed64, LLVMConstInt(c->t_i64, 32, 0), ""), c->t_i32, "");
     cgval *ov = get(c, off_v);
     uint32_t n = nregs(res);
-    cgval out = newval(c, n);
+    /* the 4x forms return all four words; the others the first */
+    uint32_t words = strstr(name, "4x") ? 4 : 1;
+    cgval outs[4];
+    for (uint32_t w = 0; w < words; w++) outs[w] = newval(c, n);
     bool wide = LLVMGetIntTypeWidth(LLVMTypeOf(ov->r[0])) == 64;
     for (uint32_t r = 0; r < n; r++) {
         LLVMValueRef o = ov->r[ov->n == 1 ? 0 : r];
@@ -1057,23 +1060,27 @@ static void emit_random(cg *c, const tk_tir_op *op, const char *name) {
             k0 = LLVMBuildAdd(c->b, k0, cu32(c, 0x9E3779B9u), "");
             k1 = LLVMBuildAdd(c->b, k1, cu32(c, 0xBB67AE85u), "");
         }
-        if (!strcmp(name, "randint")) {
-            out.r[r] = c0;
-        } else if (!strcmp(name, "rand")) {
-            out.r[r] = uniform(c, c0);
+        LLVMValueRef word[4] = {c0, c1, c2, c3};
+        if (!strncmp(name, "randint", 7)) {
+            for (uint32_t w = 0; w < words; w++) outs[w].r[r] = word[w];
+        } else if (!strncmp(name, "randn", 5)) {
+            /* Box-Muller on each pair of words: cos, then sin */
+            for (uint32_t w = 0; w < words; w += 2) {
+                LLVMValueRef u1 = uniform(c, word[w]), u2 = uniform(c, word[w + 1]);
+                LLVMValueRef args2[2] = {LLVMConstReal(c->t_f32, 1.0e-7), u1};
+                u1 = call(c, "llvm.maxnum.f32", c->t_f32, args2, 2);
+                LLVMValueRef th = LLVMBuildFMul(c->b, LLVMConstReal(c->t_f32, 6.283185307179586), u2, "");
+                LLVMValueRef lg = call(c, "__nv_logf", c->t_f32, &u1, 1);
+                LLVMValueRef rr = LLVMBuildFMul(c->b, LLVMConstReal(c->t_f32, -2.0), lg, "");
+                LLVMValueRef rad = call(c, "llvm.sqrt.f32", c->t_f32, &rr, 1);
+                outs[w].r[r] = LLVMBuildFMul(c->b, rad, call(c, "__nv_cosf", c->t_f32, &th, 1), "");
+                if (w + 1 < words) outs[w + 1].r[r] = LLVMBuildFMul(c->b, rad, call(c, "__nv_sinf", c->t_f32, &th, 1), "");
+            }
         } else {
-            /* Box-Muller on the first two words */
-            LLVMValueRef u1 = uniform(c, c0), u2 = uniform(c, c1);
-            LLVMValueRef args2[2] = {LLVMConstReal(c->t_f32, 1.0e-7), u1};
-            u1 = call(c, "llvm.maxnum.f32", c->t_f32, args2, 2);
-            LLVMValueRef th = LLVMBuildFMul(c->b, LLVMConstReal(c->t_f32, 6.283185307179586), u2, "");
-            LLVMValueRef lg = call(c, "__nv_logf", c->t_f32, &u1, 1);
-            LLVMValueRef rr = LLVMBuildFMul(c->b, LLVMConstReal(c->t_f32, -2.0), lg, "");
-            LLVMValueRef rad = call(c, "llvm.sqrt.f32", c->t_f32, &rr, 1);
-            out.r[r] = LLVMBuildFMul(c->b, rad, call(c, "__nv_cosf", c->t_f32, &th, 1), "");
+            for (uint32_t w = 0; w < words; w++) outs[w].r[r] = uniform(c, word[w]);
         }
     }
-    *get(c, res) = out;
+    for (uint32_t w = 0; w < words && w < op->results.len; w++) *get(c, op->results.data[w]) = outs[w];
 }
 
 /* ---- join, split, cat: in registers, or through shared memory where the
@@ -1847,7 +1854,7 @@ static void emit_op(cg *c, const tk_tir_op *op) {
             emit_scan(c, op, name);
             return;
         }
-        if (!strcmp(name, "rand") || !strcmp(name, "randn") || !strcmp(name, "randint")) {
+        if (!strncmp(name, "rand", 4)) {
             emit_random(c, op, name);
             return;
         }

@@ -1794,10 +1794,19 @@ static value b_random(checker *c, call *k) {
                    k->name, rounds);
         return v_error();
     }
-    bool is_int = strcmp(def_of(k->id)->name, "randint") == 0;
-    tk_sx *r = builtin_sx(c, k, ty_with_elem(c, offset->type, ty_scalar(c, is_int ? TK_U32 : TK_F32)));
+    const char *name = def_of(k->id)->name;
+    bool is_int = strncmp(name, "randint", 7) == 0;
+    const tk_type *one = ty_with_elem(c, offset->type, ty_scalar(c, is_int ? TK_U32 : TK_F32));
+    tk_sx *r = builtin_sx(c, k, one);
     sx_add_arg(c, r, seed);
     sx_add_arg(c, r, offset);
+    if (strstr(name, "4x")) {
+        /* all four words of each Philox block: a tuple of four */
+        const tk_type *items[4] = {one, one, one, one};
+        r->type = ty_tuple(c, 4, items);
+        sx_add_attr_int(c, r, "n_rounds", rounds);
+        return tuple_result(c, r);
+    }
     sx_add_attr_int(c, r, "n_rounds", rounds);
     return result_rt(r);
 }
@@ -2055,6 +2064,9 @@ static const builtin_def builtins[] = {
     {"debug_barrier", "", TL, b_debug_barrier},
     {"rand", "seed,offset,n_rounds=", TL, b_random},
     {"randn", "seed,offset,n_rounds=", TL, b_random},
+    {"randint4x", "seed,offset,n_rounds=", TL, b_random},
+    {"rand4x", "seed,offset,n_rounds=", TL, b_random},
+    {"randn4x", "seed,offset,n_rounds=", TL, b_random},
     {"randint", "seed,offset,n_rounds=", TL, b_random},
     {"cast", "input,dtype,fp_downcast_rounding=,bitcast=", TL, b_cast},
     {"to", "input,dtype,fp_downcast_rounding=,bitcast=", B_METHOD, b_cast},
@@ -2105,7 +2117,7 @@ int builtin_lookup_libdevice(const char *name) {
 static const char *const not_yet[] = {
     "gather", "histogram", "flip", "reduce_or", "logical_and", "logical_or",
     "sort", "topk", "swizzle2d", "inline_asm_elementwise", "make_tensor_descriptor",
-    "load_tensor_descriptor", "store_tensor_descriptor", "randint4x", "rand4x", "randn4x",
+    "load_tensor_descriptor", "store_tensor_descriptor",
     "philox", "dot_scaled", "tensor_descriptor", "max_constancy_hint", "map_elementwise",
 };
 

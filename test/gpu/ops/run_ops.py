@@ -170,16 +170,34 @@ def check_random(work, rt):
             v = tl.rand(1234, offs + 7)
         elif FN == 1:
             v = tl.randn(1234, offs + 7)
-        else:
+        elif FN == 2:
             v = tl.randint(1234, offs + 7).to(tl.int32, bitcast=True).to(tl.float32)
+        elif FN == 3:
+            a, b, c, d = tl.randint4x(1234, offs + 7)
+            v = (a ^ (b >> 1) ^ (c >> 2) ^ (d >> 3)).to(tl.int32, bitcast=True).to(tl.float32)
+        elif FN == 4:
+            a, b, c, d = tl.rand4x(1234, offs + 7)
+            v = a - b * 2.0 + c * 4.0 - d * 8.0
+        else:
+            a, b, c, d = tl.randn4x(1234, offs + 7)
+            v = a - b * 2.0 + c * 4.0 - d * 8.0
         tl.store(out + offs, v, mask=m)
 
+    four = {
+        "randint4x": "a, b, c, d = tl.randint4x(1234, offs + 7)\n"
+                     "    v = (a ^ (b >> 1) ^ (c >> 2) ^ (d >> 3)).to(tl.int32, bitcast=True).to(tl.float32)",
+        "rand4x": "a, b, c, d = tl.rand4x(1234, offs + 7)\n    v = a - b * 2.0 + c * 4.0 - d * 8.0",
+        "randn4x": "a, b, c, d = tl.randn4x(1234, offs + 7)\n    v = a - b * 2.0 + c * 4.0 - d * 8.0",
+    }
     ok = True
     n = N
-    for i, fn in enumerate(["rand", "randn", "randint"]):
+    for i, fn in enumerate(["rand", "randn", "randint", "randint4x", "rand4x", "randn4x"]):
         src = RANDOM_SRC.replace("{fn}", fn)
         if fn == "randint":
             src = src.replace("tl.randint(1234, offs + 7)", "tl.randint(1234, offs + 7).to(tl.int32, bitcast=True).to(tl.float32)")
+        if fn in four:
+            src = src.replace(f"tl.store(out + offs, tl.{fn}(1234, offs + 7), mask=m)",
+                              four[fn] + "\n    tl.store(out + offs, v, mask=m)")
         lib = build(work, rt, f"random_{fn}", src)
         so = ctypes.CDLL(str(lib))
         so.tkshim_op.argtypes = [ctypes.c_void_p] * 4 + [ctypes.c_int32]
@@ -190,7 +208,7 @@ def check_random(work, rt):
         ref_kernel[(triton.cdiv(n, 256),)](ref, n, FN=i)
         torch.cuda.synchronize()
         err = ((out.double() - ref.double()).norm() / ref.double().norm()).item()
-        tol = 0 if fn != "randn" else 1e-5
+        tol = 0 if fn in ("rand", "randint", "randint4x") else 1e-5
         if status != 0 or not err <= tol:
             print(f"FAIL tl.{fn} against Triton's: status {status}, rel.err {err:.2e}")
             ok = False
