@@ -1178,6 +1178,30 @@ static void emit_shuffle_op(cg *c, const tk_tir_op *op, const char *name) {
     }
 }
 
+/* ---- inline_asm_elementwise ------------------------------------------------ */
+
+/* The user's PTX once per register: sema checked the constraints against
+ * the operands' dtypes and every $N, so LLVM gets a well-formed asm. Several
+ * outputs come back as a struct. */
+static void emit_inline_asm(cg *c, const tk_tir_op *op) {
+    const char *text = tk_tir_attr_text(op, "asm"), *cons = tk_tir_attr_text(op, "constraints");
+    bool effects = tk_tir_attr_int(op, "side_effects", 0) != 0;
+    uint32_t nout = op->results.len, n = nregs(op->results.data[0]);
+    LLVMTypeRef types[8];
+    for (uint32_t i = 0; i < nout && i < 8; i++) types[i] = elem_type(c, op->results.data[i]->type);
+    LLVMTypeRef ret = nout == 1 ? types[0] : LLVMStructTypeInContext(c->ctx, types, nout, 0);
+    cgval outs[8];
+    for (uint32_t i = 0; i < nout && i < 8; i++) outs[i] = newval(c, n);
+    for (uint32_t r = 0; r < n; r++) {
+        LLVMValueRef args[8];
+        for (uint32_t i = 0; i < op->operands.len && i < 8; i++) args[i] = opnd(c, op, i, r);
+        LLVMValueRef v = asm_call(c, ret, text, cons, args, op->operands.len, effects);
+        for (uint32_t i = 0; i < nout && i < 8; i++)
+            outs[i].r[r] = nout == 1 ? v : LLVMBuildExtractValue(c->b, v, i, "");
+    }
+    for (uint32_t i = 0; i < nout && i < 8; i++) *get(c, op->results.data[i]) = outs[i];
+}
+
 /* ---- device_print and device_assert -------------------------------------- */
 
 /* A constant C string in global memory, as the generic pointer vprintf and
@@ -1860,6 +1884,10 @@ static void emit_op(cg *c, const tk_tir_op *op) {
         }
         if (!strcmp(name, "join") || !strcmp(name, "split") || !strcmp(name, "cat")) {
             emit_shuffle_op(c, op, name);
+            return;
+        }
+        if (!strcmp(name, "inline_asm_elementwise")) {
+            emit_inline_asm(c, op);
             return;
         }
         if (!strcmp(name, "device_print")) {

@@ -208,7 +208,8 @@ static bool is_scan(const tk_tir_op *op) {
     if (op->code != TIR_BUILTIN) return false;
     const char *name = tk_sema_builtin_name(op->sub);
     return !strcmp(name, "cumsum") || !strcmp(name, "cumprod") || !strcmp(name, "associative_scan") ||
-           !strncmp(name, "rand", 4); /* rand, randn, randint and their 4x forms */
+           !strncmp(name, "rand", 4) /* rand, randn, randint and their 4x forms */ ||
+           !strcmp(name, "inline_asm_elementwise");
 }
 
 static bool is_elementwise(tk_tir_opcode code) {

@@ -1529,6 +1529,135 @@ static value b_libdevice_call(checker *c, call *k) {
     return v_error();
 }
 
+/* ---- inline_asm_elementwise ------------------------------------------- */
+
+/* The PTX register class of one operand: h 16-bit, r 32-bit integers, l
+ * 64-bit integers, f f32, d f64 (NVPTX's inline-asm constraints). */
+static char asm_class(tk_dtype d) {
+    switch (d) {
+    case TK_I16: case TK_U16: case TK_F16: case TK_BF16: return 'h';
+    case TK_I32: case TK_U32: return 'r';
+    case TK_I64: case TK_U64: return 'l';
+    case TK_F32: return 'f';
+    case TK_F64: return 'd';
+    default: return 0;
+    }
+}
+
+/* tl.inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack):
+ * the PTX in `asm` runs once per element, $0.. its outputs then its
+ * inputs. Checked here so LLVM never sees a constraint or operand that
+ * does not fit: one constraint per output and input, each the class of its
+ * value's dtype, and every $N naming one of them. pack > 1 is not
+ * supported yet. */
+static value b_inline_asm(checker *c, call *k) {
+    value *asmv = &k->args[0], *cons = &k->args[1], *args = &k->args[2], *dt = &k->args[3];
+    if (asmv->kind != V_STR || cons->kind != V_STR) {
+        sema_error(c, (asmv->kind != V_STR ? asmv : cons)->loc, "%s needs the PTX and its constraints as strings",
+                   k->name);
+        return v_error();
+    }
+    int64_t pack = 1;
+    if (given(k, 5) && !const_int(c, k, 5, &pack)) return v_error();
+    if (pack != 1) {
+        sema_error(c, k->args[5].loc, "%s with pack=%" PRId64 " is not supported yet (pack=1 runs the PTX once "
+                   "per element)", k->name, pack);
+        return v_error();
+    }
+    bool pure = true;
+    if (!const_bool(c, k, 4, true, &pure)) return v_error();
+    /* the inputs */
+    uint32_t nin = args->kind == V_TUPLE ? args->count : 1;
+    if (nin > 8) {
+        sema_error(c, args->loc, "%s takes at most 8 arguments", k->name);
+        return v_error();
+    }
+    tk_sx *in[8];
+    uint32_t rank = 0;
+    int64_t shape[TK_MAX_RANK];
+    const tk_type *shaped = NULL;
+    for (uint32_t i = 0; i < nin; i++) {
+        value *a = args->kind == V_TUPLE ? &args->items[i] : args;
+        in[i] = a->kind == V_RT ? a->u.rt : v_is_number(a) ? to_runtime(c, a, NULL) : NULL;
+        if (!in[i] || ty_elem(in[i]->type)->kind != TK_TYPE_SCALAR) {
+            sema_error(c, a->loc, "the arguments of %s are tiles or scalars, not %s", k->name, v_describe(c, a));
+            return v_error();
+        }
+        if (!shaped) {
+            shaped = in[i]->type;
+            rank = ty_rank(shaped);
+            if (rank) memcpy(shape, shaped->shape, sizeof(int64_t) * rank);
+        } else {
+            if (!broadcast_shapes(c, shaped, in[i]->type, a->loc, k->name, &rank, shape)) return v_error();
+            shaped = ty_tile(c, ty_elem(shaped), rank, shape);
+        }
+    }
+    /* the outputs */
+    uint32_t nout = dt->kind == V_TUPLE ? dt->count : 1;
+    tk_dtype outs[8];
+    for (uint32_t i = 0; i < nout; i++) {
+        value *d = dt->kind == V_TUPLE ? &dt->items[i] : dt;
+        if (d->kind != V_DTYPE || d->count || i >= 8) {
+            sema_error(c, d->loc, "the dtype of %s is a dtype or a tuple of at most 8", k->name);
+            return v_error();
+        }
+        outs[i] = d->u.dtype;
+    }
+    /* the constraints: one per output ("=c"), then one per input ("c") */
+    const char *text = tk_arena_strndup(c->arena, cons->u.str.text, cons->u.str.len);
+    uint32_t count = 0;
+    for (const char *p = text; ; count++) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (count >= nout + nin) break;
+        bool is_out = count < nout;
+        tk_dtype d = is_out ? outs[count] : count - nout < nin ? elem_dtype(in[count - nout]) : TK_I32;
+        char want = asm_class(d);
+        if (len != (size_t)(is_out ? 2 : 1) || (is_out && p[0] != '=') ||
+            p[len - 1] != want) {
+            sema_error(c, cons->loc, "the constraints of %s are one per output (\"=c\") then one per input "
+                       "(\"c\"), c the operand's register class (h 16-bit, r i32/u32, l i64/u64, f f32, d f64); "
+                       "item %u, \"%.*s\", does not fit%s%s", k->name, count + 1, (int)len, p,
+                       want ? " a " : "", want ? tk_dtype_name(d) : " (that dtype has no register class)");
+            return v_error();
+        }
+        if (!end) break;
+        p = end + 1;
+    }
+    uint32_t given_count = 1;
+    for (const char *p = text; *p; p++) given_count += *p == ',';
+    if (given_count != nout + nin) {
+        sema_error(c, cons->loc, "%s has %u outputs and %u inputs, so %u constraints, not %u", k->name, nout, nin,
+                   nout + nin, given_count);
+        return v_error();
+    }
+    /* every $N names an operand; $$ is a dollar sign */
+    const char *code = tk_arena_strndup(c->arena, asmv->u.str.text, asmv->u.str.len);
+    for (const char *p = strchr(code, '$'); p; p = strchr(p + 1, '$')) {
+        if (p[1] == '$') {
+            p++;
+            continue;
+        }
+        char *num_end;
+        long op = strtol(p + 1, &num_end, 10);
+        if (num_end == p + 1 || op < 0 || op >= (long)(nout + nin)) {
+            sema_error(c, asmv->loc, "the PTX of %s names operands $0 to $%u; '%.*s' is none of them", k->name,
+                       nout + nin - 1, (int)(num_end > p + 1 ? num_end - p : 2), p);
+            return v_error();
+        }
+    }
+    const tk_type *types[8];
+    for (uint32_t i = 0; i < nout; i++) types[i] = ty_tile(c, ty_scalar(c, outs[i]), rank, shape);
+    tk_sx *r = builtin_sx(c, k, nout == 1 ? types[0] : ty_tuple(c, nout, types));
+    for (uint32_t i = 0; i < nin; i++)
+        sx_add_arg(c, r, broadcast_to_shape(c, in[i], rank, shape, k->loc));
+    sx_add_attr_text(c, r, "asm", code);
+    sx_add_attr_text(c, r, "constraints", text);
+    if (!pure) sx_add_attr_int(c, r, "side_effects", 1);
+    if (nout > 1) return tuple_result(c, r);
+    return emit_effect(c, r);
+}
+
 static value b_split(checker *c, call *k) {
     tk_sx *x = rt_arg(c, k, 0);
     if (!x) return v_error();
@@ -2033,6 +2162,7 @@ static const builtin_def builtins[] = {
     {"ravel", "x,can_reorder=", TLM, b_ravel},
     {"item", "x", B_METHOD, b_item},
     {"assume", "cond", TL, b_assume},
+    {"inline_asm_elementwise", "asm,constraints,args,dtype,is_pure=,pack=", TL, b_inline_asm},
     /* what a libdevice.NAME call becomes (attribute "symbol"): not a name
      * in any namespace */
     {"libdevice", "", 0, b_libdevice_call},
@@ -2116,7 +2246,7 @@ int builtin_lookup_libdevice(const char *name) {
  * than "no member". */
 static const char *const not_yet[] = {
     "gather", "histogram", "flip", "reduce_or", "logical_and", "logical_or",
-    "sort", "topk", "swizzle2d", "inline_asm_elementwise", "make_tensor_descriptor",
+    "sort", "topk", "swizzle2d", "make_tensor_descriptor",
     "load_tensor_descriptor", "store_tensor_descriptor",
     "philox", "dot_scaled", "tensor_descriptor", "max_constancy_hint", "map_elementwise",
 };

@@ -484,6 +484,26 @@ def surface_cases():
         out.append((f"f32 tl.maximum propagate_nan={prop}", ELEMENTWISE, "f32", "f32", "f32",
                     f"tl.maximum({nan_in}, b, propagate_nan=tl.PropagateNan.{prop})",
                     (lambda f: lambda a, b: f(torch.where(a > 1.0, float("nan"), a), b))(fn), "nan"))
+    # inline PTX once per element: one output, an integer funnel shift, two outputs
+    out.append(("tl.inline_asm_elementwise f32 add", ELEMENTWISE, "f32", "f32", "f32",
+                'tl.inline_asm_elementwise("add.f32 $0, $1, $2;", "=f,f,f", [a, b], dtype=tl.float32, '
+                'is_pure=True, pack=1)', lambda a, b: a + b, None))
+    def funnel_ref(a, b):
+        """shf.l.wrap.b32 d, a, b, 5: the high word of {b, a} << 5"""
+        res = []
+        for lo, hi in zip(a.cpu().tolist(), b.cpu().tolist()):
+            v = ((((hi & 0xffffffff) << 32) | (lo & 0xffffffff)) << 5 >> 32) & 0xffffffff
+            res.append(v - (1 << 32) if v >= 1 << 31 else v)
+        return torch.tensor(res, dtype=torch.int32, device=a.device)
+    out.append(("tl.inline_asm_elementwise i32 shf.l.wrap", ELEMENTWISE, "i32", "i32", "i32",
+                'tl.inline_asm_elementwise("shf.l.wrap.b32 $0, $1, $2, 5;", "=r,r,r", [a, b], dtype=tl.int32, '
+                'is_pure=True, pack=1)', funnel_ref, None))
+    out.append(("tl.inline_asm_elementwise two outputs", ELEMENTWISE, "f32", "f32", "f32",
+                'tl.inline_asm_elementwise("sub.f32 $0, $2, $3; mul.f32 $1, $2, $3;", "=f,=f,f,f", [a, b], '
+                'dtype=(tl.float32, tl.float32), is_pure=True, pack=1)[0] * 2.0 + '
+                'tl.inline_asm_elementwise("sub.f32 $0, $2, $3; mul.f32 $1, $2, $3;", "=f,=f,f,f", [a, b], '
+                'dtype=(tl.float32, tl.float32), is_pure=True, pack=1)[1]',
+                lambda a, b: (a - b) * 2 + a * b, "approx"))
     out.append(("libdevice.cbrt f64", LIBDEVICE, "f64", "f64", "f64", "libdevice.cbrt(a)",
                 lambda a, b: torch.sign(a) * a.abs().pow(1.0 / 3), "approx"))
     # reductions over every dimension of a 2-D tile, and (value, index) pairs
