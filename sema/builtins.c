@@ -1529,6 +1529,73 @@ static value b_libdevice_call(checker *c, call *k) {
     return v_error();
 }
 
+/* tl.flip(x, dim=None): x reversed along dim (default the last). With n =
+ * 2^k there, index i becomes n - 1 - i, which complements each of its k
+ * bits: dim is reshaped into k dimensions of 2 and each is swapped in turn
+ * (moved last, split, joined the other way round, moved back). These move
+ * no data between threads where the layouts allow, as join and split. */
+static value b_flip(checker *c, call *k) {
+    tk_sx *x = rt_arg(c, k, 0);
+    if (!x) return v_error();
+    uint32_t rank = ty_rank(x->type);
+    if (rank == 0) {
+        sema_error(c, k->args[0].loc, "%s needs a tile, not the scalar %s", k->name, tk_type_str(c->arena, x->type));
+        return v_error();
+    }
+    int64_t dim = rank - 1;
+    if (given(k, 1) && k->args[1].kind != V_NONE && !axis_value(c, k, 1, rank, &dim)) return v_error();
+    int64_t n = x->type->shape[dim];
+    uint32_t bits = 0;
+    while (((int64_t)1 << bits) < n) bits++;
+    if (bits == 0) return v_rt(x);
+    if (rank - 1 + bits > TK_MAX_RANK) {
+        sema_error(c, k->loc, "%s of a rank-%u tile along a dimension of %" PRId64 " needs more than %d dimensions "
+                   "on the way; reshape first", k->name, rank, n, TK_MAX_RANK);
+        return v_error();
+    }
+    const tk_type *elem = ty_elem(x->type);
+    uint32_t brank = rank - 1 + bits;
+    int64_t bshape[TK_MAX_RANK];
+    for (uint32_t i = 0, j = 0; i < rank; i++) {
+        if (i == (uint32_t)dim)
+            for (uint32_t b = 0; b < bits; b++) bshape[j++] = 2;
+        else
+            bshape[j++] = x->type->shape[i];
+    }
+    tk_sx *y = reshaped(c, k, x, brank, bshape);
+    int id_permute = builtin_lookup(c, "permute", true), id_split = builtin_lookup(c, "split", true);
+    int id_join = builtin_lookup(c, "join", true);
+    for (uint32_t p = (uint32_t)dim; p < (uint32_t)dim + bits; p++) {
+        /* p to the last place, and back */
+        int64_t order[TK_MAX_RANK], back[TK_MAX_RANK], pshape[TK_MAX_RANK];
+        for (uint32_t i = 0, j = 0; i < brank; i++)
+            if (i != p) order[j++] = i;
+        order[brank - 1] = p;
+        for (uint32_t i = 0; i < brank; i++) back[order[i]] = i;
+        for (uint32_t i = 0; i < brank; i++) pshape[i] = bshape[order[i]];
+        tk_sx *t = builtin_sx(c, k, ty_tile(c, elem, brank, pshape));
+        t->builtin = id_permute;
+        sx_add_arg(c, t, y);
+        for (uint32_t i = 0; i < brank; i++) sx_add_attr_int(c, t, "order", order[i]);
+        const tk_type *half = ty_tile(c, elem, brank - 1, pshape);
+        const tk_type *items[2] = {half, half};
+        tk_sx *sp = builtin_sx(c, k, ty_tuple(c, 2, items));
+        sp->builtin = id_split;
+        sx_add_arg(c, sp, t);
+        value pair = tuple_result(c, sp);
+        if (pair.kind != V_TUPLE) return v_error();
+        tk_sx *j = builtin_sx(c, k, ty_tile(c, elem, brank, pshape));
+        j->builtin = id_join;
+        sx_add_arg(c, j, pair.items[1].u.rt);
+        sx_add_arg(c, j, pair.items[0].u.rt);
+        y = builtin_sx(c, k, ty_tile(c, elem, brank, bshape));
+        y->builtin = id_permute;
+        sx_add_arg(c, y, j);
+        for (uint32_t i = 0; i < brank; i++) sx_add_attr_int(c, y, "order", back[i]);
+    }
+    return v_rt(reshaped(c, k, y, rank, x->type->shape));
+}
+
 /* ---- inline_asm_elementwise ------------------------------------------- */
 
 /* The PTX register class of one operand: h 16-bit, r 32-bit integers, l
@@ -2163,6 +2230,7 @@ static const builtin_def builtins[] = {
     {"item", "x", B_METHOD, b_item},
     {"assume", "cond", TL, b_assume},
     {"inline_asm_elementwise", "asm,constraints,args,dtype,is_pure=,pack=", TL, b_inline_asm},
+    {"flip", "x,dim=", TLM, b_flip},
     /* what a libdevice.NAME call becomes (attribute "symbol"): not a name
      * in any namespace */
     {"libdevice", "", 0, b_libdevice_call},
@@ -2245,7 +2313,7 @@ int builtin_lookup_libdevice(const char *name) {
 /* Triton builtins tkc does not have yet: they get a clear message rather
  * than "no member". */
 static const char *const not_yet[] = {
-    "gather", "histogram", "flip", "reduce_or", "logical_and", "logical_or",
+    "gather", "histogram", "reduce_or", "logical_and", "logical_or",
     "sort", "topk", "swizzle2d", "make_tensor_descriptor",
     "load_tensor_descriptor", "store_tensor_descriptor",
     "philox", "dot_scaled", "tensor_descriptor", "max_constancy_hint", "map_elementwise",

@@ -522,6 +522,15 @@ def surface_cases():
                 return v + i.float() * 1000
             out.append((f"f32 tl.{red}(axis={ax}, return_indices=True)", ROWS.replace("{body}", body).format(
                 warps=4, tx="f32", ty="f32", to="f32", R=64, C=32), "f32", "f32", "f32", None, ref, "reduce"))
+    for t in ("f32", "i32"):
+        body = ("tl.store(out + r[:, None] * 32 + c[None, :], tl.flip(a, 0) + tl.flip(a) * 2 + a.flip(1) * 3)\n"
+                "    i = tl.arange(0, 128)\n"
+                "    tl.store(out + 2048 + i, tl.flip(tl.load(x + i)))")
+        def flip_ref(x, y):
+            m = x[:2048].view(64, 32)
+            return torch.cat([(m.flip(0) + m.flip(1) * 2 + m.flip(1) * 3).reshape(-1), x[:128].flip(0)])
+        out.append((f"{t} tl.flip along each axis of [64, 32] and [128]", ROWS.replace("{body}", body).format(
+            warps=4, tx=t, ty=t, to=t, R=64, C=32), t, t, t, None, flip_ref, "big"))
     body = "tl.store(out + tl.arange(0, 2048), tl.ravel(a) * 2.0)"
     out.append(("f32 tl.ravel [64, 32]", ROWS.replace("{body}", body).format(
         warps=4, tx="f32", ty="f32", to="f32", R=64, C=32), "f32", "f32", "f32", None,
