@@ -453,30 +453,30 @@ def surface_cases():
     """Triton features a port needs: libdevice under Triton's names, full and
     (value, index) reductions, ravel, interleave, broadcast, item."""
     out = []
-    t = torch
+    th = torch  # no other name in this function may rebind it: the lambdas read it late
     for name, expr, ref in [
-        ("asin", "libdevice.asin(a * 0.2)", lambda a, b: t.asin(a * 0.2)),
-        ("acos", "libdevice.acos(a * 0.2)", lambda a, b: t.acos(a * 0.2)),
-        ("atan", "libdevice.atan(a)", lambda a, b: t.atan(a)),
-        ("atan2", "libdevice.atan2(a, b)", lambda a, b: t.atan2(a, b)),
-        ("sinh", "libdevice.sinh(a)", lambda a, b: t.sinh(a)),
-        ("cosh", "libdevice.cosh(a)", lambda a, b: t.cosh(a)),
-        ("tanh via tl.math", "tl.math.tanh(a)", lambda a, b: t.tanh(a)),
-        ("pow f32", "libdevice.pow(tl.abs(a) + 0.5, b)", lambda a, b: t.pow(a.abs() + 0.5, b)),
+        ("asin", "libdevice.asin(a * 0.2)", lambda a, b: th.asin(a * 0.2)),
+        ("acos", "libdevice.acos(a * 0.2)", lambda a, b: th.acos(a * 0.2)),
+        ("atan", "libdevice.atan(a)", lambda a, b: th.atan(a)),
+        ("atan2", "libdevice.atan2(a, b)", lambda a, b: th.atan2(a, b)),
+        ("sinh", "libdevice.sinh(a)", lambda a, b: th.sinh(a)),
+        ("cosh", "libdevice.cosh(a)", lambda a, b: th.cosh(a)),
+        ("tanh via tl.math", "tl.math.tanh(a)", lambda a, b: th.tanh(a)),
+        ("pow f32", "libdevice.pow(tl.abs(a) + 0.5, b)", lambda a, b: th.pow(a.abs() + 0.5, b)),
         ("pow int exponent", "libdevice.pow(a, 3)", lambda a, b: a * a * a),
-        ("log1p", "libdevice.log1p(tl.abs(a))", lambda a, b: t.log1p(a.abs())),
-        ("expm1", "libdevice.expm1(a)", lambda a, b: t.expm1(a)),
+        ("log1p", "libdevice.log1p(tl.abs(a))", lambda a, b: th.log1p(a.abs())),
+        ("expm1", "libdevice.expm1(a)", lambda a, b: th.expm1(a)),
         ("round (half away from zero)", "libdevice.round(a * 3.0)",
-         lambda a, b: t.sign(a * 3) * t.floor((a * 3).abs() + 0.5)),
-        ("rint", "libdevice.rint(a * 3.0)", lambda a, b: t.round(a * 3)),
-        ("trunc", "libdevice.trunc(a * 3.0)", lambda a, b: t.trunc(a * 3)),
-        ("fmod", "libdevice.fmod(a, tl.abs(b) + 0.5)", lambda a, b: t.fmod(a, b.abs() + 0.5)),
-        ("hypot", "libdevice.hypot(a, b)", lambda a, b: t.hypot(a, b)),
-        ("cbrt", "libdevice.cbrt(a)", lambda a, b: t.sign(a) * a.abs().pow(1.0 / 3)),
-        ("erfinv", "libdevice.erfinv(a * 0.2)", lambda a, b: t.erfinv(a * 0.2)),
+         lambda a, b: th.sign(a * 3) * th.floor((a * 3).abs() + 0.5)),
+        ("rint", "libdevice.rint(a * 3.0)", lambda a, b: th.round(a * 3)),
+        ("trunc", "libdevice.trunc(a * 3.0)", lambda a, b: th.trunc(a * 3)),
+        ("fmod", "libdevice.fmod(a, tl.abs(b) + 0.5)", lambda a, b: th.fmod(a, b.abs() + 0.5)),
+        ("hypot", "libdevice.hypot(a, b)", lambda a, b: th.hypot(a, b)),
+        ("cbrt", "libdevice.cbrt(a)", lambda a, b: th.sign(a) * a.abs().pow(1.0 / 3)),
+        ("erfinv", "libdevice.erfinv(a * 0.2)", lambda a, b: th.erfinv(a * 0.2)),
         ("isnan", "libdevice.isnan(tl.where(a > 0.5, a - a + float('nan'), a)).to(tl.float32)",
          lambda a, b: (a > 0.5).float()),
-        ("isinf", "libdevice.isinf(a * 1e38 * 1e38).to(tl.float32)", lambda a, b: t.ones_like(a)),
+        ("isinf", "libdevice.isinf(a * 1e38 * 1e38).to(tl.float32)", lambda a, b: th.ones_like(a)),
     ]:
         out.append((f"libdevice.{name}", LIBDEVICE, "f32", "f32", "f32", expr, ref, "approx"))
     nan_in = "tl.where(a > 1.0, a - a + float('nan'), a)"
@@ -522,15 +522,15 @@ def surface_cases():
                 return v + i.float() * 1000
             out.append((f"f32 tl.{red}(axis={ax}, return_indices=True)", ROWS.replace("{body}", body).format(
                 warps=4, tx="f32", ty="f32", to="f32", R=64, C=32), "f32", "f32", "f32", None, ref, "reduce"))
-    for t in ("f32", "i32"):
+    for ft in ("f32", "i32"):
         body = ("tl.store(out + r[:, None] * 32 + c[None, :], tl.flip(a, 0) + tl.flip(a) * 2 + a.flip(1) * 3)\n"
                 "    i = tl.arange(0, 128)\n"
                 "    tl.store(out + 2048 + i, tl.flip(tl.load(x + i)))")
         def flip_ref(x, y):
             m = x[:2048].view(64, 32)
             return torch.cat([(m.flip(0) + m.flip(1) * 2 + m.flip(1) * 3).reshape(-1), x[:128].flip(0)])
-        out.append((f"{t} tl.flip along each axis of [64, 32] and [128]", ROWS.replace("{body}", body).format(
-            warps=4, tx=t, ty=t, to=t, R=64, C=32), t, t, t, None, flip_ref, "big"))
+        out.append((f"{ft} tl.flip along each axis of [64, 32] and [128]", ROWS.replace("{body}", body).format(
+            warps=4, tx=ft, ty=ft, to=ft, R=64, C=32), ft, ft, ft, None, flip_ref, "big"))
     body = "tl.store(out + tl.arange(0, 2048), tl.ravel(a) * 2.0)"
     out.append(("f32 tl.ravel [64, 32]", ROWS.replace("{body}", body).format(
         warps=4, tx="f32", ty="f32", to="f32", R=64, C=32), "f32", "f32", "f32", None,
