@@ -841,21 +841,28 @@ static LLVMValueRef shfl_xor(cg *c, LLVMValueRef v, uint32_t lane_mask) {
 
 /* A user combine function (tl.reduce, tl.associative_scan): its region is
  * emitted afresh with a and b as its arguments; the yield is the result. */
-static LLVMValueRef combine_region(cg *c, const tk_tir_block *region, LLVMValueRef a, LLVMValueRef b) {
-    LLVMValueRef in[2] = {a, b};
-    for (uint32_t i = 0; i < 2 && i < region->args.len; i++) {
+/* A combine function of k values: a[0..k) and b[0..k) in, the k combined
+ * values out in a (tl.reduce / associative_scan over tuples). */
+static void combine_region_n(cg *c, const tk_tir_block *region, LLVMValueRef *a, const LLVMValueRef *b, uint32_t k) {
+    for (uint32_t i = 0; i < 2 * k && i < region->args.len; i++) {
         cgval v = newval(c, 1);
-        v.r[0] = in[i];
+        v.r[0] = i < k ? a[i] : b[i - k];
         *get(c, region->args.data[i]) = v;
     }
     emit_block(c, region);
     const tk_tir_op *y = NULL;
     for (uint32_t i = region->ops.len; i-- > 0 && !y;)
         if (!region->ops.data[i]->dead && region->ops.data[i]->code == TIR_YIELD) y = region->ops.data[i];
-    if (!y || !y->operands.len) return a;
-    /* after an error the region stops early and leaves its yield unset */
-    const cgval *v = get(c, y->operands.data[0]);
-    return v->r && v->r[0] ? v->r[0] : a;
+    for (uint32_t i = 0; y && i < k && i < y->operands.len; i++) {
+        /* after an error the region stops early and leaves its yield unset */
+        const cgval *v = get(c, y->operands.data[i]);
+        if (v->r && v->r[0]) a[i] = v->r[0];
+    }
+}
+
+static LLVMValueRef combine_region(cg *c, const tk_tir_block *region, LLVMValueRef a, LLVMValueRef b) {
+    combine_region_n(c, region, &a, &b, 1);
+    return a;
 }
 
 static LLVMValueRef combine(cg *c, const char *kind, const tk_type *t, LLVMValueRef a, LLVMValueRef b) {
@@ -894,6 +901,15 @@ static void combine_arg(cg *c, bool is_max, const tk_type *t, LLVMValueRef *v, L
     *i = LLVMBuildSelect(c->b, take, i2, *i, "");
 }
 
+/* One step of a reduction on states of k values: (value, index) for
+ * argmax/argmin, the operands' values for a tuple reduce, one value else. */
+static void combine_state(cg *c, const tk_tir_op *op, const char *kind, bool arg, bool arg_max, const tk_type *t,
+                          LLVMValueRef *x, LLVMValueRef *y, uint32_t k) {
+    if (arg) combine_arg(c, arg_max, t, &x[0], &x[1], y[0], y[1]);
+    else if (k > 1) combine_region_n(c, op->regions.data[0], x, y, k);
+    else x[0] = combine(c, kind, t, x[0], y[0]);
+}
+
 static void emit_reduce(cg *c, const tk_tir_op *op) {
     const char *kind = tk_sema_builtin_name(op->sub);
     bool arg = !strcmp(kind, "argmax") || !strcmp(kind, "argmin");
@@ -906,9 +922,16 @@ static void emit_reduce(cg *c, const tk_tir_op *op) {
         not_yet(c, op, "a reduction over all dimensions of a tile of rank above 1");
         return;
     }
+    /* the state each element carries: k values */
+    uint32_t nin = op->operands.len, k = arg ? 2 : nin;
+    if (k > 8) {
+        not_yet(c, op, "a reduction of more than 8 tiles at once");
+        return;
+    }
     const tk_type *t = arg ? in->type : res->type;
     c->combine_fn = op->regions.len ? op->regions.data[0] : NULL;
-    cgval *iv = get(c, in);
+    cgval *iv[8];
+    for (uint32_t j = 0; j < nin && j < 8; j++) iv[j] = get(c, op->operands.data[j]);
     /* register bits: along the axis (combined), replicated (skipped), kept */
     uint32_t kept_bits[TK_LL_MAX_REG_BITS], nkept = 0;
     uint64_t skip_mask = 0;
@@ -924,83 +947,86 @@ static void emit_reduce(cg *c, const tk_tir_op *op) {
     uint64_t stride = 1;
     for (uint32_t d = axis + 1; d < l->rank; d++) stride *= (uint64_t)l->shape[d];
     uint32_t nout = 1u << nkept;
-    cgval acc = newval(c, nout), idx = newval(c, nout);
+    cgval acc[8];
+    for (uint32_t j = 0; j < k; j++) acc[j] = newval(c, nout);
     /* each output's registers, combined as a balanced tree: depth log n,
      * not a chain of n dependent operations */
-    LLVMValueRef *group = TK_NEW_ARRAY(c->arena, LLVMValueRef, iv->n + 1);
-    LLVMValueRef *gidx = TK_NEW_ARRAY(c->arena, LLVMValueRef, iv->n + 1);
+    LLVMValueRef *group = TK_NEW_ARRAY(c->arena, LLVMValueRef, (iv[0]->n + 1) * k);
     for (uint32_t o = 0; o < nout; o++) {
         uint32_t m = 0;
-        for (uint32_t r = 0; r < iv->n; r++) {
+        for (uint32_t r = 0; r < iv[0]->n; r++) {
             if (r & skip_mask) continue;
             uint32_t oo = 0;
-            for (uint32_t k = 0; k < nkept; k++) oo |= ((r >> kept_bits[k]) & 1u) << k;
+            for (uint32_t b = 0; b < nkept; b++) oo |= ((r >> kept_bits[b]) & 1u) << b;
             if (oo != o) continue;
-            if (arg)
-                gidx[m] = LLVMBuildAnd(c->b, LLVMBuildUDiv(c->b, reg_flat(c, l, r), ci32(c, (int64_t)stride), ""),
-                                       ci32(c, l->shape[axis] - 1), "");
-            group[m++] = iv->r[r];
+            if (arg) {
+                group[m * k] = iv[0]->r[r];
+                group[m * k + 1] = LLVMBuildAnd(c->b, LLVMBuildUDiv(c->b, reg_flat(c, l, r), ci32(c, (int64_t)stride), ""),
+                                                ci32(c, l->shape[axis] - 1), "");
+            } else {
+                for (uint32_t j = 0; j < k; j++) group[m * k + j] = iv[j]->r[r];
+            }
+            m++;
         }
         while (m > 1) {
             uint32_t half = (m + 1) / 2;
-            for (uint32_t i = 0; i + half < m; i++) {
-                if (arg) combine_arg(c, arg_max, t, &group[i], &gidx[i], group[i + half], gidx[i + half]);
-                else group[i] = combine(c, kind, t, group[i], group[i + half]);
-            }
+            for (uint32_t i = 0; i + half < m; i++)
+                combine_state(c, op, kind, arg, arg_max, t, &group[i * k], &group[(i + half) * k], k);
             m = half;
         }
-        acc.r[o] = group[0];
-        idx.r[o] = arg ? gidx[0] : NULL;
+        for (uint32_t j = 0; j < k; j++) acc[j].r[o] = group[j];
     }
     for (uint32_t i = 0; i < TK_LL_LANE_BITS; i++) {
         if (!along(l, l->lane[i], axis)) continue;
         for (uint32_t o = 0; o < nout; o++) {
-            LLVMValueRef v2 = shfl_xor(c, acc.r[o], 1u << i);
-            if (arg) combine_arg(c, arg_max, t, &acc.r[o], &idx.r[o], v2, shfl_xor(c, idx.r[o], 1u << i));
-            else acc.r[o] = combine(c, kind, t, acc.r[o], v2);
+            LLVMValueRef x[8], y[8];
+            for (uint32_t j = 0; j < k; j++) {
+                x[j] = acc[j].r[o];
+                y[j] = shfl_xor(c, x[j], 1u << i);
+            }
+            combine_state(c, op, kind, arg, arg_max, t, x, y, k);
+            for (uint32_t j = 0; j < k; j++) acc[j].r[o] = x[j];
         }
     }
     uint32_t warp_axis[TK_LL_MAX_WARP_BITS], nwa = 0;
     for (uint32_t i = 0; i < l->warp_bits; i++)
         if (along(l, l->warp[i], axis)) warp_axis[nwa++] = i;
     if (nwa) {
-        LLVMTypeRef vt = LLVMTypeOf(acc.r[0]), st = scratch_type(c, vt);
         uint32_t groups = 1u << nwa;
         LLVMValueRef g = ci32(c, 0);
-        for (uint32_t k = 0; k < nwa; k++) {
-            LLVMValueRef bit = LLVMBuildAnd(c->b, LLVMBuildLShr(c->b, c->warp, ci32(c, warp_axis[k]), ""), ci32(c, 1), "");
-            g = LLVMBuildOr(c->b, g, LLVMBuildShl(c->b, bit, ci32(c, k), ""), "");
+        for (uint32_t b = 0; b < nwa; b++) {
+            LLVMValueRef bit = LLVMBuildAnd(c->b, LLVMBuildLShr(c->b, c->warp, ci32(c, warp_axis[b]), ""), ci32(c, 1), "");
+            g = LLVMBuildOr(c->b, g, LLVMBuildShl(c->b, bit, ci32(c, b), ""), "");
         }
         const tk_ll *ol = res->type->kind == TK_TYPE_TILE ? res->layout : NULL;
-        /* slots of 8 bytes, 16 with an index (at +8) */
-        int64_t slot_bytes = arg ? 16 : 8;
+        /* a slot of 8 bytes for each of the k values (smem.c sizes it) */
+        int64_t slot_bytes = 8 * (int64_t)k;
         for (uint32_t o = 0; o < nout; o++) {
             LLVMValueRef f = ol ? reg_flat(c, ol, o) : ci32(c, 0);
             LLVMValueRef slot = LLVMBuildAdd(c->b, LLVMBuildMul(c->b, f, ci32(c, groups), ""), g, "");
             LLVMValueRef off = LLVMBuildMul(c->b, slot, ci32(c, slot_bytes), "");
-            LLVMBuildStore(c->b, to_scratch(c, acc.r[o]), smem_addr(c, off));
-            if (arg) LLVMBuildStore(c->b, idx.r[o], smem_addr(c, LLVMBuildAdd(c->b, off, ci32(c, 8), "")));
+            for (uint32_t j = 0; j < k; j++)
+                LLVMBuildStore(c->b, to_scratch(c, acc[j].r[o]), smem_addr(c, LLVMBuildAdd(c->b, off, ci32(c, 8 * j), "")));
         }
         barrier(c);
         for (uint32_t o = 0; o < nout; o++) {
             LLVMValueRef f = ol ? reg_flat(c, ol, o) : ci32(c, 0);
-            LLVMValueRef r = NULL, ri = NULL;
-            for (uint32_t k = 0; k < groups; k++) {
-                LLVMValueRef slot = LLVMBuildAdd(c->b, LLVMBuildMul(c->b, f, ci32(c, groups), ""), ci32(c, k), "");
+            LLVMValueRef r[8], x[8];
+            for (uint32_t q = 0; q < groups; q++) {
+                LLVMValueRef slot = LLVMBuildAdd(c->b, LLVMBuildMul(c->b, f, ci32(c, groups), ""), ci32(c, q), "");
                 LLVMValueRef off = LLVMBuildMul(c->b, slot, ci32(c, slot_bytes), "");
-                LLVMValueRef x = from_scratch(c, LLVMBuildLoad2(c->b, st, smem_addr(c, off), ""), vt);
-                LLVMValueRef xi = arg ? LLVMBuildLoad2(c->b, c->t_i32, smem_addr(c, LLVMBuildAdd(c->b, off, ci32(c, 8), "")), "") : NULL;
-                if (!r) {
-                    r = x;
-                    ri = xi;
-                } else if (arg) {
-                    combine_arg(c, arg_max, t, &r, &ri, x, xi);
+                for (uint32_t j = 0; j < k; j++) {
+                    LLVMTypeRef vt = LLVMTypeOf(acc[j].r[o]);
+                    LLVMValueRef at = smem_addr(c, LLVMBuildAdd(c->b, off, ci32(c, 8 * j), ""));
+                    x[j] = from_scratch(c, LLVMBuildLoad2(c->b, scratch_type(c, vt), at, ""), vt);
+                }
+                if (q == 0) {
+                    for (uint32_t j = 0; j < k; j++) r[j] = x[j];
                 } else {
-                    r = combine(c, kind, t, r, x);
+                    combine_state(c, op, kind, arg, arg_max, t, r, x, k);
                 }
             }
-            acc.r[o] = r;
-            idx.r[o] = ri;
+            for (uint32_t j = 0; j < k; j++) acc[j].r[o] = r[j];
         }
     }
     uint32_t want = nregs(res);
@@ -1008,7 +1034,11 @@ static void emit_reduce(cg *c, const tk_tir_op *op) {
         not_yet(c, op, "a reduction whose result layout differs from the reduced registers");
         return;
     }
-    *get(c, res) = arg ? idx : acc;
+    if (arg) {
+        *get(c, res) = acc[1];
+        return;
+    }
+    for (uint32_t j = 0; j < k && j < op->results.len; j++) *get(c, op->results.data[j]) = acc[j];
 }
 
 /* ---- random numbers: Triton's Philox 4x32, 10 rounds by default ---------- */

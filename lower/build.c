@@ -359,8 +359,8 @@ static vals lower_builtin(builder *b, const tk_sx *x) {
     else if ((builtin_is(x, "sum") || builtin_is(x, "max") || builtin_is(x, "min") ||
               builtin_is(x, "argmax") || builtin_is(x, "argmin") || builtin_is(x, "xor_sum") ||
               builtin_is(x, "reduce")) &&
-             x->type->kind != TK_TYPE_TUPLE)
-        code = TIR_REDUCE;
+             (x->type->kind != TK_TYPE_TUPLE || builtin_is(x, "reduce")))
+        code = TIR_REDUCE; /* tl.reduce over a tuple: one op, a result per tile */
     else {
         static const char *const math[] = {"exp", "exp2", "log", "log2", "sqrt", "sqrt_rn", "rsqrt",
                                            "sin", "cos", "erf", "floor", "ceil", "sigmoid", "abs",

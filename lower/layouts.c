@@ -354,10 +354,13 @@ static void assign_op(layout_ctx *c, op_list *out, tk_tir_op *op) {
         tk_tir_value *a = op->operands.len ? op->operands.data[0] : NULL;
         switch (op->code) {
         case TIR_REDUCE: {
+            /* a tuple reduce: every operand in the first's layout, every
+             * result in the reduced one */
+            for (uint32_t i = 1; i < op->operands.len; i++) ensure(c, out, op, i, a->layout);
             tk_ll *l = TK_NEW(c->arena, tk_ll);
             tk_ll_reduce(l, a->layout, (uint32_t)tk_tir_attr_int(op, "axis", 0));
             if (tk_tir_attr_int(op, "keep_dims", 0)) tk_ll_reshape(l, l, r->type->rank, r->type->shape);
-            r->layout = l;
+            for (uint32_t i = 0; i < op->results.len; i++) op->results.data[i]->layout = l;
             break;
         }
         case TIR_RESHAPE: {

@@ -72,8 +72,10 @@ static int64_t scratch_need(tk_arena *arena, tk_tir_op *op, const bool *used) {
     if (op->code == TIR_REDUCE) {
         const tk_tir_value *in = op->operands.data[0];
         if (!in->layout || !crosses_warps(in->layout, tk_tir_attr_int(op, "axis", 0))) return 0;
+        /* 8 bytes for each value a state carries: (value, index) for
+         * argmax/argmin, each operand of a tuple reduce */
         const char *name = tk_sema_builtin_name(op->sub);
-        int64_t slot = !strcmp(name, "argmax") || !strcmp(name, "argmin") ? 16 : 8;
+        int64_t slot = !strcmp(name, "argmax") || !strcmp(name, "argmin") ? 16 : 8 * (int64_t)op->operands.len;
         return numel(op->results.data[0]->type) * ((int64_t)1 << in->layout->warp_bits) * slot;
     }
     if (op->code == TIR_CONVERT_LAYOUT || (op->code == TIR_BROADCAST && op->operands.data[0]->layout)) {

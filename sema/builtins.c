@@ -884,7 +884,89 @@ static const tk_sema_func *combine_fn(checker *c, call *k, uint32_t i, tk_dtype 
     return fn;
 }
 
+/* Specializes a combine function of 2n scalars (a's n values, then b's)
+ * returning n, for a reduction over a tuple of n tiles. */
+static const tk_sema_func *combine_fn_n(checker *c, call *k, uint32_t i, const tk_dtype *ds, uint32_t n) {
+    value *f = &k->args[i];
+    if (f->kind != V_FUNC) {
+        if (f->kind != V_ERROR)
+            sema_error(c, f->loc, "combine_fn of %s must be a @func taking %u scalars, not %s", k->name, 2 * n,
+                       v_describe(c, f));
+        return NULL;
+    }
+    tk_ss_list sink = {0};
+    tk_ss_list *out = c->frame->out;
+    c->frame->out = &sink;
+    value args[16];
+    for (uint32_t j = 0; j < 2 * n; j++) args[j] = v_rt(sx_new(c, TK_SX_CONST, ty_scalar(c, ds[j % n]), k->loc));
+    value r = call_func(c, f->u.def, args, 2 * n, NULL, NULL, NULL, 0, k->loc);
+    c->frame->out = out;
+    if (r.kind == V_ERROR) return NULL;
+    const tk_sema_func *fn = NULL;
+    for (uint32_t j = sink.len; j-- > 0 && !fn;) {
+        const tk_ss *st = sink.data[j];
+        if (st->value && st->value->kind == TK_SX_CALL) fn = st->value->func;
+    }
+    bool ok = fn && fn->result->kind == TK_TYPE_TUPLE && fn->result->count == n;
+    for (uint32_t j = 0; ok && j < n; j++) ok = tk_type_equal(fn->result->items[j], ty_scalar(c, ds[j]));
+    if (!ok) {
+        sema_error(c, f->loc, "combine_fn '%s' must return %u scalars of the tiles' dtypes for %u arguments",
+                   f->u.def->name, n, 2 * n);
+        return NULL;
+    }
+    return fn;
+}
+
+/* tl.reduce over a tuple of tiles of one shape: one reduction whose
+ * combine function takes and returns a value of each (Welford, argmax
+ * with its index); a tuple of results. */
+static value reduce_tuple(checker *c, call *k) {
+    value *t = &k->args[0];
+    uint32_t n = t->count;
+    if (n < 1 || n > 8) {
+        sema_error(c, t->loc, "tl.reduce takes a tile or a tuple of 1 to 8 tiles");
+        return v_error();
+    }
+    tk_sx *xs[8];
+    tk_dtype ds[8];
+    for (uint32_t j = 0; j < n; j++) {
+        value *v = &t->items[j];
+        xs[j] = v->kind == V_RT ? v->u.rt : NULL;
+        if (!xs[j] || ty_elem(xs[j]->type)->kind != TK_TYPE_SCALAR || ty_rank(xs[j]->type) == 0 ||
+            (j && !tk_type_equal(ty_with_elem(c, xs[j]->type, ty_elem(xs[0]->type)), xs[0]->type))) {
+            sema_error(c, v->loc, "the tiles tl.reduce combines must have one shape; this is %s", v_describe(c, v));
+            return v_error();
+        }
+        ds[j] = elem_dtype(xs[j]);
+    }
+    uint32_t rank = ty_rank(xs[0]->type);
+    bool all = k->args[1].kind == V_NONE;
+    int64_t axis = 0;
+    if (all && rank != 1) {
+        sema_error(c, k->args[1].loc, "tl.reduce of a tuple needs axis= for tiles of rank above 1");
+        return v_error();
+    }
+    if (!all && !axis_value(c, k, 1, rank, &axis)) return v_error();
+    bool keep_dims;
+    if (!const_bool(c, k, 3, false, &keep_dims)) return v_error();
+    const tk_sema_func *fn = combine_fn_n(c, k, 2, ds, n);
+    if (!fn) return v_error();
+    const tk_type *items[8];
+    for (uint32_t j = 0; j < n; j++) items[j] = reduced_type(c, xs[j]->type, (uint32_t)axis, all, keep_dims, ds[j]);
+    tk_sx *r = builtin_sx(c, k, ty_tuple(c, n, items));
+    r->func = fn;
+    const tk_type *in_types[8];
+    for (uint32_t j = 0; j < n; j++) in_types[j] = xs[j]->type;
+    tk_sx *tup = sx_new(c, TK_SX_TUPLE, ty_tuple(c, n, in_types), k->loc);
+    for (uint32_t j = 0; j < n; j++) sx_add_arg(c, tup, xs[j]);
+    sx_add_arg(c, r, tup);
+    if (!all) sx_add_attr_int(c, r, "axis", axis);
+    if (keep_dims) sx_add_attr_int(c, r, "keep_dims", 1);
+    return tuple_result(c, r);
+}
+
 static value b_reduce(checker *c, call *k) {
+    if (k->args[0].kind == V_TUPLE) return reduce_tuple(c, k);
     tk_sx *x = rt_arg(c, k, 0);
     if (!x || !elem_is_scalar(c, k, x, 0)) return v_error();
     uint32_t rank = ty_rank(x->type);

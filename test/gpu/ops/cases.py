@@ -531,6 +531,36 @@ def surface_cases():
             return torch.cat([(m.flip(0) + m.flip(1) * 2 + m.flip(1) * 3).reshape(-1), x[:128].flip(0)])
         out.append((f"{ft} tl.flip along each axis of [64, 32] and [128]", ROWS.replace("{body}", body).format(
             warps=4, tx=ft, ty=ft, to=ft, R=64, C=32), ft, ft, ft, None, flip_ref, "big"))
+    # tl.reduce over tuples: Welford's (mean, m2, count) and (value, index)
+    src = """
+@func
+def welford(m1, s1, n1, m2, s2, n2):
+    n = n1 + n2
+    d = m2 - m1
+    w = tl.where(n == 0.0, 0.0, n2 / tl.maximum(n, 1.0))
+    return m1 + d * w, s1 + s2 + d * d * n1 * w, n
+
+@func
+def argmax_pair(v1, i1, v2, i2):
+    take = (v2 > v1) | ((v2 == v1) & (i2 < i1))
+    return tl.where(take, v2, v1), tl.where(take, i2, i1)
+
+@kernel(grid=(1,), num_warps=4)
+def op(x: *f32 % 16, y: *f32 % 16, out: *f32 % 16, n: i32):
+    r = tl.arange(0, 64)
+    c = tl.arange(0, 32)
+    a = tl.load(x + r[:, None] * 32 + c[None, :])
+    mean, m2, cnt = tl.reduce((a, tl.zeros([64, 32], dtype=tl.float32), tl.full([64, 32], 1.0, tl.float32)), 1, welford)
+    tl.store(out + r, mean)
+    tl.store(out + 64 + r, m2 / cnt)
+    v, i = tl.reduce((a, r[:, None] + c[None, :] * 0), 0, argmax_pair)
+    tl.store(out + 128 + c, v + i.to(tl.float32) * 100.0)
+"""
+    def tuple_ref(x, y):
+        m = x[:2048].view(64, 32)
+        return torch.cat([m.mean(1), m.var(1, unbiased=False), m.max(0).values + m.argmax(0).float() * 100])
+    out.append(("tl.reduce over tuples: Welford and (value, index)", src, "f32", "f32", "f32", None, tuple_ref,
+                "reduce"))
     body = "tl.store(out + tl.arange(0, 2048), tl.ravel(a) * 2.0)"
     out.append(("f32 tl.ravel [64, 32]", ROWS.replace("{body}", body).format(
         warps=4, tx="f32", ty="f32", to="f32", R=64, C=32), "f32", "f32", "f32", None,
