@@ -1349,6 +1349,24 @@ static void emit_assert(cg *c, const tk_tir_op *op) {
  * 2^k elements and that block's total, and merges with the block that
  * differs in bit k: another register, a shuffle partner, or (across warps)
  * shared memory. Replicated bits take no part. */
+/* out = x combined with y (x first), on states of k values: cumsum and
+ * cumprod add or multiply, a combine function takes 2k values. */
+static void scan_combine(cg *c, const char *kind, const tk_type *t, const LLVMValueRef *x, const LLVMValueRef *y,
+                         uint32_t k, LLVMValueRef *out) {
+    if (k > 1) {
+        /* out may be x or y itself */
+        LLVMValueRef a[8], b[8];
+        for (uint32_t j = 0; j < k; j++) a[j] = x[j], b[j] = y[j];
+        combine_region_n(c, c->combine_fn, a, b, k);
+        for (uint32_t j = 0; j < k; j++) out[j] = a[j];
+        return;
+    }
+    bool f = is_float(t);
+    if (!strcmp(kind, "sum")) out[0] = f ? LLVMBuildFAdd(c->b, x[0], y[0], "") : LLVMBuildAdd(c->b, x[0], y[0], "");
+    else if (!strcmp(kind, "prod")) out[0] = f ? LLVMBuildFMul(c->b, x[0], y[0], "") : LLVMBuildMul(c->b, x[0], y[0], "");
+    else out[0] = combine(c, kind, t, x[0], y[0]);
+}
+
 static void emit_scan(cg *c, const tk_tir_op *op, const char *name) {
     const tk_tir_value *in = op->operands.data[0], *res = op->results.data[0];
     const tk_ll *l = in->layout;
@@ -1357,10 +1375,19 @@ static void emit_scan(cg *c, const tk_tir_op *op, const char *name) {
     bool reverse = tk_tir_attr_int(op, "reverse", 0) != 0;
     const char *kind = !strcmp(name, "cumsum") ? "sum" : !strcmp(name, "cumprod") ? "prod" : name;
     c->combine_fn = op->regions.len ? op->regions.data[0] : NULL;
-    cgval *iv = get(c, in);
-    uint32_t n = iv->n;
-    LLVMValueRef *pre = TK_NEW_ARRAY(c->arena, LLVMValueRef, n), *tot = TK_NEW_ARRAY(c->arena, LLVMValueRef, n);
-    for (uint32_t r = 0; r < n; r++) pre[r] = tot[r] = iv->r[r];
+    /* each element carries a state of k values: one, or one of each tile
+     * of a tuple scan; value j of register r is at [r * k + j] */
+    uint32_t k = op->operands.len;
+    if (k > 8) {
+        not_yet(c, op, "a scan of more than 8 tiles at once");
+        return;
+    }
+    uint32_t n = get(c, in)->n;
+    LLVMValueRef *pre = TK_NEW_ARRAY(c->arena, LLVMValueRef, n * k), *tot = TK_NEW_ARRAY(c->arena, LLVMValueRef, n * k);
+    for (uint32_t j = 0; j < k; j++) {
+        const cgval *iv = get(c, op->operands.data[j]);
+        for (uint32_t r = 0; r < n; r++) pre[r * k + j] = tot[r * k + j] = iv->r[r];
+    }
     /* the bits along the axis, by the power of two they select */
     enum { IN_REG, IN_LANE, IN_WARP };
     struct level { int where; uint32_t bit; int64_t step; } levels[40];
@@ -1386,63 +1413,74 @@ static void emit_scan(cg *c, const tk_tir_op *op, const char *name) {
                 levels[a] = levels[b];
                 levels[b] = tmp;
             }
-    bool is_sum = !strcmp(kind, "sum"), is_prod = !strcmp(kind, "prod"), f = is_float(t);
-#define COMBINE(x, y) (is_sum ? (f ? LLVMBuildFAdd(c->b, x, y, "") : LLVMBuildAdd(c->b, x, y, "")) \
-                       : is_prod ? (f ? LLVMBuildFMul(c->b, x, y, "") : LLVMBuildMul(c->b, x, y, "")) \
-                                 : combine(c, kind, t, x, y))
     bool scratch_read_pending = false;
-    for (uint32_t k = 0; k < nl; k++) {
-        struct level lv = levels[k];
+    LLVMValueRef *partner = TK_NEW_ARRAY(c->arena, LLVMValueRef, n * k);
+    for (uint32_t lvl = 0; lvl < nl; lvl++) {
+        struct level lv = levels[lvl];
         if (lv.where == IN_REG) {
             for (uint32_t r = 0; r < n; r++) {
                 if (r >> lv.bit & 1) continue;
                 uint32_t hi = r | (1u << lv.bit);
-                LLVMValueRef total = COMBINE(tot[r], tot[hi]);
-                /* forward: the upper block adds the lower total; reverse the other way */
-                if (!reverse) pre[hi] = COMBINE(tot[r], pre[hi]);
-                else pre[r] = COMBINE(pre[r], tot[hi]);
-                tot[r] = tot[hi] = total;
+                /* the earlier block in scan order comes first: the lower one,
+                 * or the upper one in reverse (Triton's reverse scan is the
+                 * forward scan of the flipped tile) */
+                LLVMValueRef total[8];
+                if (!reverse) {
+                    scan_combine(c, kind, t, &tot[r * k], &tot[hi * k], k, total);
+                    scan_combine(c, kind, t, &tot[r * k], &pre[hi * k], k, &pre[hi * k]);
+                } else {
+                    scan_combine(c, kind, t, &tot[hi * k], &tot[r * k], k, total);
+                    scan_combine(c, kind, t, &tot[hi * k], &pre[r * k], k, &pre[r * k]);
+                }
+                for (uint32_t j = 0; j < k; j++) tot[r * k + j] = tot[hi * k + j] = total[j];
             }
             continue;
         }
         LLVMValueRef mine_is_upper;
-        LLVMValueRef *partner = TK_NEW_ARRAY(c->arena, LLVMValueRef, n);
         if (lv.where == IN_LANE) {
             mine_is_upper = LLVMBuildICmp(c->b, LLVMIntNE, LLVMBuildAnd(c->b, c->lane, ci32(c, 1 << lv.bit), ""), ci32(c, 0), "");
-            for (uint32_t r = 0; r < n; r++) partner[r] = shfl_xor(c, tot[r], 1u << lv.bit);
+            for (uint32_t r = 0; r < n * k; r++) partner[r] = shfl_xor(c, tot[r], 1u << lv.bit);
         } else {
             mine_is_upper = LLVMBuildICmp(c->b, LLVMIntNE, LLVMBuildAnd(c->b, c->warp, ci32(c, 1 << lv.bit), ""), ci32(c, 0), "");
-            LLVMTypeRef vt = LLVMTypeOf(tot[0]), st = scratch_type(c, vt);
             LLVMValueRef me = LLVMBuildAdd(c->b, LLVMBuildMul(c->b, c->warp, ci32(c, 32), ""), c->lane, "");
             LLVMValueRef other_warp = LLVMBuildXor(c->b, c->warp, ci32(c, 1 << lv.bit), "");
             LLVMValueRef other = LLVMBuildAdd(c->b, LLVMBuildMul(c->b, other_warp, ci32(c, 32), ""), c->lane, "");
             /* the previous level's partners may still be reading these slots */
             if (scratch_read_pending) barrier(c);
-            for (uint32_t r = 0; r < n; r++) {
-                LLVMValueRef slot = LLVMBuildAdd(c->b, LLVMBuildMul(c->b, me, ci32(c, n), ""), ci32(c, r), "");
+            /* 8 bytes a value, n * k a thread (smem.c sizes it) */
+            for (uint32_t r = 0; r < n * k; r++) {
+                LLVMValueRef slot = LLVMBuildAdd(c->b, LLVMBuildMul(c->b, me, ci32(c, n * k), ""), ci32(c, r), "");
                 LLVMBuildStore(c->b, to_scratch(c, tot[r]), smem_addr(c, LLVMBuildMul(c->b, slot, ci32(c, 8), "")));
             }
             barrier(c);
-            for (uint32_t r = 0; r < n; r++) {
-                LLVMValueRef slot = LLVMBuildAdd(c->b, LLVMBuildMul(c->b, other, ci32(c, n), ""), ci32(c, r), "");
-                partner[r] = from_scratch(c, LLVMBuildLoad2(c->b, st, smem_addr(c, LLVMBuildMul(c->b, slot, ci32(c, 8), "")), ""), vt);
+            for (uint32_t r = 0; r < n * k; r++) {
+                LLVMTypeRef vt = LLVMTypeOf(tot[r]);
+                LLVMValueRef slot = LLVMBuildAdd(c->b, LLVMBuildMul(c->b, other, ci32(c, n * k), ""), ci32(c, r), "");
+                partner[r] = from_scratch(c, LLVMBuildLoad2(c->b, scratch_type(c, vt),
+                                                            smem_addr(c, LLVMBuildMul(c->b, slot, ci32(c, 8), "")), ""), vt);
             }
             scratch_read_pending = true;
         }
         for (uint32_t r = 0; r < n; r++) {
-            /* the lower block's total comes first in the combined order */
-            LLVMValueRef lower_first = COMBINE(partner[r], tot[r]), upper_first = COMBINE(tot[r], partner[r]);
-            LLVMValueRef total = LLVMBuildSelect(c->b, mine_is_upper, lower_first, upper_first, "");
-            LLVMValueRef extended = !reverse ? COMBINE(partner[r], pre[r]) : COMBINE(pre[r], partner[r]);
-            LLVMValueRef takes = reverse ? LLVMBuildNot(c->b, mine_is_upper, "") : mine_is_upper;
-            pre[r] = LLVMBuildSelect(c->b, takes, extended, pre[r], "");
-            tot[r] = total;
+            /* the earlier block in scan order comes first (the lower one,
+             * the upper in reverse), and it is the partner's total that
+             * extends the later block's prefixes */
+            LLVMValueRef partner_first[8], mine_first[8], extended[8];
+            scan_combine(c, kind, t, &partner[r * k], &tot[r * k], k, partner_first);
+            scan_combine(c, kind, t, &tot[r * k], &partner[r * k], k, mine_first);
+            scan_combine(c, kind, t, &partner[r * k], &pre[r * k], k, extended);
+            LLVMValueRef later = reverse ? LLVMBuildNot(c->b, mine_is_upper, "") : mine_is_upper;
+            for (uint32_t j = 0; j < k; j++) {
+                pre[r * k + j] = LLVMBuildSelect(c->b, later, extended[j], pre[r * k + j], "");
+                tot[r * k + j] = LLVMBuildSelect(c->b, later, partner_first[j], mine_first[j], "");
+            }
         }
     }
-#undef COMBINE
-    cgval out = newval(c, n);
-    for (uint32_t r = 0; r < n; r++) out.r[r] = pre[r];
-    *get(c, res) = out;
+    for (uint32_t j = 0; j < k && j < op->results.len; j++) {
+        cgval out = newval(c, n);
+        for (uint32_t r = 0; r < n; r++) out.r[r] = pre[r * k + j];
+        *get(c, op->results.data[j]) = out;
+    }
 }
 
 /* ---- atomics ---------------------------------------------------------------- */

@@ -100,9 +100,10 @@ static int64_t scratch_need(tk_arena *arena, tk_tir_op *op, const bool *used) {
     if (op->code != TIR_BUILTIN || !op->operands.len || !op->operands.data[0]->layout) return 0;
     const tk_ll *l = op->operands.data[0]->layout;
     if (is_builtin(op, "cumsum") || is_builtin(op, "cumprod") || is_builtin(op, "associative_scan"))
-        /* a scan across warps: one 8-byte slot a thread and register */
+        /* a scan across warps: one 8-byte slot a thread, register and
+         * scanned tile (several for a tuple scan) */
         return crosses_warps(l, tk_tir_attr_int(op, "axis", 0))
-                   ? ((int64_t)32 << l->warp_bits) * (int64_t)tk_ll_num_regs(l) * 8
+                   ? ((int64_t)32 << l->warp_bits) * (int64_t)tk_ll_num_regs(l) * 8 * (int64_t)op->operands.len
                    : 0;
     if (tk_tir_join_split_cat_in_registers(op)) return 0;
     if (is_builtin(op, "join") || is_builtin(op, "cat"))

@@ -1024,7 +1024,51 @@ static value scan(checker *c, call *k, bool is_sum, bool generic) {
 
 static value b_cumsum(checker *c, call *k) { return scan(c, k, true, false); }
 static value b_cumprod(checker *c, call *k) { return scan(c, k, false, false); }
-static value b_associative_scan(checker *c, call *k) { return scan(c, k, false, true); }
+/* tl.associative_scan over a tuple of tiles of one shape: one scan whose
+ * combine function takes and returns a value of each (a linear recurrence
+ * as (a, b) pairs); a tuple of results. */
+static value scan_tuple(checker *c, call *k) {
+    value *t = &k->args[0];
+    uint32_t n = t->count;
+    if (n < 1 || n > 8) {
+        sema_error(c, t->loc, "tl.associative_scan takes a tile or a tuple of 1 to 8 tiles");
+        return v_error();
+    }
+    tk_sx *xs[8];
+    tk_dtype ds[8];
+    const tk_type *types[8];
+    for (uint32_t j = 0; j < n; j++) {
+        value *v = &t->items[j];
+        xs[j] = v->kind == V_RT ? v->u.rt : NULL;
+        if (!xs[j] || ty_elem(xs[j]->type)->kind != TK_TYPE_SCALAR || ty_rank(xs[j]->type) == 0 ||
+            (j && !tk_type_equal(ty_with_elem(c, xs[j]->type, ty_elem(xs[0]->type)), xs[0]->type))) {
+            sema_error(c, v->loc, "the tiles tl.associative_scan combines must have one shape; this is %s",
+                       v_describe(c, v));
+            return v_error();
+        }
+        ds[j] = elem_dtype(xs[j]);
+        types[j] = xs[j]->type;
+    }
+    int64_t axis = 0;
+    if (given(k, 1) && !axis_value(c, k, 1, ty_rank(xs[0]->type), &axis)) return v_error();
+    bool reverse;
+    if (!const_bool(c, k, 3, false, &reverse)) return v_error();
+    const tk_sema_func *fn = combine_fn_n(c, k, 2, ds, n);
+    if (!fn) return v_error();
+    tk_sx *r = builtin_sx(c, k, ty_tuple(c, n, types));
+    r->func = fn;
+    tk_sx *tup = sx_new(c, TK_SX_TUPLE, ty_tuple(c, n, types), k->loc);
+    for (uint32_t j = 0; j < n; j++) sx_add_arg(c, tup, xs[j]);
+    sx_add_arg(c, r, tup);
+    sx_add_attr_int(c, r, "axis", axis);
+    if (reverse) sx_add_attr_int(c, r, "reverse", 1);
+    return tuple_result(c, r);
+}
+
+static value b_associative_scan(checker *c, call *k) {
+    if (k->args[0].kind == V_TUPLE) return scan_tuple(c, k);
+    return scan(c, k, false, true);
+}
 
 /* ---- element-wise ---------------------------------------------------- */
 

@@ -561,6 +561,59 @@ def op(x: *f32 % 16, y: *f32 % 16, out: *f32 % 16, n: i32):
         return torch.cat([m.mean(1), m.var(1, unbiased=False), m.max(0).values + m.argmax(0).float() * 100])
     out.append(("tl.reduce over tuples: Welford and (value, index)", src, "f32", "f32", "f32", None, tuple_ref,
                 "reduce"))
+    # an associative combine that does not commute (keep the earlier value):
+    # forward every prefix is the first element, reverse (the flipped tile's
+    # forward scan) the last
+    for ax in (0, 1):
+        for rev in (False, True):
+            src = ("@func\ndef first(p, q):\n    return p\n" +
+                   ROWS.replace("{body}", f"tl.store(out + r[:, None] * 32 + c[None, :], "
+                                          f"tl.associative_scan(a, {ax}, first, reverse={rev}))"))
+            def first_ref(x, y, ax=ax, rev=rev):
+                m = x[:2048].view(64, 32)
+                edge = m.select(ax, -1 if rev else 0).unsqueeze(ax)
+                return edge.expand(64, 32).reshape(-1)
+            out.append((f"f32 tl.associative_scan(first) axis={ax} reverse={rev}", src.format(
+                warps=4, tx="f32", ty="f32", to="f32", R=64, C=32), "f32", "f32", "f32", None, first_ref, "reduce"))
+    # tl.associative_scan over tuples: h[t] = a[t] * h[t-1] + b[t] as (a, b) pairs
+    for ax in (0, 1):
+        for rev in (False, True):
+            src = f"""
+@func
+def recur(a1, b1, a2, b2):
+    return a1 * a2, b1 * a2 + b2
+
+@kernel(grid=(1,), num_warps=4)
+def op(x: *f32 % 16, y: *f32 % 16, out: *f32 % 16, n: i32):
+    r = tl.arange(0, 64)
+    c = tl.arange(0, 32)
+    a = tl.load(x + r[:, None] * 32 + c[None, :]) * 0.1 + 0.9
+    b = tl.load(y + r[:, None] * 32 + c[None, :])
+    p, h = tl.associative_scan((a, b), {ax}, recur, reverse={rev})
+    tl.store(out + r[:, None] * 32 + c[None, :], h)
+    tl.store(out + 2048 + r[:, None] * 32 + c[None, :], p)
+"""
+            def recur_ref(x, y, ax=ax, rev=rev):
+                a = x[:2048].view(64, 32) * 0.1 + 0.9
+                b = y[:2048].view(64, 32)
+                if rev:
+                    a, b = a.flip(ax), b.flip(ax)
+                h = torch.zeros_like(b)
+                p = torch.ones_like(a)
+                hs, ps = [], []
+                prev_h = torch.zeros_like(b.select(ax, 0))
+                prev_p = torch.ones_like(a.select(ax, 0))
+                for t_ in range(a.shape[ax]):
+                    prev_p = prev_p * a.select(ax, t_)
+                    prev_h = prev_h * a.select(ax, t_) + b.select(ax, t_)
+                    hs.append(prev_h)
+                    ps.append(prev_p)
+                h, p = torch.stack(hs, ax), torch.stack(ps, ax)
+                if rev:
+                    h, p = h.flip(ax), p.flip(ax)
+                return torch.cat([h.reshape(-1), p.reshape(-1)])
+            out.append((f"tl.associative_scan over (a, b) pairs axis={ax} reverse={rev}", src, "f32", "f32", "f32",
+                        None, recur_ref, "big"))
     body = "tl.store(out + tl.arange(0, 2048), tl.ravel(a) * 2.0)"
     out.append(("f32 tl.ravel [64, 32]", ROWS.replace("{body}", body).format(
         warps=4, tx="f32", ty="f32", to="f32", R=64, C=32), "f32", "f32", "f32", None,
