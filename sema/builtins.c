@@ -884,6 +884,20 @@ static const tk_sema_func *combine_fn(checker *c, call *k, uint32_t i, tk_dtype 
     return fn;
 }
 
+/* a reshape of x to `shape` (same number of elements) */
+static tk_sx *reshaped(checker *c, call *k, tk_sx *x, uint32_t rank, const int64_t *shape) {
+    tk_sx *r = builtin_sx(c, k, ty_tile(c, ty_elem(x->type), rank, shape));
+    r->builtin = builtin_lookup(c, "reshape", true);
+    sx_add_arg(c, r, x);
+    return r;
+}
+
+static int64_t numel_of(const tk_type *t) {
+    int64_t n = 1;
+    for (uint32_t i = 0; i < ty_rank(t); i++) n *= t->shape[i];
+    return n;
+}
+
 /* Specializes a combine function of 2n scalars (a's n values, then b's)
  * returning n, for a reduction over a tuple of n tiles. */
 static const tk_sema_func *combine_fn_n(checker *c, call *k, uint32_t i, const tk_dtype *ds, uint32_t n) {
@@ -942,15 +956,21 @@ static value reduce_tuple(checker *c, call *k) {
     uint32_t rank = ty_rank(xs[0]->type);
     bool all = k->args[1].kind == V_NONE;
     int64_t axis = 0;
+    bool keep_all = false;
     if (all && rank != 1) {
-        sema_error(c, k->args[1].loc, "tl.reduce of a tuple needs axis= for tiles of rank above 1");
-        return v_error();
+        /* over every dimension: the tiles flattened first (keep_dims
+         * then reshapes the scalars back) */
+        if (!const_bool(c, k, 3, false, &keep_all)) return v_error();
+        int64_t numel = numel_of(xs[0]->type);
+        for (uint32_t j = 0; j < n; j++) xs[j] = reshaped(c, k, xs[j], 1, &numel);
+        rank = 1;
     }
     if (!all && !axis_value(c, k, 1, rank, &axis)) return v_error();
     bool keep_dims;
     if (!const_bool(c, k, 3, false, &keep_dims)) return v_error();
     const tk_sema_func *fn = combine_fn_n(c, k, 2, ds, n);
     if (!fn) return v_error();
+    if (keep_all) keep_dims = false;
     const tk_type *items[8];
     for (uint32_t j = 0; j < n; j++) items[j] = reduced_type(c, xs[j]->type, (uint32_t)axis, all, keep_dims, ds[j]);
     tk_sx *r = builtin_sx(c, k, ty_tuple(c, n, items));
@@ -962,7 +982,15 @@ static value reduce_tuple(checker *c, call *k) {
     sx_add_arg(c, r, tup);
     if (!all) sx_add_attr_int(c, r, "axis", axis);
     if (keep_dims) sx_add_attr_int(c, r, "keep_dims", 1);
-    return tuple_result(c, r);
+    value res = tuple_result(c, r);
+    if (!keep_all || res.kind != V_TUPLE) return res;
+    /* keep_dims over every dimension: each scalar as a tile of ones */
+    int64_t ones[TK_MAX_RANK];
+    uint32_t orank = ty_rank(t->items[0].u.rt->type);
+    for (uint32_t d = 0; d < orank; d++) ones[d] = 1;
+    for (uint32_t j = 0; j < n; j++)
+        res.items[j] = v_rt(broadcast_to_shape(c, res.items[j].u.rt, orank, ones, k->loc));
+    return res;
 }
 
 static value b_reduce(checker *c, call *k) {
@@ -1468,20 +1496,6 @@ static value b_join(checker *c, call *k) {
     sx_add_arg(c, r, broadcast_to_shape(c, a, rank, shape, k->loc));
     sx_add_arg(c, r, broadcast_to_shape(c, b, rank, shape, k->loc));
     return result_rt(r);
-}
-
-/* a reshape of x to `shape` (same number of elements) */
-static tk_sx *reshaped(checker *c, call *k, tk_sx *x, uint32_t rank, const int64_t *shape) {
-    tk_sx *r = builtin_sx(c, k, ty_tile(c, ty_elem(x->type), rank, shape));
-    r->builtin = builtin_lookup(c, "reshape", true);
-    sx_add_arg(c, r, x);
-    return r;
-}
-
-static int64_t numel_of(const tk_type *t) {
-    int64_t n = 1;
-    for (uint32_t i = 0; i < ty_rank(t); i++) n *= t->shape[i];
-    return n;
 }
 
 /* tl.ravel: the elements in row-major order, as one dimension */

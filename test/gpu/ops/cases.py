@@ -561,6 +561,26 @@ def op(x: *f32 % 16, y: *f32 % 16, out: *f32 % 16, n: i32):
         return torch.cat([m.mean(1), m.var(1, unbiased=False), m.max(0).values + m.argmax(0).float() * 100])
     out.append(("tl.reduce over tuples: Welford and (value, index)", src, "f32", "f32", "f32", None, tuple_ref,
                 "reduce"))
+    # a tuple reduce over every dimension (flattened first), keep_dims too
+    src = """
+@func
+def argmax_pair(v1, i1, v2, i2):
+    take = (v2 > v1) | ((v2 == v1) & (i2 < i1))
+    return tl.where(take, v2, v1), tl.where(take, i2, i1)
+
+@kernel(grid=(1,), num_warps=4)
+def op(x: *f32 % 16, y: *f32 % 16, out: *f32 % 16, n: i32):
+    r = tl.arange(0, 64)
+    c = tl.arange(0, 32)
+    a = tl.load(x + r[:, None] * 32 + c[None, :])
+    v, i = tl.reduce((a, r[:, None] * 32 + c[None, :]), None, argmax_pair)
+    w, j = tl.reduce((-a, r[:, None] * 32 + c[None, :]), None, argmax_pair, keep_dims=True)
+    tl.store(out + r, v + i.to(tl.float32) * 100.0 + tl.sum(w + j.to(tl.float32) * 1000.0) + r * 0.0)
+"""
+    def all_pair_ref(x, y):
+        m = x[:2048]
+        return (m.max() + m.argmax().float() * 100 + (-m).max() + (-m).argmax().float() * 1000).expand(64)
+    out.append(("tl.reduce over a tuple, every dimension", src, "f32", "f32", "f32", None, all_pair_ref, "reduce"))
     # an associative combine that does not commute (keep the earlier value):
     # forward every prefix is the first element, reverse (the flipped tile's
     # forward scan) the last
