@@ -179,6 +179,12 @@ static LLVMValueRef reg_flat(cg *c, const tk_ll *l, uint64_t r) {
     return LLVMBuildAdd(c->b, f, ci32(c, (int64_t)(index & ~thread_bits)), "");
 }
 
+/* Is this the program's first thread (lane 0 of warp 0)? Scalar stores
+ * and atomics act there alone. */
+static LLVMValueRef is_first_thread(cg *c) {
+    return LLVMBuildICmp(c->b, LLVMIntEQ, LLVMBuildOr(c->b, c->lane, c->warp, ""), ci32(c, 0), "");
+}
+
 static LLVMValueRef splat_const(LLVMTypeRef t, bool flt, double f, int64_t i) {
     return flt ? LLVMConstReal(t, f) : LLVMConstInt(t, (unsigned long long)i, 1);
 }
@@ -736,7 +742,7 @@ static void emit_memory(cg *c, const tk_tir_op *op) {
      * store the same value, but late, over another program's newer one */
     bool scalar = ptr->type->kind != TK_TYPE_TILE;
     LLVMValueRef first_thread =
-        !is_load && scalar ? LLVMBuildICmp(c->b, LLVMIntEQ, LLVMBuildOr(c->b, c->lane, c->warp, ""), ci32(c, 0), "")
+        !is_load && scalar ? is_first_thread(c)
                            : NULL;
     for (uint32_t r0 = 0; r0 < n; r0 += w) {
         LLVMValueRef addr = pv->r[r0];
@@ -1547,7 +1553,7 @@ static void emit_atomic(cg *c, const tk_tir_op *op, const char *name) {
     /* a scalar atomic happens once per program, by its first thread */
     bool scalar = ptr->type->kind != TK_TYPE_TILE;
     LLVMValueRef first_thread =
-        scalar ? LLVMBuildICmp(c->b, LLVMIntEQ, LLVMBuildOr(c->b, c->lane, c->warp, ""), ci32(c, 0), "") : NULL;
+        scalar ? is_first_thread(c) : NULL;
     /* the old values go to the copies that did not act through scratch
      * (smem.c gives it where the result is used and replicated) */
     LLVMTypeRef rt = elem_type(c, res->type);
