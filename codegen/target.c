@@ -72,6 +72,121 @@ static void parse_ptxas_report(const char *text, tk_cg_output *out) {
     }
 }
 
+/* ptxas takes time superlinear in a module's entries (3,000 entries: 12 s,
+ * 10,000: more than a minute): past this many, the module goes to ptxas
+ * in pieces of about this many entries, compiled in parallel and linked. */
+enum { PTXAS_CHUNK_ENTRIES = 256 };
+
+static bool is_entry_start(const char *line) { return strncmp(line, ".visible .entry ", 16) == 0; }
+
+/* How many pieces the PTX goes to ptxas in: 1 below the threshold. */
+static uint32_t ptx_chunks(const char *ptx) {
+    /* an external function (vprintf, __assertfail) stays whole: the driver
+     * resolves it when it loads the module, nvlink would not */
+    if (strstr(ptx, ".extern .func")) return 1;
+    uint32_t entries = 0;
+    for (const char *l = ptx; l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+        if (is_entry_start(l)) entries++;
+    return entries <= PTXAS_CHUNK_ENTRIES ? 1 : (entries + PTXAS_CHUNK_ENTRIES - 1) / PTXAS_CHUNK_ENTRIES;
+}
+
+static bool write_whole(const char *path, const char *data, size_t len) {
+    FILE *f = fopen(path, "wb");
+    bool ok = f && fwrite(data, 1, len, f) == len;
+    if (f && fclose(f) != 0) ok = false;
+    return ok;
+}
+
+/* Writes DIR/c<i>.ptx: each piece holds everything outside the entries
+ * (the header, globals, internal .func bodies: internal, so a copy in each
+ * piece links) and its share of the entries, whole. An entry runs from its
+ * ".visible .entry" line (and the "// .globl" comment before it) to the
+ * "}" that closes it at the start of a line. */
+static bool write_chunks(const char *dir, const char *ptx, uint32_t chunks) {
+    size_t len = strlen(ptx);
+    char *common = malloc(len + 1), *entries = malloc(len + 1);
+    size_t nc = 0, ne = 0;
+    uint32_t total = 0;
+    bool in_entry = false;
+    const char *pending = NULL; /* a "// .globl" line waiting for its entry */
+    for (const char *l = ptx; *l;) {
+        const char *end = strchr(l, '\n');
+        size_t n = end ? (size_t)(end - l) + 1 : strlen(l);
+        if (!common || !entries) break;
+        if (!in_entry && is_entry_start(l)) {
+            in_entry = true;
+            total++;
+            if (pending) {
+                memcpy(entries + ne, pending, (size_t)(l - pending));
+                ne += (size_t)(l - pending);
+                pending = NULL;
+            }
+        }
+        if (in_entry) {
+            memcpy(entries + ne, l, n);
+            ne += n;
+            if (l[0] == '}') in_entry = false;
+        } else if (strncmp(l, "\t// .globl", 10) == 0 || strncmp(l, "// .globl", 9) == 0) {
+            pending = l;
+        } else {
+            if (pending) { /* a comment that no entry followed */
+                memcpy(common + nc, pending, (size_t)(l - pending));
+                nc += (size_t)(l - pending);
+                pending = NULL;
+            }
+            memcpy(common + nc, l, n);
+            nc += n;
+        }
+        l += n;
+    }
+    bool ok = common && entries && !in_entry;
+    /* the entries' text, cut at entry starts into `chunks` pieces */
+    const char *e = entries, *stop = entries + ne;
+    uint32_t per = (total + chunks - 1) / chunks;
+    for (uint32_t i = 0; i < chunks && ok; i++) {
+        const char *from = e;
+        uint32_t seen = 0;
+        while (e < stop) {
+            const char *nl = memchr(e, '\n', (size_t)(stop - e));
+            const char *next = nl ? nl + 1 : stop;
+            if (is_entry_start(e) && seen++ == per) break;
+            e = next;
+        }
+        /* step back over the "// .globl" comment that belongs to the next entry */
+        if (e < stop) {
+            const char *prev = e;
+            while (prev > from && prev[-1] == '\n' && prev - 1 > from) {
+                const char *ls = prev - 1;
+                while (ls > from && ls[-1] != '\n') ls--;
+                if (strncmp(ls, "\t// .globl", 10) != 0 && strncmp(ls, "// .globl", 9) != 0) break;
+                prev = ls;
+            }
+            e = prev;
+        }
+        char path[96];
+        snprintf(path, sizeof path, "%s/c%u.ptx", dir, i);
+        FILE *f = fopen(path, "wb");
+        ok = f && fwrite(common, 1, nc, f) == nc && fwrite(from, 1, (size_t)(e - from), f) == (size_t)(e - from);
+        if (f && fclose(f) != 0) ok = false;
+    }
+    free(common);
+    free(entries);
+    return ok;
+}
+
+static void remove_chunks(const char *dir, uint32_t chunks) {
+    char path[96];
+    for (uint32_t i = 0; chunks > 1 && i < chunks; i++) {
+        const char *ext[3] = {"ptx", "o", "log"};
+        for (int k = 0; k < 3; k++) {
+            snprintf(path, sizeof path, "%s/c%u.%s", dir, i, ext[k]);
+            unlink(path);
+        }
+    }
+    snprintf(path, sizeof path, "%s/failed", dir);
+    unlink(path);
+}
+
 /* A cubin from ptxas. No toolkit is not an error (the header then embeds
  * PTX only and says so in cubin_note); a toolkit whose ptxas fails or
  * cannot run is one: tkc wrote PTX that its own assembler rejects. */
@@ -89,22 +204,43 @@ static bool run_ptxas(tk_arena *arena, tk_diag *diag, const tk_cg_options *opt, 
         tk_error(diag, (tk_loc){0}, "cannot make a temporary folder for ptxas: %s", strerror(errno));
         return false;
     }
-    char ptx_path[64], cubin_path[64];
+    char ptx_path[64], cubin_path[64], nvlink[1024];
     snprintf(ptx_path, sizeof ptx_path, "%s/k.ptx", dir);
     snprintf(cubin_path, sizeof cubin_path, "%s/k.cubin", dir);
-    FILE *f = fopen(ptx_path, "wb");
-    bool written = f && fwrite(out->ptx, 1, out->ptx_len, f) == out->ptx_len;
-    if (f && fclose(f) != 0) written = false;
+    snprintf(nvlink, sizeof nvlink, "%s/bin/nvlink", home);
+    uint32_t chunks = file_exists(nvlink) ? ptx_chunks(out->ptx) : 1;
+    bool written = chunks > 1 ? write_chunks(dir, out->ptx, chunks) : write_whole(ptx_path, out->ptx, out->ptx_len);
     bool ok = false;
     if (!written) {
-        tk_error(diag, (tk_loc){0}, "cannot write '%s' for ptxas: %s", ptx_path, strerror(errno));
+        tk_error(diag, (tk_loc){0}, "cannot write the PTX for ptxas in '%s': %s", dir, strerror(errno));
     } else {
-        char cmd[1400];
-        snprintf(cmd, sizeof cmd, "'%s' -arch=%s %s-O%d %s'%s' -o '%s' 2>&1", ptxas, opt->arch,
-                 opt->resource_report ? "-v " : "", opt->opt_level < 3 ? opt->opt_level : 3,
-                 opt->line_info ? "-lineinfo " : "", ptx_path, cubin_path);
-        double t0 = tk_now_ms();
-        FILE *p = popen(cmd, "r");
+        char *cmd = NULL;
+        size_t cmd_len = 0;
+        FILE *script = open_memstream(&cmd, &cmd_len);
+        char flags[64];
+        snprintf(flags, sizeof flags, "-arch=%s %s-O%d %s", opt->arch, opt->resource_report ? "-v " : "",
+                 opt->opt_level < 3 ? opt->opt_level : 3, opt->line_info ? "-lineinfo " : "");
+        if (chunks == 1) {
+            fprintf(script, "'%s' %s'%s' -o '%s' 2>&1", ptxas, flags, ptx_path, cubin_path);
+        } else {
+            /* relocatable pieces, as many at once as there are processors,
+             * then nvlink makes one cubin of them */
+            long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+            uint32_t at_once = cpus > 0 && cpus < 64 ? (uint32_t)cpus : 1;
+            fprintf(script, "cd '%s' && {", dir);
+            for (uint32_t i = 0; i < chunks; i++) {
+                fprintf(script, " ('%s' -c %sc%u.ptx -o c%u.o > c%u.log 2>&1 || echo %u >> failed) &", ptxas, flags,
+                        i, i, i, i);
+                if ((i + 1) % at_once == 0 || i + 1 == chunks) fputs(" wait;", script);
+            }
+            fputs(" }; cat c*.log; test ! -f failed && '", script);
+            fprintf(script, "%s' -arch=%s", nvlink, opt->arch);
+            for (uint32_t i = 0; i < chunks; i++) fprintf(script, " c%u.o", i);
+            fputs(" -o k.cubin 2>&1", script);
+        }
+        fclose(script);        double t0 = tk_now_ms();
+        FILE *p = cmd ? popen(cmd, "r") : NULL;
+        free(cmd);
         char *report = NULL;
         size_t report_len = 0;
         if (!p) {
@@ -131,6 +267,7 @@ static bool run_ptxas(tk_arena *arena, tk_diag *diag, const tk_cg_options *opt, 
     }
     unlink(ptx_path);
     unlink(cubin_path);
+    remove_chunks(dir, chunks);
     rmdir(dir);
     return ok;
 }

@@ -215,7 +215,46 @@ def check_random(work, rt):
     return ok
 
 
-SPECIAL = [("device_print", check_print), ("device_assert", check_assert), ("random", check_random)]
+def check_many_kernels(work, rt):
+    """400 kernels of one file (800 entries with their % 16 variants): tkc
+    hands ptxas the module in pieces and links them with nvlink; kernels
+    from the first, middle and last pieces run and compute the right thing."""
+    d = work / "many"
+    d.mkdir()
+    src = "".join(f"""
+@kernel(grid=(cdiv(n, 128),), num_warps=4)
+def k{i}(x: *f32 % 16, out: *f32 % 16, n: i32):
+    offs = tl.program_id(0) * 128 + tl.arange(0, 128)
+    tl.store(out + offs, tl.load(x + offs, mask=offs < n) * {i}.0 + 1.0, mask=offs < n)
+""" for i in range(400))
+    (d / "many.tk").write_text(src)
+    subprocess.run([TKC, str(d / "many.tk"), "-o", str(d)], check=True, capture_output=True)
+    picks = [0, 1, 150, 255, 256, 399]
+    shim = '#include "many.h"\n__attribute__((visibility("default"))) int run_k(int w, void *s, void *x, void *o, int n) {\n'
+    shim += "    switch (w) {\n" + "".join(f"    case {i}: return (int)k{i}(s, x, o, n);\n" for i in picks)
+    shim += "    default: return -1;\n    }\n}\n"
+    (d / "shim.c").write_text(shim)
+    lib = d / "libmany.so"
+    subprocess.run([CC, "-O1", "-shared", "-fPIC", "-fvisibility=hidden", f"-I{d}", f"-I{ROOT / 'runtime_stub'}",
+                    str(d / "shim.c"), str(rt), "-o", str(lib), "-ldl", "-lpthread"], check=True, capture_output=True)
+    so = ctypes.CDLL(str(lib))
+    so.run_k.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32]
+    n = 1000
+    x = torch.randn(n + 24, device="cuda")
+    ok = True
+    for i in picks:
+        out = torch.full((n,), float("nan"), device="cuda")
+        status = so.run_k(i, None, x.data_ptr(), out.data_ptr(), n)
+        torch.cuda.synchronize()
+        ref = x[:n].double() * i + 1.0
+        if status != 0 or not ((out.double() - ref).abs().max() <= 1e-6 * ref.abs().max()):
+            print(f"FAIL 400 kernels in one file: k{i} gave status {status} or wrong values")
+            ok = False
+    return ok
+
+
+SPECIAL = [("device_print", check_print), ("device_assert", check_assert), ("random", check_random),
+           ("many kernels", check_many_kernels)]
 
 
 def run_case(i, case, work, rt, gen, stream):
