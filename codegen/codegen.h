@@ -35,6 +35,10 @@ typedef struct tk_cg_output {
     const char *cubin_note;  /* why there is no cubin */
     TK_VEC(tk_cg_kernel_info) kernels;
     double llvm_ms, ptxas_ms;
+    /* The first inline_asm_elementwise (src NULL: none). tkc's own PTX is
+     * checked, so when ptxas rejects a module with user assembly the
+     * error goes to the user's source, not to tkc. */
+    tk_loc user_asm;
 } tk_cg_output;
 
 /* Compiles every kernel variant of program into one PTX module (and a

@@ -37,6 +37,7 @@ typedef struct cg {
     LLVMMetadataRef di_file, di_sp;
     bool debug;   /* device_assert checks */
     int sm;       /* the target's compute capability, 80 .. 90 */
+    tk_loc user_asm; /* first inline_asm_elementwise, for ptxas errors */
     const tk_tir_block *combine_fn; /* the reduce or scan being emitted, when it has one */
     LLVMTypeRef t_i1, t_i8, t_i16, t_i32, t_i64, t_f16, t_bf16, t_f32, t_f64, t_ptr1, t_ptr3, t_void;
 } cg;
@@ -1222,6 +1223,7 @@ static void emit_shuffle_op(cg *c, const tk_tir_op *op, const char *name) {
 static void emit_inline_asm(cg *c, const tk_tir_op *op) {
     const char *text = tk_tir_attr_text(op, "asm"), *cons = tk_tir_attr_text(op, "constraints");
     bool effects = tk_tir_attr_int(op, "side_effects", 0) != 0;
+    if (!c->user_asm.src) c->user_asm = op->loc;
     uint32_t nout = op->results.len, n = nregs(op->results.data[0]);
     LLVMTypeRef types[8];
     for (uint32_t i = 0; i < nout && i < 8; i++) types[i] = elem_type(c, op->results.data[i]->type);
@@ -2148,6 +2150,7 @@ LLVMModuleRef cg_build_module(tk_arena *arena, tk_diag *diag, LLVMContextRef ctx
         LLVMDisposeDIBuilder(c.dib);
     }
     LLVMDisposeBuilder(c.b);
+    out->user_asm = c.user_asm;
     if (!ok) {
         LLVMDisposeModule(c.mod);
         return NULL;

@@ -259,8 +259,15 @@ static bool run_ptxas(tk_arena *arena, tk_diag *diag, const tk_cg_options *opt, 
                 ok = true;
             } else {
                 out->cubin = NULL;
-                tk_error(diag, (tk_loc){0}, "internal compiler error: ptxas -arch=%s rejected the PTX tkc "
-                         "wrote:\n%s", opt->arch, report && *report ? report : "(no message)\n");
+                const char *why = report && *report ? report : "(no message)\n";
+                if (out->user_asm.src) {
+                    tk_error(diag, out->user_asm, "ptxas -arch=%s rejected the PTX, which holds this inline "
+                             "assembly", opt->arch);
+                    tk_note_plain(diag, "ptxas said:\n%s", why);
+                } else {
+                    tk_error(diag, (tk_loc){0}, "internal compiler error: ptxas -arch=%s rejected the PTX tkc "
+                             "wrote:\n%s", opt->arch, why);
+                }
             }
         }
         free(report);

@@ -51,6 +51,29 @@ done
 if [ -x "${CUDA_HOME:-/usr/local/cuda}/bin/ptxas" ]; then
     "$TKC" --emit=cubin "$src" -o /dev/full 2>"$tmp/err"
     expect "--emit=cubin -o /dev/full" 1 $?
+    # ptxas rejecting the user's inline assembly is the user's error, at
+    # the asm, with ptxas's words; tkc's own PTX is not blamed
+    cat >"$tmp/bad_asm.tk" <<'TK'
+@kernel(grid=(cdiv(n, BLOCK),))
+def bad_asm(x_ptr: *f32, y_ptr: *f32, n: i32, BLOCK: constexpr = 128):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.inline_asm_elementwise("frobnicate.f32 $0, $1;", "=f,f", [x], dtype=tl.float32, is_pure=True, pack=1)
+    tl.store(y_ptr + offs, y, mask=mask)
+TK
+    for emit in "" "--emit=cubin"; do
+        "$TKC" $emit "$tmp/bad_asm.tk" -o "$tmp/bad_asm_out" 2>"$tmp/err"
+        expect "inline asm that ptxas rejects $emit" 1 $?
+        if grep -q "bad_asm.tk:6:9: error: ptxas -arch=sm_[0-9a]* rejected the PTX, which holds this inline assembly" \
+            "$tmp/err" && grep -q "frobnicate" "$tmp/err" && ! grep -q "internal compiler error" "$tmp/err"; then
+            pass=$((pass + 1))
+        else
+            fail=$((fail + 1))
+            echo "FAIL inline asm that ptxas rejects $emit: not reported at the asm with ptxas's message"
+            head -8 "$tmp/err"
+        fi
+    done
 fi
 
 # no toolkit: a PTX-only header, and no cubin of an earlier build beside it
