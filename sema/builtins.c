@@ -30,7 +30,8 @@ enum {
     B_METHOD = 4,   /* x.name(...) on tiles */
     B_GRID = 8,     /* usable in grid expressions (host arithmetic) */
     B_PYTHON = 16,  /* the bare name is Python's builtin, only bare */
-    B_LIBDEVICE = 32 /* libdevice.name (triton.language.extra.libdevice), and tl.math.name */
+    B_LIBDEVICE = 32, /* libdevice.name (triton.language.extra.libdevice), and tl.math.name */
+    B_MEMORY = 64   /* reads or writes memory: never evaluated speculatively */
 };
 
 typedef struct builtin_def {
@@ -2319,7 +2320,8 @@ static const builtin_def builtins[] = {
     {"full", "shape,value,dtype", TL, b_full},
     {"cdiv", "x,div", TLM | B_GRID, b_cdiv},
     {"next_power_of_2", "n", TL | B_GRID, b_next_power_of_2},
-    {"load", "pointer,mask=,other=,boundary_check=,padding_option=,cache_modifier=,eviction_policy=,volatile=", TL, b_load},
+    {"load", "pointer,mask=,other=,boundary_check=,padding_option=,cache_modifier=,eviction_policy=,volatile=", TL | B_MEMORY,
+     b_load},
     {"store", "pointer,value,mask=,boundary_check=,cache_modifier=,eviction_policy=", TLM, b_store},
     {"make_block_ptr", "base,shape,strides,offsets,block_shape,order", TL, b_make_block_ptr},
     {"advance", "base,offsets", TLM, b_advance},
@@ -2369,7 +2371,7 @@ static const builtin_def builtins[] = {
     {"ravel", "x,can_reorder=", TLM, b_ravel},
     {"item", "x", B_METHOD, b_item},
     {"assume", "cond", TL, b_assume},
-    {"inline_asm_elementwise", "asm,constraints,args,dtype,is_pure=,pack=", TL, b_inline_asm},
+    {"inline_asm_elementwise", "asm,constraints,args,dtype,is_pure=,pack=", TL | B_MEMORY, b_inline_asm},
     {"flip", "x,dim=", TLM, b_flip},
     /* what a libdevice.NAME call becomes (attribute "symbol"): not a name
      * in any namespace */
@@ -2382,14 +2384,14 @@ static const builtin_def builtins[] = {
 #undef LIBDEVICE_OVERLOAD
     {"split", "a", TLM, b_split},
     {"cat", "input,other,can_reorder=", TL, b_cat},
-    {"atomic_add", "pointer,val,mask=,sem=,scope=", TLM, b_atomic},
-    {"atomic_max", "pointer,val,mask=,sem=,scope=", TLM, b_atomic},
-    {"atomic_min", "pointer,val,mask=,sem=,scope=", TLM, b_atomic},
-    {"atomic_and", "pointer,val,mask=,sem=,scope=", TLM, b_atomic},
-    {"atomic_or", "pointer,val,mask=,sem=,scope=", TLM, b_atomic},
-    {"atomic_xor", "pointer,val,mask=,sem=,scope=", TLM, b_atomic},
-    {"atomic_xchg", "pointer,val,mask=,sem=,scope=", TLM, b_atomic},
-    {"atomic_cas", "pointer,cmp,val,sem=,scope=", TLM, b_atomic_cas},
+    {"atomic_add", "pointer,val,mask=,sem=,scope=", TLM | B_MEMORY, b_atomic},
+    {"atomic_max", "pointer,val,mask=,sem=,scope=", TLM | B_MEMORY, b_atomic},
+    {"atomic_min", "pointer,val,mask=,sem=,scope=", TLM | B_MEMORY, b_atomic},
+    {"atomic_and", "pointer,val,mask=,sem=,scope=", TLM | B_MEMORY, b_atomic},
+    {"atomic_or", "pointer,val,mask=,sem=,scope=", TLM | B_MEMORY, b_atomic},
+    {"atomic_xor", "pointer,val,mask=,sem=,scope=", TLM | B_MEMORY, b_atomic},
+    {"atomic_xchg", "pointer,val,mask=,sem=,scope=", TLM | B_MEMORY, b_atomic},
+    {"atomic_cas", "pointer,cmp,val,sem=,scope=", TLM | B_MEMORY, b_atomic_cas},
     {"multiple_of", "input,values", TL, b_hint},
     {"max_contiguous", "input,values", TL, b_hint},
     {"max_constancy", "input,values", TL, b_hint},
@@ -2432,6 +2434,8 @@ int tk_sema_builtin_id(const char *name) {
 const char *tk_sema_builtin_name(int id) {
     return id >= 0 && id < BUILTIN_COUNT ? builtins[id].name : "?";
 }
+
+bool builtin_touches_memory(int id) { return id >= 0 && id < BUILTIN_COUNT && (builtins[id].flags & B_MEMORY); }
 
 int builtin_lookup(checker *c, const char *name, bool tl_namespace) {
     (void)c;

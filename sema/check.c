@@ -762,6 +762,56 @@ value arith(checker *c, tk_binop op, value a, value b, tk_loc loc) {
     return v_rt(x);
 }
 
+/* ---- short circuits ------------------------------------------------------ */
+
+/* Would evaluating x touch memory? A call's body may. */
+static bool sx_touches_memory(const tk_sx *x) {
+    if (x->kind == TK_SX_CALL || (x->kind == TK_SX_BUILTIN && builtin_touches_memory(x->builtin))) return true;
+    for (uint32_t i = 0; i < x->args.len; i++)
+        if (sx_touches_memory(x->args.data[i])) return true;
+    return false;
+}
+
+/* Evaluates e with the statements it emits (an inlined @func, an atomic)
+ * going to *stmts, so that they can run only where a condition holds. */
+static value eval_aside(checker *c, const tk_expr *e, tk_ss_list *stmts) {
+    tk_ss_list *out = c->frame->out;
+    c->frame->out = stmts;
+    value v = eval(c, e);
+    c->frame->out = out;
+    return v;
+}
+
+/* Must a branch guard this operand, as `i < n and x[i] > 0` guards the
+ * load? A pure operand is cheaper computed beside the other (a select). */
+static bool needs_branch(const value *v, const tk_ss_list *stmts) {
+    return stmts->len > 0 || (v->kind == V_RT && sx_touches_memory(v->u.rt));
+}
+
+static void append_stmts(checker *c, const tk_ss_list *stmts) {
+    for (uint32_t i = 0; i < stmts->len; i++) tk_vec_push(c->arena, c->frame->out, stmts->data[i]);
+}
+
+/* The value of `then_x if cond else else_x` where only the chosen side may
+ * run: an if whose branches run their statements and assign one variable. */
+static value guarded_value(checker *c, tk_sx *cond, tk_ss_list *then_stmts, tk_sx *then_x,
+                          tk_ss_list *else_stmts, tk_sx *else_x, tk_loc loc) {
+    tk_sema_var *var = new_var(c, "_", then_x->type, loc);
+    tk_ss *st = ss_new(c, TK_SS_IF, loc);
+    st->value = cond;
+    st->then = *then_stmts;
+    st->otherwise = *else_stmts;
+    tk_sx *xs[2] = {then_x, else_x};
+    for (int side = 0; side < 2; side++) {
+        tk_ss *assign = ss_new(c, TK_SS_ASSIGN, loc);
+        assign->var = var;
+        assign->value = xs[side];
+        tk_vec_push(c->arena, side ? &st->otherwise : &st->then, assign);
+    }
+    emit_stmt(c, st);
+    return v_rt(sx_var(c, var, loc));
+}
+
 static value logical(checker *c, tk_binop op, const tk_expr *lhs_e, const tk_expr *rhs_e, tk_loc loc) {
     value a = eval(c, lhs_e);
     if (a.kind == V_ERROR) return a;
@@ -776,7 +826,8 @@ static value logical(checker *c, tk_binop op, const tk_expr *lhs_e, const tk_exp
         a = v_bool(a.loc, truth);
         return arith(c, op == TK_BINOP_LOGICAL_AND ? TK_BINOP_AND : TK_BINOP_OR, a, b, loc);
     }
-    value b = eval(c, rhs_e);
+    tk_ss_list rhs_stmts = {0};
+    value b = eval_aside(c, rhs_e, &rhs_stmts);
     if (b.kind == V_ERROR) return b;
     for (int side = 0; side < 2; side++) {
         const value *v = side ? &b : &a;
@@ -787,7 +838,23 @@ static value logical(checker *c, tk_binop op, const tk_expr *lhs_e, const tk_exp
             return v_error();
         }
     }
-    return arith(c, op == TK_BINOP_LOGICAL_AND ? TK_BINOP_AND : TK_BINOP_OR, a, b, loc);
+    bool is_and = op == TK_BINOP_LOGICAL_AND;
+    value r = arith(c, is_and ? TK_BINOP_AND : TK_BINOP_OR, a, b, loc);
+    /* Python's short circuit where skipping rhs matters; tiles (Triton's
+     * elementwise 'and') compute both sides */
+    if (r.kind != V_RT || !needs_branch(&b, &rhs_stmts) || a.kind != V_RT || ty_rank(a.u.rt->type) != 0 ||
+        ty_rank(r.u.rt->type) != 0) {
+        append_stmts(c, &rhs_stmts);
+        return r;
+    }
+    tk_dtype i1 = TK_I1;
+    tk_sx *rhs = b.kind == V_RT ? b.u.rt : to_runtime(c, &b, &i1);
+    value decided = v_bool(loc, !is_and);
+    tk_sx *lhs_decides = to_runtime(c, &decided, &i1);
+    if (!rhs || !lhs_decides) return v_error();
+    tk_ss_list none = {0};
+    return is_and ? guarded_value(c, a.u.rt, &rhs_stmts, rhs, &none, lhs_decides, loc)
+                  : guarded_value(c, a.u.rt, &none, lhs_decides, &rhs_stmts, rhs, loc);
 }
 
 static value unary(checker *c, tk_unop op, value a, tk_loc loc) {
@@ -1205,7 +1272,8 @@ static value eval_ternary(checker *c, const tk_expr *e) {
         bool truth = v_is_number(&cond) ? v_as_double(&cond) != 0 : cond.kind != V_NONE;
         return eval(c, truth ? e->u.ternary.then : e->u.ternary.otherwise);
     }
-    value a = eval(c, e->u.ternary.then), b = eval(c, e->u.ternary.otherwise);
+    tk_ss_list then_stmts = {0}, else_stmts = {0};
+    value a = eval_aside(c, e->u.ternary.then, &then_stmts), b = eval_aside(c, e->u.ternary.otherwise, &else_stmts);
     if (a.kind == V_ERROR || b.kind == V_ERROR) return v_error();
     if (ty_rank(cond.u.rt->type) != 0 || ty_elem(cond.u.rt->type)->dtype != TK_I1) {
         sema_error(c, e->u.ternary.cond->loc, "a runtime 'x if c else y' needs a scalar boolean "
@@ -1223,6 +1291,9 @@ static value eval_ternary(checker *c, const tk_expr *e) {
                    tk_type_str(c->arena, xa->type), tk_type_str(c->arena, xb->type));
         return v_error();
     }
+    /* only the chosen side runs where the other could fault or has effects */
+    if (needs_branch(&a, &then_stmts) || needs_branch(&b, &else_stmts))
+        return guarded_value(c, cond.u.rt, &then_stmts, xa, &else_stmts, xb, e->loc);
     tk_sx *x = sx_new(c, TK_SX_SELECT, xa->type, e->loc);
     sx_add_arg(c, x, cond.u.rt);
     sx_add_arg(c, x, xa);

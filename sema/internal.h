@@ -180,6 +180,10 @@ bool builtin_is_method(int id);
 int builtin_lookup_libdevice(const char *name);
 bool builtin_not_supported_yet(const char *name);
 bool builtin_allowed_in_grid(int id);
+/* Reads or writes memory (a load, an atomic, inline assembly): evaluating
+ * it where its value is not wanted may fault, so the short-circuit forms
+ * branch around it. */
+bool builtin_touches_memory(int id);
 value builtin_call(checker *c, int id, const value *receiver, value *args, uint32_t count,
                    const char **kw_names, value *kw_values, tk_loc *kw_locs,
                    uint32_t kw_count, tk_loc loc);

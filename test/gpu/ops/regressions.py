@@ -338,6 +338,35 @@ def check_while_condition(run, torch):
     return None if err < 1e-6 else f"relative error {err:.2e}"
 
 
+@case("'and', 'or' and 'x if c else y' run the other side only when Python would", """
+@kernel(grid=(1,), num_warps=4)
+def op(x: *f32, y: *i32, out: *f32, n: i32):
+    i = 0
+    while i < n and tl.atomic_add(y, 1) >= 0:
+        i += 1
+    a = i > n and tl.atomic_add(y + 1, 1) >= 0
+    b = i >= n or tl.atomic_add(y + 2, 1) >= 0
+    c = tl.atomic_add(y + 3, 1) if i < n else -1
+    d = -1 if i < n else tl.atomic_add(y + 4, 7) + 2
+    offs = tl.arange(0, 128)
+    tl.store(out + offs, tl.load(x + offs) + i + a.to(tl.float32) * 10.0 + b.to(tl.float32) * 100.0 + c * 1000 + d)
+""")
+def check_short_circuit(run, torch):
+    x = dev(rand_f32(128, 11))
+    y = dev(torch.zeros(8, dtype=torch.int32))
+    out = dev(torch.full((128,), float("nan")))
+    n = 6
+    if run(x, y, out, n) != 0:
+        return "launch failed"
+    torch.cuda.synchronize()
+    counts = y[:5].cpu().tolist()
+    if counts != [n, 0, 0, 0, 7]:
+        return f"the guarded atomics ran {counts} times/amounts, expected {[n, 0, 0, 0, 7]}"
+    want = x + n + 100.0 - 1000.0 + 2.0
+    err = ((out - want).abs().max() / want.abs().max()).item()
+    return None if err < 1e-6 else f"relative error {err:.2e}"
+
+
 # last: a lock that never opens hangs the child, and only what is left is lost
 
 LOCK = """
