@@ -121,8 +121,8 @@ static LLVMValueRef call(cg *c, const char *name, LLVMTypeRef ret, LLVMValueRef 
 
 static LLVMValueRef asm_call(cg *c, LLVMTypeRef ret, const char *text, const char *constraints,
                              LLVMValueRef *args, unsigned n, bool side_effects) {
-    LLVMTypeRef params[24];
-    for (unsigned i = 0; i < n; i++) params[i] = LLVMTypeOf(args[i]);
+    LLVMTypeRef params[128]; /* inline_asm_elementwise: 8 inputs of 8 registers at pack 8 */
+    for (unsigned i = 0; i < n && i < 128; i++) params[i] = LLVMTypeOf(args[i]);
     LLVMTypeRef fty = LLVMFunctionType(ret, params, n, 0);
     LLVMValueRef a = LLVMGetInlineAsm(fty, text, strlen(text), constraints, strlen(constraints),
                                       side_effects, 0, LLVMInlineAsmDialectATT, 0);
@@ -1217,27 +1217,78 @@ static void emit_shuffle_op(cg *c, const tk_tir_op *op, const char *name) {
 
 /* ---- inline_asm_elementwise ------------------------------------------------ */
 
-/* The user's PTX once per register: sema checked the constraints against
- * the operands' dtypes and every $N, so LLVM gets a well-formed asm. Several
- * outputs come back as a struct. */
+/* The user's PTX once per `pack` registers of a thread: sema checked the
+ * constraints against the operands' dtypes and every $N, so LLVM gets a
+ * well-formed asm. A value narrower than 32 bits goes k elements to an
+ * integer register (Triton's packing); several outputs come back as a
+ * struct. Past the thread's last register the inputs are undef. */
+static unsigned scalar_bits(LLVMTypeRef t) {
+    return LLVMGetTypeKind(t) == LLVMIntegerTypeKind ? LLVMGetIntTypeWidth(t)
+         : LLVMGetTypeKind(t) == LLVMHalfTypeKind || LLVMGetTypeKind(t) == LLVMBFloatTypeKind ? 16
+         : LLVMGetTypeKind(t) == LLVMDoubleTypeKind ? 64 : 32;
+}
+
+static uint32_t asm_elems_per_reg(LLVMTypeRef t, uint32_t pack) {
+    unsigned bits = scalar_bits(t);
+    uint32_t n = bits < 32 ? 32 / bits : 1;
+    return n < pack ? n : pack;
+}
+
 static void emit_inline_asm(cg *c, const tk_tir_op *op) {
     const char *text = tk_tir_attr_text(op, "asm"), *cons = tk_tir_attr_text(op, "constraints");
     bool effects = tk_tir_attr_int(op, "side_effects", 0) != 0;
+    uint32_t pack = (uint32_t)tk_tir_attr_int(op, "pack", 1);
     if (!c->user_asm.src) c->user_asm = op->loc;
-    uint32_t nout = op->results.len, n = nregs(op->results.data[0]);
-    LLVMTypeRef types[8];
-    for (uint32_t i = 0; i < nout && i < 8; i++) types[i] = elem_type(c, op->results.data[i]->type);
-    LLVMTypeRef ret = nout == 1 ? types[0] : LLVMStructTypeInContext(c->ctx, types, nout, 0);
-    cgval outs[8];
-    for (uint32_t i = 0; i < nout && i < 8; i++) outs[i] = newval(c, n);
-    for (uint32_t r = 0; r < n; r++) {
-        LLVMValueRef args[8];
-        for (uint32_t i = 0; i < op->operands.len && i < 8; i++) args[i] = opnd(c, op, i, r);
-        LLVMValueRef v = asm_call(c, ret, text, cons, args, op->operands.len, effects);
-        for (uint32_t i = 0; i < nout && i < 8; i++)
-            outs[i].r[r] = nout == 1 ? v : LLVMBuildExtractValue(c->b, v, i, "");
+    uint32_t nout = op->results.len, nin = op->operands.len, n = nregs(op->results.data[0]);
+    enum { MAX_VALUES = 8, MAX_REGS = 16 * 8 };
+    LLVMTypeRef out_elem[MAX_VALUES], reg_types[MAX_REGS];
+    uint32_t nret = 0;
+    for (uint32_t i = 0; i < nout && i < MAX_VALUES; i++) {
+        out_elem[i] = elem_type(c, op->results.data[i]->type);
+        uint32_t per = asm_elems_per_reg(out_elem[i], pack);
+        LLVMTypeRef reg = per == 1 ? out_elem[i] : LLVMIntTypeInContext(c->ctx, per * scalar_bits(out_elem[i]));
+        for (uint32_t k = 0; k < pack / per && nret < MAX_REGS; k++) reg_types[nret++] = reg;
     }
-    for (uint32_t i = 0; i < nout && i < 8; i++) *get(c, op->results.data[i]) = outs[i];
+    LLVMTypeRef ret = nret == 1 ? reg_types[0] : LLVMStructTypeInContext(c->ctx, reg_types, nret, 0);
+    cgval outs[MAX_VALUES];
+    for (uint32_t i = 0; i < nout && i < MAX_VALUES; i++) outs[i] = newval(c, n);
+    for (uint32_t r = 0; r < n; r += pack) {
+        LLVMValueRef args[MAX_REGS];
+        uint32_t nargs = 0;
+        for (uint32_t i = 0; i < nin && i < MAX_VALUES; i++) {
+            LLVMTypeRef et = elem_type(c, op->operands.data[i]->type);
+            uint32_t per = asm_elems_per_reg(et, pack);
+            for (uint32_t j = 0; j < pack && nargs < MAX_REGS; j += per) {
+                if (per == 1) {
+                    args[nargs++] = r + j < n ? opnd(c, op, i, r + j) : LLVMGetUndef(et);
+                    continue;
+                }
+                LLVMValueRef vec = LLVMGetUndef(LLVMVectorType(et, per));
+                for (uint32_t e = 0; e < per; e++)
+                    if (r + j + e < n)
+                        vec = LLVMBuildInsertElement(c->b, vec, opnd(c, op, i, r + j + e),
+                                                     LLVMConstInt(c->t_i32, e, 0), "");
+                args[nargs++] = LLVMBuildBitCast(c->b, vec, LLVMIntTypeInContext(c->ctx, per * scalar_bits(et)), "");
+            }
+        }
+        LLVMValueRef v = asm_call(c, ret, text, cons, args, nargs, effects);
+        uint32_t reg = 0;
+        for (uint32_t i = 0; i < nout && i < MAX_VALUES; i++) {
+            uint32_t per = asm_elems_per_reg(out_elem[i], pack);
+            for (uint32_t j = 0; j < pack; j += per, reg++) {
+                LLVMValueRef x = nret == 1 ? v : LLVMBuildExtractValue(c->b, v, reg, "");
+                if (per == 1) {
+                    if (r + j < n) outs[i].r[r + j] = x;
+                    continue;
+                }
+                LLVMValueRef vec = LLVMBuildBitCast(c->b, x, LLVMVectorType(out_elem[i], per), "");
+                for (uint32_t e = 0; e < per; e++)
+                    if (r + j + e < n)
+                        outs[i].r[r + j + e] = LLVMBuildExtractElement(c->b, vec, LLVMConstInt(c->t_i32, e, 0), "");
+            }
+        }
+    }
+    for (uint32_t i = 0; i < nout && i < MAX_VALUES; i++) *get(c, op->results.data[i]) = outs[i];
 }
 
 /* ---- device_print and device_assert -------------------------------------- */

@@ -1752,12 +1752,29 @@ static char asm_class(tk_dtype d) {
     }
 }
 
+/* Elements of dtype d that share one asm register at `pack`: Triton packs
+ * values narrower than 32 bits into 32-bit registers, up to pack of them. */
+static uint32_t asm_elems_per_reg(tk_dtype d, int64_t pack) {
+    unsigned bits = tk_dtype_bits(d);
+    uint32_t n = bits && bits < 32 ? 32 / bits : 1;
+    return n < pack ? n : (uint32_t)pack;
+}
+
+/* The register class of one asm operand of dtype d at `pack`: a packed
+ * register is a 16- or 32-bit integer register. */
+static char asm_packed_class(tk_dtype d, int64_t pack) {
+    uint32_t n = asm_elems_per_reg(d, pack);
+    if (n == 1) return asm_class(d);
+    unsigned bits = n * tk_dtype_bits(d);
+    return bits == 16 ? 'h' : bits == 32 ? 'r' : 0;
+}
+
 /* tl.inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack):
- * the PTX in `asm` runs once per element, $0.. its outputs then its
- * inputs. Checked here so LLVM never sees a constraint or operand that
- * does not fit: one constraint per output and input, each the class of its
- * value's dtype, and every $N naming one of them. pack > 1 is not
- * supported yet. */
+ * the PTX in `asm` runs once per `pack` elements of a thread, $0.. its
+ * outputs then its inputs, each value as pack/k registers where k of its
+ * elements fit one 32-bit register (Triton's packing). Checked here so LLVM
+ * never sees a constraint or operand that does not fit: one constraint per
+ * register, each of its class, and every $N naming one of them. */
 static value b_inline_asm(checker *c, call *k) {
     value *asmv = &k->args[0], *cons = &k->args[1], *args = &k->args[2], *dt = &k->args[3];
     if (asmv->kind != V_STR || cons->kind != V_STR) {
@@ -1767,9 +1784,9 @@ static value b_inline_asm(checker *c, call *k) {
     }
     int64_t pack = 1;
     if (given(k, 5) && !const_int(c, k, 5, &pack)) return v_error();
-    if (pack != 1) {
-        sema_error(c, k->args[5].loc, "%s with pack=%" PRId64 " is not supported yet (pack=1 runs the PTX once "
-                   "per element)", k->name, pack);
+    if (pack != 1 && pack != 2 && pack != 4 && pack != 8) {
+        sema_error(c, k->args[5].loc, "%s runs its PTX on pack = 1, 2, 4 or 8 elements at once, not %" PRId64,
+                   k->name, pack);
         return v_error();
     }
     bool pure = true;
@@ -1811,22 +1828,37 @@ static value b_inline_asm(checker *c, call *k) {
         }
         outs[i] = d->u.dtype;
     }
-    /* the constraints: one per output ("=c"), then one per input ("c") */
+    /* the constraints: one per output register ("=c"), then one per input
+     * register ("c"); a value is pack/k registers, k of its elements each */
+    tk_dtype reg_dtype[16 * 8]; /* 8 outputs and 8 inputs at pack 8 */
+    uint32_t nregs_out = 0, nregs = 0;
+    for (uint32_t i = 0; i < nout + nin; i++) {
+        tk_dtype d = i < nout ? outs[i] : elem_dtype(in[i - nout]);
+        for (uint32_t r = 0; r < (uint32_t)pack / asm_elems_per_reg(d, pack); r++) reg_dtype[nregs++] = d;
+        if (i < nout) nregs_out = nregs;
+    }
     const char *text = tk_arena_strndup(c->arena, cons->u.str.text, cons->u.str.len);
     uint32_t count = 0;
     for (const char *p = text; ; count++) {
         const char *end = strchr(p, ',');
         size_t len = end ? (size_t)(end - p) : strlen(p);
-        if (count >= nout + nin) break;
-        bool is_out = count < nout;
-        tk_dtype d = is_out ? outs[count] : count - nout < nin ? elem_dtype(in[count - nout]) : TK_I32;
-        char want = asm_class(d);
+        if (count >= nregs) break;
+        bool is_out = count < nregs_out;
+        tk_dtype d = reg_dtype[count];
+        char want = asm_packed_class(d, pack);
         if (len != (size_t)(is_out ? 2 : 1) || (is_out && p[0] != '=') ||
             p[len - 1] != want) {
-            sema_error(c, cons->loc, "the constraints of %s are one per output (\"=c\") then one per input "
-                       "(\"c\"), c the operand's register class (h 16-bit, r i32/u32, l i64/u64, f f32, d f64); "
-                       "item %u, \"%.*s\", does not fit%s%s", k->name, count + 1, (int)len, p,
-                       want ? " a " : "", want ? tk_dtype_name(d) : " (that dtype has no register class)");
+            if (!want)
+                sema_error(c, cons->loc, "item %u of the constraints of %s, \"%.*s\", is for an %s of dtype %s, which "
+                           "has no register class at pack=%" PRId64 "%s", count + 1, k->name, (int)len, p,
+                           is_out ? "output" : "input", tk_dtype_name(d), pack,
+                           tk_dtype_bits(d) == 8 ? " (8-bit values need pack=2 or more)" : "");
+            else
+                sema_error(c, cons->loc, "the constraints of %s are one per output register (\"=c\") then one per "
+                           "input register (\"c\"), c the register's class (h 16-bit, r i32/u32 or packed 32-bit, "
+                           "l i64/u64, f f32, d f64); item %u, \"%.*s\", should be \"%s%c\" (%s %s%s)", k->name,
+                           count + 1, (int)len, p, is_out ? "=" : "", want, tk_dtype_name(d),
+                           is_out ? "output" : "input", asm_elems_per_reg(d, pack) > 1 ? ", packed" : "");
             return v_error();
         }
         if (!end) break;
@@ -1834,9 +1866,9 @@ static value b_inline_asm(checker *c, call *k) {
     }
     uint32_t given_count = 1;
     for (const char *p = text; *p; p++) given_count += *p == ',';
-    if (given_count != nout + nin) {
-        sema_error(c, cons->loc, "%s has %u outputs and %u inputs, so %u constraints, not %u", k->name, nout, nin,
-                   nout + nin, given_count);
+    if (given_count != nregs) {
+        sema_error(c, cons->loc, "%s has %u outputs and %u inputs in %u registers at pack=%" PRId64 ", so %u "
+                   "constraints, not %u", k->name, nout, nin, nregs, pack, nregs, given_count);
         return v_error();
     }
     /* every $N names an operand; $$ is a dollar sign */
@@ -1848,9 +1880,9 @@ static value b_inline_asm(checker *c, call *k) {
         }
         char *num_end;
         long op = strtol(p + 1, &num_end, 10);
-        if (num_end == p + 1 || op < 0 || op >= (long)(nout + nin)) {
+        if (num_end == p + 1 || op < 0 || op >= (long)nregs) {
             sema_error(c, asmv->loc, "the PTX of %s names operands $0 to $%u; '%.*s' is none of them", k->name,
-                       nout + nin - 1, (int)(num_end > p + 1 ? num_end - p : 2), p);
+                       nregs - 1, (int)(num_end > p + 1 ? num_end - p : 2), p);
             return v_error();
         }
     }
@@ -1862,6 +1894,7 @@ static value b_inline_asm(checker *c, call *k) {
     sx_add_attr_text(c, r, "asm", code);
     sx_add_attr_text(c, r, "constraints", text);
     if (!pure) sx_add_attr_int(c, r, "side_effects", 1);
+    if (pack > 1) sx_add_attr_int(c, r, "pack", pack);
     if (nout > 1) return tuple_result(c, r);
     return emit_effect(c, r);
 }

@@ -504,6 +504,23 @@ def surface_cases():
                 'tl.inline_asm_elementwise("sub.f32 $0, $2, $3; mul.f32 $1, $2, $3;", "=f,=f,f,f", [a, b], '
                 'dtype=(tl.float32, tl.float32), is_pure=True, pack=1)[1]',
                 lambda a, b: (a - b) * 2 + a * b, "approx"))
+    # pack > 1: elements narrower than 32 bits share a register, as in Triton;
+    # 256 elements over 128 threads leave pack=4 half empty (undef padding)
+    out.append(("tl.inline_asm_elementwise f16 pack=2 mul.rn.f16x2", ELEMENTWISE, "f16", "f16", "f16",
+                'tl.inline_asm_elementwise("mul.rn.f16x2 $0, $1, $2;", "=r,r,r", [a, b], dtype=tl.float16, '
+                'is_pure=True, pack=2)', lambda a, b: a * b, "approx"))
+    out.append(("tl.inline_asm_elementwise i8 pack=4 and.b32", ELEMENTWISE, "i8", "i8", "i8",
+                'tl.inline_asm_elementwise("and.b32 $0, $1, 0x7F7F7F7F;", "=r,r", [a], dtype=tl.int8, '
+                'is_pure=True, pack=4)', lambda a, b: torch.bitwise_and(a, 127), None))
+    out.append(("tl.inline_asm_elementwise i16 pack=4: two registers a value", ELEMENTWISE, "i16", "i16", "i16",
+                'tl.inline_asm_elementwise("and.b32 $0, $2, 0x7FFF7FFF; and.b32 $1, $3, 0x7FFF7FFF;", "=r,=r,r,r", '
+                '[a], dtype=tl.int16, is_pure=True, pack=4)', lambda a, b: torch.bitwise_and(a, 0x7FFF), None))
+    out.append(("tl.inline_asm_elementwise f32 pack=2, two outputs", ELEMENTWISE, "f32", "f32", "f32",
+                'tl.inline_asm_elementwise("sub.f32 $0, $4, $6; sub.f32 $1, $5, $7; mul.f32 $2, $4, $6; '
+                'mul.f32 $3, $5, $7;", "=f,=f,=f,=f,f,f,f,f", [a, b], dtype=(tl.float32, tl.float32), '
+                'is_pure=True, pack=2)[0] * 2.0 + tl.inline_asm_elementwise("sub.f32 $0, $4, $6; '
+                'sub.f32 $1, $5, $7; mul.f32 $2, $4, $6; mul.f32 $3, $5, $7;", "=f,=f,=f,=f,f,f,f,f", [a, b], '
+                'dtype=(tl.float32, tl.float32), is_pure=True, pack=2)[1]', lambda a, b: (a - b) * 2 + a * b, "approx"))
     out.append(("libdevice.cbrt f64", LIBDEVICE, "f64", "f64", "f64", "libdevice.cbrt(a)",
                 lambda a, b: torch.sign(a) * a.abs().pow(1.0 / 3), "approx"))
     # reductions over every dimension of a 2-D tile, and (value, index) pairs
