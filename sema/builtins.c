@@ -935,25 +935,33 @@ static const tk_sema_func *combine_fn_n(checker *c, call *k, uint32_t i, const t
 /* tl.reduce over a tuple of tiles of one shape: one reduction whose
  * combine function takes and returns a value of each (Welford, argmax
  * with its index); a tuple of results. */
-static value reduce_tuple(checker *c, call *k) {
+/* The tiles of tl.reduce's or tl.associative_scan's first argument, a
+ * tuple of 1 to 8 tiles of one shape, and their dtypes. */
+static bool tuple_of_tiles(checker *c, call *k, tk_sx **xs, tk_dtype *ds) {
     value *t = &k->args[0];
-    uint32_t n = t->count;
-    if (n < 1 || n > 8) {
-        sema_error(c, t->loc, "tl.reduce takes a tile or a tuple of 1 to 8 tiles");
-        return v_error();
+    if (t->count < 1 || t->count > 8) {
+        sema_error(c, t->loc, "%s takes a tile or a tuple of 1 to 8 tiles", k->name);
+        return false;
     }
-    tk_sx *xs[8];
-    tk_dtype ds[8];
-    for (uint32_t j = 0; j < n; j++) {
+    for (uint32_t j = 0; j < t->count; j++) {
         value *v = &t->items[j];
         xs[j] = v->kind == V_RT ? v->u.rt : NULL;
         if (!xs[j] || ty_elem(xs[j]->type)->kind != TK_TYPE_SCALAR || ty_rank(xs[j]->type) == 0 ||
             (j && !tk_type_equal(ty_with_elem(c, xs[j]->type, ty_elem(xs[0]->type)), xs[0]->type))) {
-            sema_error(c, v->loc, "the tiles tl.reduce combines must have one shape; this is %s", v_describe(c, v));
-            return v_error();
+            sema_error(c, v->loc, "the tiles %s combines must have one shape; this is %s", k->name,
+                       v_describe(c, v));
+            return false;
         }
         ds[j] = elem_dtype(xs[j]);
     }
+    return true;
+}
+
+static value reduce_tuple(checker *c, call *k) {
+    uint32_t n = k->args[0].count;
+    tk_sx *xs[8];
+    tk_dtype ds[8];
+    if (!tuple_of_tiles(c, k, xs, ds)) return v_error();
     uint32_t rank = ty_rank(xs[0]->type);
     bool all = k->args[1].kind == V_NONE;
     int64_t axis = 0;
@@ -987,7 +995,7 @@ static value reduce_tuple(checker *c, call *k) {
     if (!keep_all || res.kind != V_TUPLE) return res;
     /* keep_dims over every dimension: each scalar as a tile of ones */
     int64_t ones[TK_MAX_RANK];
-    uint32_t orank = ty_rank(t->items[0].u.rt->type);
+    uint32_t orank = ty_rank(k->args[0].items[0].u.rt->type);
     for (uint32_t d = 0; d < orank; d++) ones[d] = 1;
     for (uint32_t j = 0; j < n; j++)
         res.items[j] = v_rt(broadcast_to_shape(c, res.items[j].u.rt, orank, ones, k->loc));
@@ -1057,27 +1065,12 @@ static value b_cumprod(checker *c, call *k) { return scan(c, k, false, false); }
  * combine function takes and returns a value of each (a linear recurrence
  * as (a, b) pairs); a tuple of results. */
 static value scan_tuple(checker *c, call *k) {
-    value *t = &k->args[0];
-    uint32_t n = t->count;
-    if (n < 1 || n > 8) {
-        sema_error(c, t->loc, "tl.associative_scan takes a tile or a tuple of 1 to 8 tiles");
-        return v_error();
-    }
+    uint32_t n = k->args[0].count;
     tk_sx *xs[8];
     tk_dtype ds[8];
     const tk_type *types[8];
-    for (uint32_t j = 0; j < n; j++) {
-        value *v = &t->items[j];
-        xs[j] = v->kind == V_RT ? v->u.rt : NULL;
-        if (!xs[j] || ty_elem(xs[j]->type)->kind != TK_TYPE_SCALAR || ty_rank(xs[j]->type) == 0 ||
-            (j && !tk_type_equal(ty_with_elem(c, xs[j]->type, ty_elem(xs[0]->type)), xs[0]->type))) {
-            sema_error(c, v->loc, "the tiles tl.associative_scan combines must have one shape; this is %s",
-                       v_describe(c, v));
-            return v_error();
-        }
-        ds[j] = elem_dtype(xs[j]);
-        types[j] = xs[j]->type;
-    }
+    if (!tuple_of_tiles(c, k, xs, ds)) return v_error();
+    for (uint32_t j = 0; j < n; j++) types[j] = xs[j]->type;
     int64_t axis = 0;
     if (given(k, 1) && !axis_value(c, k, 1, ty_rank(xs[0]->type), &axis)) return v_error();
     bool reverse;
