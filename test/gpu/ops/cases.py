@@ -26,6 +26,15 @@ def fn(name):
     """torch.NAME, looked up when a reference runs."""
     return lambda *a: getattr(torch, name)(*a)
 
+# a (value, index) combine function for tuple reductions: the larger value,
+# the smaller index on ties
+ARGMAX_PAIR = """
+@func
+def argmax_pair(v1, i1, v2, i2):
+    take = (v2 > v1) | ((v2 == v1) & (i2 < i1))
+    return tl.where(take, v2, v1), tl.where(take, i2, i1)
+"""
+
 ELEMENTWISE = """
 @kernel(grid=(cdiv(n, BLOCK),), num_warps=4)
 def op(x: *{tx} % 16, y: *{ty} % 16, out: *{to} % 16, n: i32, BLOCK: constexpr = 256):
@@ -557,11 +566,7 @@ def welford(m1, s1, n1, m2, s2, n2):
     w = tl.where(n == 0.0, 0.0, n2 / tl.maximum(n, 1.0))
     return m1 + d * w, s1 + s2 + d * d * n1 * w, n
 
-@func
-def argmax_pair(v1, i1, v2, i2):
-    take = (v2 > v1) | ((v2 == v1) & (i2 < i1))
-    return tl.where(take, v2, v1), tl.where(take, i2, i1)
-
+""" + ARGMAX_PAIR + """
 @kernel(grid=(1,), num_warps=4)
 def op(x: *f32 % 16, y: *f32 % 16, out: *f32 % 16, n: i32):
     r = tl.arange(0, 64)
@@ -579,12 +584,7 @@ def op(x: *f32 % 16, y: *f32 % 16, out: *f32 % 16, n: i32):
     out.append(("tl.reduce over tuples: Welford and (value, index)", src, "f32", "f32", "f32", None, tuple_ref,
                 "reduce"))
     # a tuple reduce over every dimension (flattened first), keep_dims too
-    src = """
-@func
-def argmax_pair(v1, i1, v2, i2):
-    take = (v2 > v1) | ((v2 == v1) & (i2 < i1))
-    return tl.where(take, v2, v1), tl.where(take, i2, i1)
-
+    src = ARGMAX_PAIR + """
 @kernel(grid=(1,), num_warps=4)
 def op(x: *f32 % 16, y: *f32 % 16, out: *f32 % 16, n: i32):
     r = tl.arange(0, 64)
