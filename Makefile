@@ -1,5 +1,6 @@
-# tkc: `make` builds build/tkc; `make run` and `make test` also install what
-# is missing (re2c, bison, llvm-22-dev) when run as root, or print the command.
+# tkc: `make` builds build/tkc. Every target that builds installs what it
+# needs when it is missing (re2c, bison, llvm-22-dev; for STATIC=1 the static
+# libraries LLVM links against) when run as root, or prints the command.
 # Options: SAN=1 (ASan+UBSan, in build/san), STATIC=1 (LLVM linked in, build/static),
 # LLVM_CONFIG=, CUDA_HOME=, V=1.
 
@@ -59,7 +60,8 @@ Q := @
 endif
 
 .PHONY: all deps run test golden-update clean gpu-build gpu-test bench fuzz fuzz-run
-all: $(BUILD)/tkc
+all: deps
+	@$(MAKE) --no-print-directory $(BUILD)/tkc
 
 $(BUILD)/tkc: $(TKC_OBJ)
 	@echo "  LD      $@"
@@ -166,13 +168,16 @@ fuzz-run: fuzz
 	  -print_final_stats=1 corpus seeds
 
 # ---- set-up ------------------------------------------------------------
-# Installs the build's tools when root, else says how. Nothing else needs them.
+# Installs the build's tools when root, else says how: what `make` needs,
+# and the static libraries `make STATIC=1` links (every documented target
+# works on a fresh machine). Nothing else needs them.
+STATIC_DEPS := libzstd-dev zlib1g-dev libz3-dev libxml2-dev
 deps:
 	@missing=""; \
 	command -v $(RE2C) >/dev/null 2>&1 || missing="$$missing re2c"; \
 	command -v $(BISON) >/dev/null 2>&1 || missing="$$missing bison"; \
 	$(LLVM_CONFIG) --version >/dev/null 2>&1 || missing="$$missing llvm-22-dev"; \
-	if [ "$(STATIC)" = 1 ]; then for p in libzstd-dev zlib1g-dev libz3-dev libxml2-dev; do \
+	if [ "$(STATIC)" = 1 ] && command -v dpkg >/dev/null 2>&1; then for p in $(STATIC_DEPS); do \
 	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; fi; \
 	if [ "$(FUZZ)" = 1 ] || [ "$$CI" = true ]; then \
 	  if ! command -v clang >/dev/null 2>&1; then missing="$$missing clang libclang-rt-dev"; \
