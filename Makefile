@@ -153,9 +153,10 @@ build/fuzz/fuzz_tkc: test/fuzz/fuzz_tkc.c $(filter-out $(BUILD)/obj/cli/%,$(TKC_
 	$(Q)$(CC) $(CFLAGS) -fsanitize=fuzzer -isystem $(LLVM_INCLUDE) $^ -o $@ $(LLVM_LIBS) -lm
 
 # the language's words: keywords, types, every builtin's name, operators
-build/fuzz/tk.dict: sema/builtins.c test/fuzz/words
+build/fuzz/tk.dict: sema/builtins.def sema/libdevice.def test/fuzz/words
 	@mkdir -p $(dir $@)
-	$(Q){ sed -n 's/^    {"\([A-Za-z_0-9]*\)", .*/"\1"/p' sema/builtins.c; sed 's/.*/"&"/' test/fuzz/words; } | sort -u >$@
+	$(Q){ sed -n 's/^BUILTIN([A-Z_0-9]*, "\([A-Za-z_0-9]*\)".*/"\1"/p' sema/builtins.def; \
+	  sed -n 's/^LIBDEVICE_FN(\([A-Za-z_0-9]*\),.*/"\1"/p' sema/libdevice.def; sed 's/.*/"&"/' test/fuzz/words; } | sort -u >$@
 
 build/fuzz/seeds: $(wildcard kernels/*.tk test/golden/*/*.tk test/fuzz/*.tk test/runtime/*.tk)
 	@rm -rf $@ && mkdir -p $@

@@ -30,13 +30,12 @@ static const char *const emit_names[] = {
     "tokens", "ast", "sema", "tir", "tir-gpu", "llvm", "ptx", "cubin", "header", "all",
 };
 
-static const char *const supported_archs[] = {"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"};
-
 typedef struct options {
     const char *input;
     const char *output;
     emit_kind emit;
-    const char *arch;
+    const char *tir_after;   /* --emit=tir-after=PASS */
+    const tk_target *target;
     int opt_level;
     bool debug_info, line_info, debug, time_phases, warnings_are_errors, no_warnings, stats;
     bool no_int32_offset_warning;
@@ -51,6 +50,8 @@ static void usage(FILE *out) {
         "options:\n"
         "  -o PATH            write the output to PATH (a file for --emit, a folder otherwise)\n"
         "  --emit=STAGE       print one stage: tokens, ast, sema, tir, tir-gpu, llvm, ptx, cubin, header\n"
+        "  --emit=tir-after=PASS  the tile IR after one pass of the pipeline (fold, cse, dce,\n"
+        "                     licm, pipeline, axis-info, layouts, shared-memory, barriers, ...)\n"
         "  --arch=SM          target: sm_80, sm_86, sm_89, sm_90, sm_90a (default sm_90a)\n"
         "  -D NAME=VALUE      set the constexpr parameter NAME of every kernel to VALUE\n"
         "  --kernel NAME      compile only the kernel NAME\n"
@@ -68,9 +69,12 @@ static void usage(FILE *out) {
         out);
 }
 
-static int usage_error(const char *fmt, const char *arg) {
+__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...) {
     fputs("tkc: error: ", stderr);
-    fprintf(stderr, fmt, arg);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
     fputs("\n(run 'tkc --help' for the options)\n", stderr);
     return EXIT_USAGE;
 }
@@ -88,7 +92,7 @@ static bool is_identifier(const char *s, size_t len) {
 /* Returns -1 when the options are fine, else the exit status. */
 static int parse_options(int argc, char **argv, options *opt, tk_arena *arena) {
     opt->emit = EMIT_ALL;
-    opt->arch = "sm_90a";
+    opt->target = tk_target_default();
     opt->opt_level = 3;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -101,6 +105,11 @@ static int parse_options(int argc, char **argv, options *opt, tk_arena *arena) {
         } else if (strcmp(a, "-o") == 0) {
             if (++i == argc) return usage_error("%s needs a path", a);
             opt->output = argv[i];
+        } else if (strncmp(a, "--emit=tir-after=", 17) == 0) {
+            if (!tk_tir_pass_known(a + 17, NULL))
+                return usage_error("unknown pass in '%s'; the passes are %s", a, tk_tir_pass_names(arena));
+            opt->emit = EMIT_TIR;
+            opt->tir_after = a + 17;
         } else if (strncmp(a, "--emit=", 7) == 0) {
             size_t k = 0;
             while (k < sizeof emit_names / sizeof emit_names[0] - 1 && strcmp(a + 7, emit_names[k]) != 0)
@@ -109,14 +118,10 @@ static int parse_options(int argc, char **argv, options *opt, tk_arena *arena) {
                 return usage_error("unknown stage in '%s'; use tokens, ast, sema, tir, tir-gpu, llvm, "
                                    "ptx, cubin or header", a);
             opt->emit = (emit_kind)k;
+            opt->tir_after = NULL;
         } else if (strncmp(a, "--arch=", 7) == 0) {
-            size_t k = 0;
-            while (k < sizeof supported_archs / sizeof supported_archs[0] &&
-                   strcmp(a + 7, supported_archs[k]) != 0)
-                k++;
-            if (k == sizeof supported_archs / sizeof supported_archs[0])
-                return usage_error("unsupported target in '%s'; use sm_80, sm_86, sm_89, sm_90 or sm_90a", a);
-            opt->arch = a + 7;
+            opt->target = tk_target_find(a + 7);
+            if (!opt->target) return usage_error("unsupported target in '%s'; use %s", a, tk_target_names());
         } else if (strncmp(a, "-D", 2) == 0) {
             const char *def = a[2] ? a + 2 : (++i < argc ? argv[i] : NULL);
             if (!def) return usage_error("%s needs NAME=VALUE", a);
@@ -286,7 +291,8 @@ static int compile_file(const options *opt, tk_arena *arena, tk_diag *diag) {
 
     tk_tir_program *tir = tk_tir_lower(arena, diag, program);
     bool gpu = opt->emit != EMIT_TIR;
-    tk_tir_options tir_opts = {gpu, !opt->no_int32_offset_warning};
+    if (opt->tir_after) tk_tir_pass_known(opt->tir_after, &gpu);
+    tk_tir_options tir_opts = {gpu, !opt->no_int32_offset_warning, opt->target, opt->tir_after};
     if (!diag->error_count) tk_tir_run_passes(arena, diag, tir, &tir_opts);
     times.lower = tk_now_ms() - t4;
     if (diag->error_count) {
@@ -301,7 +307,7 @@ static int compile_file(const options *opt, tk_arena *arena, tk_diag *diag) {
         return finish_output(out, opt);
     }
 
-    tk_cg_options cg = {opt->arch, opt->opt_level, opt->line_info || opt->debug_info,
+    tk_cg_options cg = {opt->target, opt->opt_level, opt->line_info || opt->debug_info,
                         opt->debug || opt->debug_info, getenv("CUDA_HOME"),
                         opt->emit == EMIT_ALL || opt->emit == EMIT_CUBIN || opt->emit == EMIT_HEADER || opt->stats,
                         opt->stats};
@@ -319,7 +325,7 @@ static int compile_file(const options *opt, tk_arena *arena, tk_diag *diag) {
         if (!out) return EXIT_INPUT;
         if (opt->emit == EMIT_LLVM) fputs(compiled.llvm_ir, out);
         else if (opt->emit == EMIT_PTX) fwrite(compiled.ptx, 1, compiled.ptx_len, out);
-        else if (!tk_cg_write_header(out, diag, tir, &compiled, mod_name, opt->arch)) {
+        else if (!tk_cg_write_header(out, diag, tir, &compiled, mod_name, opt->target)) {
             finish_output(out, opt);
             return EXIT_INPUT;
         }
@@ -362,7 +368,7 @@ static int compile_file(const options *opt, tk_arena *arena, tk_diag *diag) {
         fprintf(stderr, "tkc: error: cannot write '%s': %s\n", path, strerror(errno));
         return EXIT_INPUT;
     }
-    bool written = tk_cg_write_header(h, diag, tir, &compiled, mod_name, opt->arch);
+    bool written = tk_cg_write_header(h, diag, tir, &compiled, mod_name, opt->target);
     bool flushed = fflush(h) == 0 && !ferror(h);
     if (fclose(h) != 0 || !flushed) {
         fprintf(stderr, "tkc: error: cannot write '%s': %s\n", path, strerror(errno));

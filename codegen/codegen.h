@@ -11,7 +11,7 @@
 #include "../lower/lower.h"
 
 typedef struct tk_cg_options {
-    const char *arch;        /* sm_80 ... sm_90a */
+    const tk_target *target;
     int opt_level;           /* 0..3 */
     bool line_info;          /* .loc lines for .tk source */
     bool debug;              /* device_assert checks (-g, --debug) */
@@ -51,6 +51,6 @@ bool tk_cg_compile(tk_arena *arena, tk_diag *diag, const tk_tir_program *program
  * the embedded cubin and PTX and one C function per kernel. False (after
  * an internal error) where a host expression cannot be written in C. */
 bool tk_cg_write_header(FILE *out, tk_diag *diag, const tk_tir_program *program, const tk_cg_output *compiled,
-                        const char *module_name, const char *arch);
+                        const char *module_name, const tk_target *target);
 
 #endif

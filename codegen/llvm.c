@@ -36,7 +36,7 @@ typedef struct cg {
     LLVMDIBuilderRef dib;
     LLVMMetadataRef di_file, di_sp;
     bool debug;   /* device_assert checks */
-    int sm;       /* the target's compute capability, 80 .. 90 */
+    const tk_target *target;
     tk_loc user_asm; /* first inline_asm_elementwise, for ptxas errors */
     const tk_tir_block *combine_fn; /* the reduce or scan being emitted, when it has one */
     LLVMTypeRef t_i1, t_i8, t_i16, t_i32, t_i64, t_f16, t_bf16, t_f32, t_f64, t_ptr1, t_ptr3, t_void;
@@ -229,9 +229,10 @@ static LLVMValueRef from_scratch(cg *c, LLVMValueRef v, LLVMTypeRef t) {
     return v;
 }
 
-static unsigned scratch_bytes(cg *c, LLVMTypeRef t) {
-    LLVMTypeRef s = scratch_type(c, t);
-    return s == c->t_i64 || s == c->t_f64 || s == c->t_ptr1 ? 8 : 4;
+/* The bytes of one slot of the emitted op's scratch (lower/scratch.c);
+ * an op given none reports an internal error at its first access. */
+static unsigned scratch_slot(cg *c) {
+    return c->scratch_op && c->scratch_op->scratch_slot ? c->scratch_op->scratch_slot : 4;
 }
 
 /* Stores (or loads, where value is NULL) registers [r, r + vec) of a tile
@@ -264,7 +265,7 @@ static LLVMValueRef smem_vector(cg *c, const tk_ll *offsets, uint32_t r, uint32_
  * writes where they read. */
 static cgval convert_via_smem(cg *c, const tk_tir_value *src, const cgval *sv, const tk_ll *dst) {
     LLVMTypeRef t = elem_type(c, src->type), st = scratch_type(c, t);
-    unsigned wb = scratch_bytes(c, t);
+    unsigned wb = scratch_slot(c);
     const tk_ll *shared = c->scratch_op ? c->scratch_op->scratch_layout : NULL;
     tk_ll plain, inverse, writes, dst_here, reads;
     if (!shared) {
@@ -414,32 +415,34 @@ static const char *fsuffix(cg *c, LLVMTypeRef t) {
 }
 
 /* Triton's fast paths: exp and log through ex2/lg2.approx, in f32 */
-static LLVMValueRef math1(cg *c, const tk_tir_op *op, const char *name, const tk_type *t, LLVMValueRef x) {
+static LLVMValueRef math1(cg *c, const tk_tir_op *op, const tk_type *t, LLVMValueRef x) {
+    int id = op->sub;
+    const char *name = tk_sema_builtin_name(id);
     LLVMTypeRef lt = LLVMTypeOf(x);
     char buf[64];
     bool f32 = lt == c->t_f32;
-    if (!strcmp(name, "exp2") && f32) return call(c, "llvm.nvvm.ex2.approx.f32", lt, &x, 1);
-    if (!strcmp(name, "exp") && f32) {
+    if (id == TK_B_EXP2 && f32) return call(c, "llvm.nvvm.ex2.approx.f32", lt, &x, 1);
+    if (id == TK_B_EXP && f32) {
         LLVMValueRef y = LLVMBuildFMul(c->b, x, LLVMConstReal(lt, 1.4426950408889634), "");
         return call(c, "llvm.nvvm.ex2.approx.f32", lt, &y, 1);
     }
-    if (!strcmp(name, "log2") && f32) return call(c, "llvm.nvvm.lg2.approx.f", lt, &x, 1);
-    if (!strcmp(name, "log") && f32) {
+    if (id == TK_B_LOG2 && f32) return call(c, "llvm.nvvm.lg2.approx.f", lt, &x, 1);
+    if (id == TK_B_LOG && f32) {
         LLVMValueRef y = call(c, "llvm.nvvm.lg2.approx.f", lt, &x, 1);
         return LLVMBuildFMul(c->b, y, LLVMConstReal(lt, 0.6931471805599453), "");
     }
-    if (!strcmp(name, "sqrt") || !strcmp(name, "sqrt_rn")) {
+    if (id == TK_B_SQRT || id == TK_B_SQRT_RN) {
         snprintf(buf, sizeof buf, "llvm.sqrt.%s", fsuffix(c, lt));
         return call(c, buf, lt, &x, 1);
     }
-    if (!strcmp(name, "rsqrt") && f32) return call(c, "llvm.nvvm.rsqrt.approx.f", lt, &x, 1);
-    if (!strcmp(name, "sin") && f32) return call(c, "llvm.nvvm.sin.approx.f", lt, &x, 1);
-    if (!strcmp(name, "cos") && f32) return call(c, "llvm.nvvm.cos.approx.f", lt, &x, 1);
-    if (!strcmp(name, "floor") || !strcmp(name, "ceil")) {
+    if (id == TK_B_RSQRT && f32) return call(c, "llvm.nvvm.rsqrt.approx.f", lt, &x, 1);
+    if (id == TK_B_SIN && f32) return call(c, "llvm.nvvm.sin.approx.f", lt, &x, 1);
+    if (id == TK_B_COS && f32) return call(c, "llvm.nvvm.cos.approx.f", lt, &x, 1);
+    if (id == TK_B_FLOOR || id == TK_B_CEIL) {
         snprintf(buf, sizeof buf, "llvm.%s.%s", name, fsuffix(c, lt));
         return call(c, buf, lt, &x, 1);
     }
-    if (!strcmp(name, "abs")) {
+    if (id == TK_B_ABS) {
         if (is_float(t)) {
             snprintf(buf, sizeof buf, "llvm.fabs.%s", fsuffix(c, lt));
             return call(c, buf, lt, &x, 1);
@@ -448,20 +451,21 @@ static LLVMValueRef math1(cg *c, const tk_tir_op *op, const char *name, const tk
         LLVMValueRef neg = LLVMBuildNeg(c->b, x, "");
         return LLVMBuildSelect(c->b, LLVMBuildICmp(c->b, LLVMIntSLT, x, LLVMConstNull(lt), ""), neg, x, "");
     }
-    if (!strcmp(name, "sigmoid") && f32) {
+    if (id == TK_B_SIGMOID && f32) {
         LLVMValueRef y = LLVMBuildFMul(c->b, x, LLVMConstReal(lt, -1.4426950408889634), "");
         LLVMValueRef e = call(c, "llvm.nvvm.ex2.approx.f32", lt, &y, 1);
         return LLVMBuildFDiv(c->b, LLVMConstReal(lt, 1.0), LLVMBuildFAdd(c->b, LLVMConstReal(lt, 1.0), e, ""), "");
     }
     if (lt == c->t_f32 || lt == c->t_f64) {
         /* everything else from libdevice (linked by target.c): __nv_erff, __nv_exp, ... */
-        static const char *const libdevice[] = {"exp", "exp2", "log", "log2", "rsqrt", "sin", "cos", "erf"};
+        static const tk_builtin libdevice[] = {TK_B_EXP, TK_B_EXP2, TK_B_LOG, TK_B_LOG2,
+                                               TK_B_RSQRT, TK_B_SIN, TK_B_COS, TK_B_ERF};
         for (size_t i = 0; i < sizeof libdevice / sizeof libdevice[0]; i++) {
-            if (strcmp(libdevice[i], name) != 0) continue;
+            if ((int)libdevice[i] != id) continue;
             snprintf(buf, sizeof buf, "__nv_%s%s", name, f32 ? "f" : "");
             return call(c, buf, lt, &x, 1);
         }
-        if (!strcmp(name, "sigmoid")) {
+        if (id == TK_B_SIGMOID) {
             LLVMValueRef neg = LLVMBuildFNeg(c->b, x, "");
             LLVMValueRef e = call(c, "__nv_exp", lt, &neg, 1);
             return LLVMBuildFDiv(c->b, LLVMConstReal(lt, 1.0), LLVMBuildFAdd(c->b, LLVMConstReal(lt, 1.0), e, ""), "");
@@ -492,8 +496,8 @@ static LLVMValueRef minmax(cg *c, bool is_max, const tk_type *t, LLVMValueRef a,
 }
 
 static LLVMValueRef math_n(cg *c, const tk_tir_op *op, const tk_type *t, LLVMValueRef *x) {
-    const char *name = tk_sema_builtin_name(op->sub);
-    if (!strcmp(name, "libdevice")) {
+    int id = op->sub;
+    if (id == TK_B_LIBDEVICE_CALL) {
         /* sema chose the __nv_ function and converted the arguments to its
          * types; target.c links libdevice */
         uint32_t n = op->operands.len < 3 ? op->operands.len : 3;
@@ -501,16 +505,16 @@ static LLVMValueRef math_n(cg *c, const tk_tir_op *op, const tk_type *t, LLVMVal
     }
     const char *prop = tk_tir_attr_text(op, "propagate_nan");
     bool nan = prop && (!strcmp(prop, "all") || !strcmp(prop, "ALL"));
-    if (!strcmp(name, "maximum")) return minmax_nan(c, true, nan, t, x[0], x[1]);
-    if (!strcmp(name, "minimum")) return minmax_nan(c, false, nan, t, x[0], x[1]);
-    if (!strcmp(name, "clamp")) return minmax_nan(c, false, nan, t, minmax_nan(c, true, nan, t, x[0], x[1]), x[2]);
-    if (!strcmp(name, "fdiv") || !strcmp(name, "div_rn")) return LLVMBuildFDiv(c->b, x[0], x[1], "");
-    if (!strcmp(name, "fma")) {
+    if (id == TK_B_MAXIMUM) return minmax_nan(c, true, nan, t, x[0], x[1]);
+    if (id == TK_B_MINIMUM) return minmax_nan(c, false, nan, t, x[0], x[1]);
+    if (id == TK_B_CLAMP) return minmax_nan(c, false, nan, t, minmax_nan(c, true, nan, t, x[0], x[1]), x[2]);
+    if (id == TK_B_FDIV || id == TK_B_DIV_RN) return LLVMBuildFDiv(c->b, x[0], x[1], "");
+    if (id == TK_B_FMA) {
         char buf[48];
         snprintf(buf, sizeof buf, "llvm.fma.%s", fsuffix(c, LLVMTypeOf(x[0])));
         return call(c, buf, LLVMTypeOf(x[0]), x, 3);
     }
-    if (!strcmp(name, "umulhi")) {
+    if (id == TK_B_UMULHI) {
         LLVMTypeRef lt = LLVMTypeOf(x[0]);
         unsigned bits = LLVMGetIntTypeWidth(lt);
         LLVMTypeRef wide = LLVMIntTypeInContext(c->ctx, bits * 2);
@@ -520,7 +524,7 @@ static LLVMValueRef math_n(cg *c, const tk_tir_op *op, const tk_type *t, LLVMVal
         LLVMValueRef p = LLVMBuildMul(c->b, a, b, "");
         return LLVMBuildTrunc(c->b, LLVMBuildLShr(c->b, p, LLVMConstInt(wide, bits, 0), ""), lt, "");
     }
-    return math1(c, op, name, t, x[0]);
+    return math1(c, op, t, x[0]);
 }
 
 /* ---- loads and stores ---------------------------------------------------- */
@@ -872,11 +876,11 @@ static LLVMValueRef combine_region(cg *c, const tk_tir_block *region, LLVMValueR
     return a;
 }
 
-static LLVMValueRef combine(cg *c, const char *kind, const tk_type *t, LLVMValueRef a, LLVMValueRef b) {
-    if (!strcmp(kind, "reduce") || !strcmp(kind, "associative_scan")) return combine_region(c, c->combine_fn, a, b);
-    if (!strcmp(kind, "sum")) return is_float(t) ? LLVMBuildFAdd(c->b, a, b, "") : LLVMBuildAdd(c->b, a, b, "");
-    if (!strcmp(kind, "xor_sum")) return LLVMBuildXor(c->b, a, b, "");
-    return minmax(c, !strcmp(kind, "max"), t, a, b);
+static LLVMValueRef combine(cg *c, int kind, const tk_type *t, LLVMValueRef a, LLVMValueRef b) {
+    if (kind == TK_B_REDUCE || kind == TK_B_ASSOCIATIVE_SCAN) return combine_region(c, c->combine_fn, a, b);
+    if (kind == TK_B_SUM) return is_float(t) ? LLVMBuildFAdd(c->b, a, b, "") : LLVMBuildAdd(c->b, a, b, "");
+    if (kind == TK_B_XOR_SUM) return LLVMBuildXor(c->b, a, b, "");
+    return minmax(c, kind == TK_B_MAX, t, a, b);
 }
 
 static bool along(const tk_ll *l, uint64_t basis, uint32_t axis) {
@@ -910,7 +914,7 @@ static void combine_arg(cg *c, bool is_max, const tk_type *t, LLVMValueRef *v, L
 
 /* One step of a reduction on states of k values: (value, index) for
  * argmax/argmin, the operands' values for a tuple reduce, one value else. */
-static void combine_state(cg *c, const tk_tir_op *op, const char *kind, bool arg, bool arg_max, const tk_type *t,
+static void combine_state(cg *c, const tk_tir_op *op, int kind, bool arg, bool arg_max, const tk_type *t,
                           LLVMValueRef *x, LLVMValueRef *y, uint32_t k) {
     if (arg) combine_arg(c, arg_max, t, &x[0], &x[1], y[0], y[1]);
     else if (k > 1) combine_region_n(c, op->regions.data[0], x, y, k);
@@ -918,9 +922,9 @@ static void combine_state(cg *c, const tk_tir_op *op, const char *kind, bool arg
 }
 
 static void emit_reduce(cg *c, const tk_tir_op *op) {
-    const char *kind = tk_sema_builtin_name(op->sub);
-    bool arg = !strcmp(kind, "argmax") || !strcmp(kind, "argmin");
-    bool arg_max = !strcmp(kind, "argmax");
+    int kind = op->sub;
+    bool arg = kind == TK_B_ARGMAX || kind == TK_B_ARGMIN;
+    bool arg_max = kind == TK_B_ARGMAX;
     const tk_tir_value *in = op->operands.data[0], *res = op->results.data[0];
     const tk_ll *l = in->layout;
     uint32_t axis = (uint32_t)tk_tir_attr_int(op, "axis", 0);
@@ -1006,14 +1010,15 @@ static void emit_reduce(cg *c, const tk_tir_op *op) {
             g = LLVMBuildOr(c->b, g, LLVMBuildShl(c->b, bit, ci32(c, b), ""), "");
         }
         const tk_ll *ol = res->type->kind == TK_TYPE_TILE ? res->layout : NULL;
-        /* a slot of 8 bytes for each of the k values (smem.c sizes it) */
-        int64_t slot_bytes = 8 * (int64_t)k;
+        /* a slot for the k values of a state (lower/scratch.c) */
+        unsigned slot_bytes = scratch_slot(c), value_bytes = TK_TIR_SCRATCH_VALUE_BYTES;
         for (uint32_t o = 0; o < nout; o++) {
             LLVMValueRef f = ol ? reg_flat(c, ol, o) : ci32(c, 0);
             LLVMValueRef slot = LLVMBuildAdd(c->b, LLVMBuildMul(c->b, f, ci32(c, groups), ""), g, "");
             LLVMValueRef off = LLVMBuildMul(c->b, slot, ci32(c, slot_bytes), "");
             for (uint32_t j = 0; j < k; j++)
-                LLVMBuildStore(c->b, to_scratch(c, acc[j].r[o]), smem_addr(c, LLVMBuildAdd(c->b, off, ci32(c, 8 * j), "")));
+                LLVMBuildStore(c->b, to_scratch(c, acc[j].r[o]),
+                               smem_addr(c, LLVMBuildAdd(c->b, off, ci32(c, value_bytes * j), "")));
         }
         barrier(c);
         for (uint32_t o = 0; o < nout; o++) {
@@ -1024,7 +1029,7 @@ static void emit_reduce(cg *c, const tk_tir_op *op) {
                 LLVMValueRef off = LLVMBuildMul(c->b, slot, ci32(c, slot_bytes), "");
                 for (uint32_t j = 0; j < k; j++) {
                     LLVMTypeRef vt = LLVMTypeOf(acc[j].r[o]);
-                    LLVMValueRef at = smem_addr(c, LLVMBuildAdd(c->b, off, ci32(c, 8 * j), ""));
+                    LLVMValueRef at = smem_addr(c, LLVMBuildAdd(c->b, off, ci32(c, value_bytes * j), ""));
                     x[j] = from_scratch(c, LLVMBuildLoad2(c->b, scratch_type(c, vt), at, ""), vt);
                 }
                 if (q == 0) {
@@ -1065,7 +1070,8 @@ static LLVMValueRef uniform(cg *c, LLVMValueRef x) {
     return LLVMBuildFMul(c->b, LLVMBuildSIToFP(c->b, v, c->t_f32, ""), LLVMConstReal(c->t_f32, 4.6566127342e-10), "");
 }
 
-static void emit_random(cg *c, const tk_tir_op *op, const char *name) {
+static void emit_random(cg *c, const tk_tir_op *op) {
+    int id = op->sub;
     const tk_tir_value *seed_v = op->operands.data[0], *off_v = op->operands.data[1], *res = op->results.data[0];
     int64_t rounds = tk_tir_attr_int(op, "n_rounds", 10);
     LLVMValueRef seed = get(c, seed_v)->r[0];
@@ -1078,7 +1084,7 @@ static void emit_random(cg *c, const tk_tir_op *op, const char *name) {
     cgval *ov = get(c, off_v);
     uint32_t n = nregs(res);
     /* the 4x forms return all four words; the others the first */
-    uint32_t words = strstr(name, "4x") ? 4 : 1;
+    uint32_t words = id == TK_B_RANDINT4X || id == TK_B_RAND4X || id == TK_B_RANDN4X ? 4 : 1;
     cgval outs[4];
     for (uint32_t w = 0; w < words; w++) outs[w] = newval(c, n);
     bool wide = LLVMGetIntTypeWidth(LLVMTypeOf(ov->r[0])) == 64;
@@ -1098,9 +1104,9 @@ static void emit_random(cg *c, const tk_tir_op *op, const char *name) {
             k1 = LLVMBuildAdd(c->b, k1, cu32(c, 0xBB67AE85u), "");
         }
         LLVMValueRef word[4] = {c0, c1, c2, c3};
-        if (!strncmp(name, "randint", 7)) {
+        if (id == TK_B_RANDINT || id == TK_B_RANDINT4X) {
             for (uint32_t w = 0; w < words; w++) outs[w].r[r] = word[w];
-        } else if (!strncmp(name, "randn", 5)) {
+        } else if (id == TK_B_RANDN || id == TK_B_RANDN4X) {
             /* Box-Muller on each pair of words: cos, then sin */
             for (uint32_t w = 0; w < words; w += 2) {
                 LLVMValueRef u1 = uniform(c, word[w]), u2 = uniform(c, word[w + 1]);
@@ -1148,10 +1154,10 @@ static cgval scratch_read(cg *c, const tk_type *t, const tk_ll *l, int64_t mul, 
 
 /* join, split and cat in the layouts lower/layout.c gives them: each
  * element stays in its thread, only registers are renumbered */
-static void emit_shuffle_in_registers(cg *c, const tk_tir_op *op, const char *name) {
+static void emit_shuffle_in_registers(cg *c, const tk_tir_op *op) {
     const tk_tir_value *a = op->operands.data[0];
     const cgval *av = get(c, a);
-    if (!strcmp(name, "split")) {
+    if (op->sub == TK_B_SPLIT) {
         tk_ll half;
         uint32_t pair_bit = 0;
         tk_ll_split(&half, a->layout, &pair_bit);
@@ -1167,19 +1173,19 @@ static void emit_shuffle_in_registers(cg *c, const tk_tir_op *op, const char *na
     const cgval *bv = get(c, op->operands.data[1]);
     cgval out = newval(c, av->n * 2);
     for (uint32_t r = 0; r < out.n; r++) {
-        if (!strcmp(name, "join")) out.r[r] = (r & 1 ? bv : av)->r[r >> 1];
+        if (op->sub == TK_B_JOIN) out.r[r] = (r & 1 ? bv : av)->r[r >> 1];
         else out.r[r] = r < av->n ? av->r[r] : bv->r[r - av->n];
     }
     *get(c, op->results.data[0]) = out;
 }
 
-static void emit_shuffle_op(cg *c, const tk_tir_op *op, const char *name) {
+static void emit_shuffle_op(cg *c, const tk_tir_op *op) {
     const tk_tir_value *a = op->operands.data[0];
     if (tk_tir_join_split_cat_in_registers(op)) {
-        emit_shuffle_in_registers(c, op, name);
+        emit_shuffle_in_registers(c, op);
         return;
     }
-    if (!strcmp(name, "join") && a->type->kind != TK_TYPE_TILE) {
+    if (op->sub == TK_B_JOIN && a->type->kind != TK_TYPE_TILE) {
         /* two scalars: every thread holds both, so each register picks
          * its element (smem.c gives this no scratch) */
         const tk_tir_value *res = op->results.data[0];
@@ -1192,14 +1198,14 @@ static void emit_shuffle_op(cg *c, const tk_tir_op *op, const char *name) {
         *get(c, res) = out;
         return;
     }
-    unsigned slot = scratch_bytes(c, elem_type(c, a->type));
-    if (!strcmp(name, "join")) {
+    unsigned slot = scratch_slot(c);
+    if (op->sub == TK_B_JOIN) {
         const tk_tir_value *res = op->results.data[0];
         scratch_write(c, a, 2, 0, slot);
         scratch_write(c, op->operands.data[1], 2, 1, slot);
         barrier(c);
         *get(c, res) = scratch_read(c, res->type, res->layout, 1, 0, slot);
-    } else if (!strcmp(name, "split")) {
+    } else if (op->sub == TK_B_SPLIT) {
         scratch_write(c, a, 1, 0, slot);
         barrier(c);
         for (uint32_t i = 0; i < 2; i++) {
@@ -1410,7 +1416,7 @@ static void emit_assert(cg *c, const tk_tir_op *op) {
  * shared memory. Replicated bits take no part. */
 /* out = x combined with y (x first), on states of k values: cumsum and
  * cumprod add or multiply, a combine function takes 2k values. */
-static void scan_combine(cg *c, const char *kind, const tk_type *t, const LLVMValueRef *x, const LLVMValueRef *y,
+static void scan_combine(cg *c, int kind, const tk_type *t, const LLVMValueRef *x, const LLVMValueRef *y,
                          uint32_t k, LLVMValueRef *out) {
     if (k > 1) {
         /* out may be x or y itself */
@@ -1421,18 +1427,18 @@ static void scan_combine(cg *c, const char *kind, const tk_type *t, const LLVMVa
         return;
     }
     bool f = is_float(t);
-    if (!strcmp(kind, "sum")) out[0] = f ? LLVMBuildFAdd(c->b, x[0], y[0], "") : LLVMBuildAdd(c->b, x[0], y[0], "");
-    else if (!strcmp(kind, "prod")) out[0] = f ? LLVMBuildFMul(c->b, x[0], y[0], "") : LLVMBuildMul(c->b, x[0], y[0], "");
+    if (kind == TK_B_CUMSUM) out[0] = f ? LLVMBuildFAdd(c->b, x[0], y[0], "") : LLVMBuildAdd(c->b, x[0], y[0], "");
+    else if (kind == TK_B_CUMPROD) out[0] = f ? LLVMBuildFMul(c->b, x[0], y[0], "") : LLVMBuildMul(c->b, x[0], y[0], "");
     else out[0] = combine(c, kind, t, x[0], y[0]);
 }
 
-static void emit_scan(cg *c, const tk_tir_op *op, const char *name) {
+static void emit_scan(cg *c, const tk_tir_op *op) {
     const tk_tir_value *in = op->operands.data[0], *res = op->results.data[0];
     const tk_ll *l = in->layout;
     const tk_type *t = res->type;
     uint32_t axis = (uint32_t)tk_tir_attr_int(op, "axis", 0);
     bool reverse = tk_tir_attr_int(op, "reverse", 0) != 0;
-    const char *kind = !strcmp(name, "cumsum") ? "sum" : !strcmp(name, "cumprod") ? "prod" : name;
+    int kind = op->sub;
     c->combine_fn = op->regions.len ? op->regions.data[0] : NULL;
     /* each element carries a state of k values: one, or one of each tile
      * of a tuple scan; value j of register r is at [r * k + j] */
@@ -1506,17 +1512,17 @@ static void emit_scan(cg *c, const tk_tir_op *op, const char *name) {
             LLVMValueRef other = LLVMBuildAdd(c->b, LLVMBuildMul(c->b, other_warp, ci32(c, 32), ""), c->lane, "");
             /* the previous level's partners may still be reading these slots */
             if (scratch_read_pending) barrier(c);
-            /* 8 bytes a value, n * k a thread (smem.c sizes it) */
+            /* a slot a value, n * k a thread (lower/scratch.c) */
             for (uint32_t r = 0; r < n * k; r++) {
                 LLVMValueRef slot = LLVMBuildAdd(c->b, LLVMBuildMul(c->b, me, ci32(c, n * k), ""), ci32(c, r), "");
-                LLVMBuildStore(c->b, to_scratch(c, tot[r]), smem_addr(c, LLVMBuildMul(c->b, slot, ci32(c, 8), "")));
+                LLVMBuildStore(c->b, to_scratch(c, tot[r]), smem_addr(c, LLVMBuildMul(c->b, slot, ci32(c, scratch_slot(c)), "")));
             }
             barrier(c);
             for (uint32_t r = 0; r < n * k; r++) {
                 LLVMTypeRef vt = LLVMTypeOf(tot[r]);
                 LLVMValueRef slot = LLVMBuildAdd(c->b, LLVMBuildMul(c->b, other, ci32(c, n * k), ""), ci32(c, r), "");
                 partner[r] = from_scratch(c, LLVMBuildLoad2(c->b, scratch_type(c, vt),
-                                                            smem_addr(c, LLVMBuildMul(c->b, slot, ci32(c, 8), "")), ""), vt);
+                                                            smem_addr(c, LLVMBuildMul(c->b, slot, ci32(c, scratch_slot(c)), "")), ""), vt);
             }
             scratch_read_pending = true;
         }
@@ -1580,19 +1586,20 @@ static unsigned scope_of(cg *c, const tk_tir_op *op) {
     return LLVMGetSyncScopeID(c->ctx, name, strlen(name));
 }
 
-static void emit_atomic(cg *c, const tk_tir_op *op, const char *name) {
-    bool cas = !strcmp(name, "atomic_cas");
+static void emit_atomic(cg *c, const tk_tir_op *op) {
+    int id = op->sub;
+    bool cas = id == TK_B_ATOMIC_CAS;
     const tk_tir_value *ptr = op->operands.data[0], *res = op->results.data[0];
     const tk_type *t = res->type;
     bool f = is_float(t), s = is_signed(t);
     LLVMAtomicRMWBinOp rmw = LLVMAtomicRMWBinOpAdd;
-    if (!strcmp(name, "atomic_add")) rmw = f ? LLVMAtomicRMWBinOpFAdd : LLVMAtomicRMWBinOpAdd;
-    else if (!strcmp(name, "atomic_max")) rmw = f ? LLVMAtomicRMWBinOpFMax : s ? LLVMAtomicRMWBinOpMax : LLVMAtomicRMWBinOpUMax;
-    else if (!strcmp(name, "atomic_min")) rmw = f ? LLVMAtomicRMWBinOpFMin : s ? LLVMAtomicRMWBinOpMin : LLVMAtomicRMWBinOpUMin;
-    else if (!strcmp(name, "atomic_and")) rmw = LLVMAtomicRMWBinOpAnd;
-    else if (!strcmp(name, "atomic_or")) rmw = LLVMAtomicRMWBinOpOr;
-    else if (!strcmp(name, "atomic_xor")) rmw = LLVMAtomicRMWBinOpXor;
-    else if (!strcmp(name, "atomic_xchg")) rmw = LLVMAtomicRMWBinOpXchg;
+    if (id == TK_B_ATOMIC_ADD) rmw = f ? LLVMAtomicRMWBinOpFAdd : LLVMAtomicRMWBinOpAdd;
+    else if (id == TK_B_ATOMIC_MAX) rmw = f ? LLVMAtomicRMWBinOpFMax : s ? LLVMAtomicRMWBinOpMax : LLVMAtomicRMWBinOpUMax;
+    else if (id == TK_B_ATOMIC_MIN) rmw = f ? LLVMAtomicRMWBinOpFMin : s ? LLVMAtomicRMWBinOpMin : LLVMAtomicRMWBinOpUMin;
+    else if (id == TK_B_ATOMIC_AND) rmw = LLVMAtomicRMWBinOpAnd;
+    else if (id == TK_B_ATOMIC_OR) rmw = LLVMAtomicRMWBinOpOr;
+    else if (id == TK_B_ATOMIC_XOR) rmw = LLVMAtomicRMWBinOpXor;
+    else if (id == TK_B_ATOMIC_XCHG) rmw = LLVMAtomicRMWBinOpXchg;
     bool float_bits = f && rmw >= LLVMAtomicRMWBinOpAnd && rmw <= LLVMAtomicRMWBinOpXor;
     if (float_bits) {
         not_yet(c, op, "a bitwise atomic on floating-point values");
@@ -1610,7 +1617,7 @@ static void emit_atomic(cg *c, const tk_tir_op *op, const char *name) {
     /* the old values go to the copies that did not act through scratch
      * (smem.c gives it where the result is used and replicated) */
     LLVMTypeRef rt = elem_type(c, res->type);
-    unsigned slot = scratch_bytes(c, rt);
+    unsigned slot = scratch_slot(c);
     for (uint32_t r = 0; r < n; r++) {
         LLVMValueRef pred = scalar ? first_thread : owner(c, ptr->layout, r);
         if (mask) pred = LLVMBuildAnd(c->b, pred, opnd(c, op, 2, r), "");
@@ -1947,8 +1954,8 @@ static void emit_op(cg *c, const tk_tir_op *op) {
         bool f8_to = te->kind == TK_TYPE_SCALAR && (te->dtype == TK_F8E4M3 || te->dtype == TK_F8E5M2);
         const char *rounding = tk_tir_attr_text(op, "rounding");
         bool rtz = rounding && strcmp(rounding, "rtne") != 0;
-        if ((f8_from || f8_to) && c->sm < 89) {
-            not_yet(c, op, tk_arena_printf(c->arena, "an fp8 conversion on sm_%d (it needs sm_89 or newer)", c->sm));
+        if ((f8_from || f8_to) && !c->target->has_fp8) {
+            not_yet(c, op, tk_arena_printf(c->arena, "an fp8 conversion on %s (it needs sm_89 or newer)", c->target->name));
             break;
         }
         for (uint32_t r = 0; r < n && !c->failed; r++) {
@@ -1992,41 +1999,25 @@ static void emit_op(cg *c, const tk_tir_op *op) {
         emit_reduce(c, op);
         return;
     case TIR_BUILTIN: {
-        const char *name = tk_sema_builtin_name(op->sub);
-        if (!strcmp(name, "debug_barrier")) {
-            barrier(c);
+        switch (op->sub) {
+        case TK_B_DEBUG_BARRIER: barrier(c); return;
+        case TK_B_ATOMIC_ADD: case TK_B_ATOMIC_MAX: case TK_B_ATOMIC_MIN: case TK_B_ATOMIC_AND:
+        case TK_B_ATOMIC_OR: case TK_B_ATOMIC_XOR: case TK_B_ATOMIC_XCHG: case TK_B_ATOMIC_CAS:
+            emit_atomic(c, op);
+            return;
+        case TK_B_CUMSUM: case TK_B_CUMPROD: case TK_B_ASSOCIATIVE_SCAN: emit_scan(c, op); return;
+        case TK_B_RAND: case TK_B_RANDN: case TK_B_RANDINT: case TK_B_RAND4X: case TK_B_RANDN4X:
+        case TK_B_RANDINT4X:
+            emit_random(c, op);
+            return;
+        case TK_B_JOIN: case TK_B_SPLIT: case TK_B_CAT: emit_shuffle_op(c, op); return;
+        case TK_B_INLINE_ASM_ELEMENTWISE: emit_inline_asm(c, op); return;
+        case TK_B_DEVICE_PRINT: emit_print(c, op); return;
+        case TK_B_DEVICE_ASSERT: emit_assert(c, op); return;
+        default:
+            not_yet(c, op, tk_arena_printf(c->arena, "tl.%s", tk_sema_builtin_name(op->sub)));
             return;
         }
-        if (!strncmp(name, "atomic_", 7)) {
-            emit_atomic(c, op, name);
-            return;
-        }
-        if (!strcmp(name, "cumsum") || !strcmp(name, "cumprod") || !strcmp(name, "associative_scan")) {
-            emit_scan(c, op, name);
-            return;
-        }
-        if (!strncmp(name, "rand", 4)) {
-            emit_random(c, op, name);
-            return;
-        }
-        if (!strcmp(name, "join") || !strcmp(name, "split") || !strcmp(name, "cat")) {
-            emit_shuffle_op(c, op, name);
-            return;
-        }
-        if (!strcmp(name, "inline_asm_elementwise")) {
-            emit_inline_asm(c, op);
-            return;
-        }
-        if (!strcmp(name, "device_print")) {
-            emit_print(c, op);
-            return;
-        }
-        if (!strcmp(name, "device_assert")) {
-            emit_assert(c, op);
-            return;
-        }
-        not_yet(c, op, tk_arena_printf(c->arena, "tl.%s", name));
-        return;
     }
     case TIR_FOR: emit_for(c, op); return;
     case TIR_IF: emit_if(c, op); return;
@@ -2150,7 +2141,7 @@ LLVMModuleRef cg_build_module(tk_arena *arena, tk_diag *diag, LLVMContextRef ctx
     bool line_info = options->line_info;
     cg c = {0};
     c.debug = options->debug;
-    c.sm = options->arch && strlen(options->arch) >= 5 ? atoi(options->arch + 3) : 90;
+    c.target = options->target;
     c.arena = arena;
     c.diag = diag;
     c.ctx = ctx;

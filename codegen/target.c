@@ -218,7 +218,7 @@ static bool run_ptxas(tk_arena *arena, tk_diag *diag, const tk_cg_options *opt, 
         size_t cmd_len = 0;
         FILE *script = open_memstream(&cmd, &cmd_len);
         char flags[64];
-        snprintf(flags, sizeof flags, "-arch=%s %s-O%d %s", opt->arch, opt->resource_report ? "-v " : "",
+        snprintf(flags, sizeof flags, "-arch=%s %s-O%d %s", opt->target->name, opt->resource_report ? "-v " : "",
                  opt->opt_level < 3 ? opt->opt_level : 3, opt->line_info ? "-lineinfo " : "");
         if (chunks == 1) {
             fprintf(script, "'%s' %s'%s' -o '%s' 2>&1", ptxas, flags, ptx_path, cubin_path);
@@ -234,7 +234,7 @@ static bool run_ptxas(tk_arena *arena, tk_diag *diag, const tk_cg_options *opt, 
                 if ((i + 1) % at_once == 0 || i + 1 == chunks) fputs(" wait;", script);
             }
             fputs(" }; cat c*.log; test ! -f failed && '", script);
-            fprintf(script, "%s' -arch=%s", nvlink, opt->arch);
+            fprintf(script, "%s' -arch=%s", nvlink, opt->target->name);
             for (uint32_t i = 0; i < chunks; i++) fprintf(script, " c%u.o", i);
             fputs(" -o k.cubin 2>&1", script);
         }
@@ -262,11 +262,11 @@ static bool run_ptxas(tk_arena *arena, tk_diag *diag, const tk_cg_options *opt, 
                 const char *why = report && *report ? report : "(no message)\n";
                 if (out->user_asm.src) {
                     tk_error(diag, out->user_asm, "ptxas -arch=%s rejected the PTX, which holds this inline "
-                             "assembly", opt->arch);
+                             "assembly", opt->target->name);
                     tk_note_plain(diag, "ptxas said:\n%s", why);
                 } else {
                     tk_error(diag, (tk_loc){0}, "internal compiler error: ptxas -arch=%s rejected the PTX tkc "
-                             "wrote:\n%s", opt->arch, why);
+                             "wrote:\n%s", opt->target->name, why);
                 }
             }
         }
@@ -351,8 +351,9 @@ bool tk_cg_compile(tk_arena *arena, tk_diag *diag, const tk_tir_program *program
                                                           : LLVMCodeGenLevelAggressive;
     /* LLVM's default PTX version per target, except sm_89, whose fp8
      * conversions (cvt ... e4m3x2 / e5m2x2) need PTX ISA 8.1 */
-    const char *features = strcmp(options->arch, "sm_89") == 0 ? "+ptx81" : "";
-    LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, triple, options->arch, features, level,
+    char features[16];
+    snprintf(features, sizeof features, "+ptx%d", options->target->ptx_version);
+    LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, triple, options->target->name, features, level,
                                                       LLVMRelocDefault, LLVMCodeModelDefault);
     LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(tm);
     LLVMSetModuleDataLayout(mod, layout);

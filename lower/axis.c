@@ -160,14 +160,13 @@ static void visit(tk_tir_op *op, void *ctx) {
         memcpy(r->divisibility, a->divisibility, sizeof r->divisibility);
         memcpy(r->constancy, a->constancy, sizeof r->constancy);
         r->has_axis = true;
-        const char *name = tk_sema_builtin_name(op->sub);
         uint32_t d = 0;
         for (uint32_t i = 0; i < op->attrs.len && d < dims(r); i++) {
             if (strcmp(op->attrs.data[i].name, "value") != 0) continue;
             /* facts are powers of two: runs of 12 are runs of 4 */
             int64_t v = pow2_floor_divisor(op->attrs.data[i].i);
-            if (strcmp(name, "multiple_of") == 0) r->divisibility[d] = v;
-            else if (strcmp(name, "max_contiguous") == 0) r->contiguity[d] = v;
+            if (op->sub == TK_B_MULTIPLE_OF) r->divisibility[d] = v;
+            else if (op->sub == TK_B_MAX_CONTIGUOUS) r->contiguity[d] = v;
             else r->constancy[d] = v;
             d++;
         }

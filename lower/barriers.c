@@ -62,8 +62,7 @@ static bool meets(const pending *p, uint32_t lo, uint32_t hi) {
 }
 
 static bool is_barrier(const tk_tir_op *op) {
-    return op->code == TIR_BARRIER ||
-           (op->code == TIR_BUILTIN && !strcmp(tk_sema_builtin_name(op->sub), "debug_barrier"));
+    return tk_tir_props(op) & TIR_P_SYNC;
 }
 
 typedef struct barrier_ctx {

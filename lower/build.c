@@ -31,40 +31,8 @@ typedef struct builder {
     bool failed;
 } builder;
 
-tk_tir_value *tir_new_value(tk_arena *arena, tk_tir_kernel *k, const tk_type *type, tk_tir_op *def) {
-    tk_tir_value *v = TK_NEW(arena, tk_tir_value);
-    v->type = type;
-    v->def = def;
-    v->id = k->value_count++;
-    return v;
-}
-
-tk_tir_value *tir_copy_value(tk_arena *arena, tk_tir_kernel *k, const tk_tir_value *v, tk_tir_op *def) {
-    tk_tir_value *r = TK_NEW(arena, tk_tir_value);
-    *r = *v;
-    r->id = k->value_count++;
-    r->def = def;
-    return r;
-}
-
 static tk_tir_value *new_value(builder *b, const tk_type *type, tk_tir_op *def) {
     return tir_new_value(b->arena, b->kernel, type, def);
-}
-
-tk_tir_op *tir_new_op(tk_arena *arena, tk_tir_opcode code, int sub, tk_loc loc) {
-    tk_tir_op *op = TK_NEW(arena, tk_tir_op);
-    op->code = code;
-    op->sub = sub;
-    op->loc = loc;
-    return op;
-}
-
-tk_tir_op *tir_clone_op(tk_arena *arena, const tk_tir_op *op, tk_tir_block *parent) {
-    tk_tir_op *copy = tir_new_op(arena, op->code, op->sub, op->loc);
-    copy->value = op->value;
-    copy->attrs = op->attrs;
-    copy->parent = parent;
-    return copy;
 }
 
 static tk_tir_op *emit(builder *b, tk_tir_opcode code, int sub, tk_loc loc) {
@@ -134,40 +102,19 @@ static void copy_attrs(builder *b, tk_tir_op *op, const tk_sx *x) {
 }
 
 static bool is_f8(const tk_type *t);
-static const tk_type *scalar_type(builder *b, tk_dtype d);
 static tk_tir_value *op1(builder *b, tk_tir_opcode code, int sub, tk_loc loc, const tk_type *t,
                          tk_tir_value *x, tk_tir_value *y);
 
 static tk_tir_value *const_value(builder *b, const tk_type *type, int64_t i, double f, tk_loc loc) {
     if (is_f8(type)) /* an f32 constant rounded to f8 like any other value */
-        return op1(b, TIR_CAST, 0, loc, type, const_value(b, scalar_type(b, TK_F32), i, f, loc), NULL);
+        return op1(b, TIR_CAST, 0, loc, type, const_value(b, tk_type_scalar(b->arena, TK_F32), i, f, loc), NULL);
     tk_tir_op *op = emit(b, TIR_CONST, 0, loc);
     if (tk_dtype_is_float(type->dtype)) op->value.f = f;
     else op->value.i = i;
     return result(b, op, type);
 }
 
-static bool builtin_is(const tk_sx *x, const char *name) {
-    return strcmp(tk_sema_builtin_name(x->builtin), name) == 0;
-}
-
 /* ---- block pointers: lowered to scalars and ordinary pointer tiles ---- */
-
-static const tk_type *scalar_type(builder *b, tk_dtype d) {
-    tk_type *t = TK_NEW(b->arena, tk_type);
-    t->kind = TK_TYPE_SCALAR;
-    t->dtype = d;
-    return t;
-}
-
-static const tk_type *tile_type(builder *b, const tk_type *elem, uint32_t rank, const int64_t *shape) {
-    tk_type *t = TK_NEW(b->arena, tk_type);
-    t->kind = TK_TYPE_TILE;
-    t->elem = elem;
-    t->rank = rank;
-    memcpy(t->shape, shape, sizeof(int64_t) * rank);
-    return t;
-}
 
 static tk_tir_value *op1(builder *b, tk_tir_opcode code, int sub, tk_loc loc, const tk_type *t,
                          tk_tir_value *x, tk_tir_value *y) {
@@ -187,8 +134,8 @@ static bool is_f8(const tk_type *t) {
 
 /* t with its element type replaced by f32 */
 static const tk_type *as_f32(builder *b, const tk_type *t) {
-    const tk_type *f32 = scalar_type(b, TK_F32);
-    return t->kind == TK_TYPE_TILE ? tile_type(b, f32, t->rank, t->shape) : f32;
+    const tk_type *f32 = tk_type_scalar(b->arena, TK_F32);
+    return t->kind == TK_TYPE_TILE ? tk_type_tile(b->arena, f32, t->rank, t->shape) : f32;
 }
 
 static tk_tir_value *widen_f8(builder *b, tk_tir_value *v, tk_loc loc) {
@@ -204,12 +151,10 @@ static vals lower_block_access(builder *b, const tk_sx *x, bool is_load) {
     uint32_t rank = bt->rank;
     vals bp = lower_sx(b, x->args.data[0]);
     if (bp.count != 1 + 3 * rank) return (vals){0};
-    const tk_type *i32 = scalar_type(b, TK_I32), *i64 = scalar_type(b, TK_I64), *i1 = scalar_type(b, TK_I1);
-    const tk_type *full_i64 = tile_type(b, i64, rank, bt->shape);
-    const tk_type *ptr_elem = TK_NEW(b->arena, tk_type);
-    ((tk_type *)ptr_elem)->kind = TK_TYPE_POINTER;
-    ((tk_type *)ptr_elem)->elem = bt->elem;
-    tk_tir_value *ptrs = op1(b, TIR_SPLAT, 0, x->loc, tile_type(b, ptr_elem, rank, bt->shape), bp.v[0], NULL);
+    const tk_type *i32 = tk_type_scalar(b->arena, TK_I32), *i64 = tk_type_scalar(b->arena, TK_I64), *i1 = tk_type_scalar(b->arena, TK_I1);
+    const tk_type *full_i64 = tk_type_tile(b->arena, i64, rank, bt->shape);
+    const tk_type *ptr_elem = tk_type_pointer(b->arena, bt->elem);
+    tk_tir_value *ptrs = op1(b, TIR_SPLAT, 0, x->loc, tk_type_tile(b->arena, ptr_elem, rank, bt->shape), bp.v[0], NULL);
     tk_tir_value *mask = NULL;
     for (uint32_t d = 0; d < rank; d++) {
         int64_t n = bt->shape[d], one_shape[TK_MAX_RANK];
@@ -217,13 +162,13 @@ static vals lower_block_access(builder *b, const tk_sx *x, bool is_load) {
         struct tk_sema_attr s0 = {"start", NULL, 0}, s1 = {"end", NULL, n};
         tk_vec_push(b->arena, &range->attrs, s0);
         tk_vec_push(b->arena, &range->attrs, s1);
-        tk_tir_value *r = result(b, range, tile_type(b, i32, 1, &n));
-        tk_tir_value *off = op1(b, TIR_SPLAT, 0, x->loc, tile_type(b, i32, 1, &n), bp.v[1 + 2 * rank + d], NULL);
+        tk_tir_value *r = result(b, range, tk_type_tile(b->arena, i32, 1, &n));
+        tk_tir_value *off = op1(b, TIR_SPLAT, 0, x->loc, tk_type_tile(b->arena, i32, 1, &n), bp.v[1 + 2 * rank + d], NULL);
         tk_tir_value *idx = op1(b, TIR_BINARY, TK_BINOP_ADD, x->loc, r->type, off, r);
         for (uint32_t e = 0; e < rank; e++) one_shape[e] = e == d ? n : 1;
-        tk_tir_value *col = op1(b, TIR_RESHAPE, tk_sema_builtin_id("reshape"), x->loc,
-                                tile_type(b, i32, rank, one_shape), idx, NULL);
-        tk_tir_value *wide = op1(b, TIR_BROADCAST, 0, x->loc, tile_type(b, i32, rank, bt->shape), col, NULL);
+        tk_tir_value *col = op1(b, TIR_RESHAPE, TK_B_RESHAPE, x->loc,
+                                tk_type_tile(b->arena, i32, rank, one_shape), idx, NULL);
+        tk_tir_value *wide = op1(b, TIR_BROADCAST, 0, x->loc, tk_type_tile(b->arena, i32, rank, bt->shape), col, NULL);
         tk_tir_value *w64 = op1(b, TIR_CAST, 0, x->loc, full_i64, wide, NULL);
         tk_tir_value *stride = op1(b, TIR_SPLAT, 0, x->loc, full_i64, bp.v[1 + rank + d], NULL);
         tk_tir_value *step = op1(b, TIR_BINARY, TK_BINOP_MUL, x->loc, full_i64, w64, stride);
@@ -232,7 +177,7 @@ static vals lower_block_access(builder *b, const tk_sx *x, bool is_load) {
         for (uint32_t i = 0; i < x->attrs.len; i++)
             checked |= !strcmp(x->attrs.data[i].name, "boundary_check") && x->attrs.data[i].i == (int64_t)d;
         if (!checked) continue;
-        const tk_type *bool_tile = tile_type(b, i1, rank, bt->shape);
+        const tk_type *bool_tile = tk_type_tile(b->arena, i1, rank, bt->shape);
         tk_tir_value *zero = op1(b, TIR_SPLAT, 0, x->loc, full_i64, const_value(b, i64, 0, 0, x->loc), NULL);
         tk_tir_value *limit = op1(b, TIR_SPLAT, 0, x->loc, full_i64, bp.v[1 + d], NULL);
         tk_tir_value *in = op1(b, TIR_BINARY, TK_BINOP_AND, x->loc, bool_tile,
@@ -252,7 +197,7 @@ static vals lower_block_access(builder *b, const tk_sx *x, bool is_load) {
             if (!strcmp(x->attrs.data[i].name, "padding")) pad = x->attrs.data[i].text;
         const tk_type *et = bt->elem;
         bool nan = pad && !strcmp(pad, "nan");
-        fill = op1(b, TIR_SPLAT, 0, x->loc, tile_type(b, et, rank, bt->shape),
+        fill = op1(b, TIR_SPLAT, 0, x->loc, tk_type_tile(b->arena, et, rank, bt->shape),
                    const_value(b, et, 0, nan ? __builtin_nan("") : 0.0, x->loc), NULL);
     }
     tk_tir_op *op = emit(b, is_load ? TIR_LOAD : TIR_STORE, 0, x->loc);
@@ -284,16 +229,15 @@ static vals lower_reduce(builder *b, const tk_sx *x) {
     if (flatten) {
         int64_t numel = 1;
         for (uint32_t d = 0; d < in->type->rank; d++) numel *= in->type->shape[d];
-        in = op1(b, TIR_RESHAPE, tk_sema_builtin_id("reshape"), x->loc, tile_type(b, in->type->elem, 1, &numel), in,
+        in = op1(b, TIR_RESHAPE, TK_B_RESHAPE, x->loc, tk_type_tile(b->arena, in->type->elem, 1, &numel), in,
                  NULL);
     }
     bool pair = x->type->kind == TK_TYPE_TUPLE;
-    const char *name = tk_sema_builtin_name(x->builtin);
     uint32_t n = pair ? 2 : 1;
     vals out = {n, TK_NEW_ARRAY(b->arena, tk_tir_value *, n)};
     for (uint32_t k = 0; k < n; k++) {
         const tk_type *want = pair ? x->type->items[k] : x->type;
-        int sub = k == 0 ? x->builtin : tk_sema_builtin_id(!strcmp(name, "max") ? "argmax" : "argmin");
+        int sub = k == 0 ? x->builtin : (x->builtin == TK_B_MAX ? TK_B_ARGMAX : TK_B_ARGMIN);
         tk_tir_op *op = emit(b, TIR_REDUCE, sub, x->loc);
         for (uint32_t i = 0; i < x->attrs.len; i++)
             if ((!flatten || strcmp(x->attrs.data[i].name, "keep_dims")) && strcmp(x->attrs.data[i].name, "return_indices"))
@@ -312,10 +256,9 @@ static vals lower_reduce(builder *b, const tk_sx *x) {
 }
 
 static vals lower_builtin(builder *b, const tk_sx *x) {
-    if (!x->func && (builtin_is(x, "sum") || builtin_is(x, "max") || builtin_is(x, "min") ||
-                     builtin_is(x, "argmax") || builtin_is(x, "argmin") || builtin_is(x, "xor_sum")))
+    if (!x->func && (tk_builtin_lowering(x->builtin) & TK_BP_REDUCTION) && x->builtin != TK_B_REDUCE)
         return lower_reduce(b, x);
-    if (builtin_is(x, "make_block_ptr")) {
+    if (x->builtin == TK_B_MAKE_BLOCK_PTR) {
         /* base, then the flattened shape, strides and offsets tuples */
         vals out = {0, NULL};
         uint32_t n = 0;
@@ -329,7 +272,7 @@ static vals lower_builtin(builder *b, const tk_sx *x) {
             for (uint32_t k = 0; k < parts[i].count; k++) out.v[out.count++] = parts[i].v[k];
         return out;
     }
-    if (builtin_is(x, "advance")) {
+    if (x->builtin == TK_B_ADVANCE) {
         vals bp = lower_sx(b, x->args.data[0]), delta = lower_sx(b, x->args.data[1]);
         uint32_t rank = x->type->rank;
         if (bp.count != 1 + 3 * rank || delta.count != rank) return (vals){0};
@@ -341,35 +284,24 @@ static vals lower_builtin(builder *b, const tk_sx *x) {
         }
         return out;
     }
-    if ((builtin_is(x, "load") || builtin_is(x, "store")) && x->args.len &&
+    if ((x->builtin == TK_B_LOAD || x->builtin == TK_B_STORE) && x->args.len &&
         x->args.data[0]->type->kind == TK_TYPE_BLOCK_PTR)
-        return lower_block_access(b, x, builtin_is(x, "load"));
-    const char *name = tk_sema_builtin_name(x->builtin);
+        return lower_block_access(b, x, x->builtin == TK_B_LOAD);
+    unsigned lowering = tk_builtin_lowering(x->builtin);
     tk_tir_opcode code = TIR_BUILTIN;
-    if (builtin_is(x, "program_id")) code = TIR_PROGRAM_ID;
-    else if (builtin_is(x, "num_programs")) code = TIR_NUM_PROGRAMS;
-    else if (builtin_is(x, "arange")) code = TIR_MAKE_RANGE;
-    else if (builtin_is(x, "load")) code = TIR_LOAD;
-    else if (builtin_is(x, "store")) code = TIR_STORE;
-    else if (builtin_is(x, "reshape") || builtin_is(x, "view")) code = TIR_RESHAPE;
-    else if (builtin_is(x, "permute")) code = TIR_PERMUTE;
-    else if (builtin_is(x, "multiple_of") || builtin_is(x, "max_contiguous") || builtin_is(x, "max_constancy"))
-        code = TIR_HINT;
-    else if (builtin_is(x, "where")) code = TIR_SELECT;
-    else if ((builtin_is(x, "sum") || builtin_is(x, "max") || builtin_is(x, "min") ||
-              builtin_is(x, "argmax") || builtin_is(x, "argmin") || builtin_is(x, "xor_sum") ||
-              builtin_is(x, "reduce")) &&
-             (x->type->kind != TK_TYPE_TUPLE || builtin_is(x, "reduce")))
+    if (x->builtin == TK_B_PROGRAM_ID) code = TIR_PROGRAM_ID;
+    else if (x->builtin == TK_B_NUM_PROGRAMS) code = TIR_NUM_PROGRAMS;
+    else if (x->builtin == TK_B_ARANGE) code = TIR_MAKE_RANGE;
+    else if (x->builtin == TK_B_LOAD) code = TIR_LOAD;
+    else if (x->builtin == TK_B_STORE) code = TIR_STORE;
+    else if (x->builtin == TK_B_RESHAPE || x->builtin == TK_B_VIEW) code = TIR_RESHAPE;
+    else if (x->builtin == TK_B_PERMUTE) code = TIR_PERMUTE;
+    else if (lowering & TK_BP_HINT) code = TIR_HINT;
+    else if (x->builtin == TK_B_WHERE) code = TIR_SELECT;
+    else if ((lowering & TK_BP_REDUCTION) && (x->type->kind != TK_TYPE_TUPLE || x->builtin == TK_B_REDUCE))
         code = TIR_REDUCE; /* tl.reduce over a tuple: one op, a result per tile */
-    else {
-        static const char *const math[] = {"exp", "exp2", "log", "log2", "sqrt", "sqrt_rn", "rsqrt",
-                                           "sin", "cos", "erf", "floor", "ceil", "sigmoid", "abs",
-                                           "fdiv", "div_rn", "fma", "maximum", "minimum", "clamp",
-                                           "umulhi", "libdevice"};
-        for (size_t i = 0; i < sizeof math / sizeof math[0]; i++)
-            if (strcmp(math[i], name) == 0) code = TIR_MATH;
-    }
-    if (builtin_is(x, "softmax")) {
+    else if (lowering & TK_BP_MATH) code = TIR_MATH;
+    if (x->builtin == TK_B_SOFTMAX) {
         /* exp(x - max) / sum(exp(x - max)) along the axis, from the ops that
          * already exist: two reductions kept as size-1 dimensions, broadcast back */
         tk_tir_value *in = lower1(b, x->args.data[0]);
@@ -381,13 +313,11 @@ static vals lower_builtin(builder *b, const tk_sx *x) {
         int64_t kshape[TK_MAX_RANK];
         memcpy(kshape, t->shape, sizeof(int64_t) * t->rank);
         kshape[axis] = 1;
-        tk_type *kept = TK_NEW(b->arena, tk_type);
-        *kept = *t;
-        memcpy(kept->shape, kshape, sizeof kshape);
-        const char *steps[2] = {"max", "sum"};
+        const tk_type *kept = tk_type_tile(b->arena, t->elem, t->rank, kshape);
+        const int steps[2] = {TK_B_MAX, TK_B_SUM};
         tk_tir_value *cur = in, *shifted = NULL;
         for (int k = 0; k < 2; k++) {
-            tk_tir_op *red = emit(b, TIR_REDUCE, tk_sema_builtin_id(steps[k]), x->loc);
+            tk_tir_op *red = emit(b, TIR_REDUCE, steps[k], x->loc);
             struct tk_sema_attr ax = {"axis", NULL, axis}, keep = {"keep_dims", NULL, 1};
             tk_vec_push(b->arena, &red->attrs, ax);
             tk_vec_push(b->arena, &red->attrs, keep);
@@ -401,7 +331,7 @@ static vals lower_builtin(builder *b, const tk_sx *x) {
                 operand(b, sub, in);
                 operand(b, sub, wide);
                 tk_tir_value *d = result(b, sub, t);
-                tk_tir_op *e = emit(b, TIR_MATH, tk_sema_builtin_id("exp"), x->loc);
+                tk_tir_op *e = emit(b, TIR_MATH, TK_B_EXP, x->loc);
                 operand(b, e, d);
                 shifted = cur = result(b, e, t);
             } else {
@@ -412,7 +342,7 @@ static vals lower_builtin(builder *b, const tk_sx *x) {
             }
         }
     }
-    if (builtin_is(x, "full")) {
+    if (x->builtin == TK_B_FULL) {
         /* full(v) is a splat of v */
         tk_tir_value *v = lower1(b, x->args.data[0]);
         if (!v) return (vals){0};
@@ -428,8 +358,8 @@ static vals lower_builtin(builder *b, const tk_sx *x) {
     }
     /* math, reductions and scans of f8 values run in f32 (a @func combine
      * function computes in its own types instead) */
-    bool f8_math = !x->func && (code == TIR_MATH || code == TIR_REDUCE || builtin_is(x, "cumsum") ||
-                                builtin_is(x, "cumprod"));
+    bool f8_math = !x->func && (code == TIR_MATH || code == TIR_REDUCE || x->builtin == TK_B_CUMSUM ||
+                                x->builtin == TK_B_CUMPROD);
     if (f8_math)
         for (uint32_t i = 0; i < x->args.len; i++)
             for (uint32_t k = 0; k < args[i].count; k++) args[i].v[k] = widen_f8(b, args[i].v[k], x->loc);
@@ -557,8 +487,8 @@ static vals lower_sx(builder *b, const tk_sx *x) {
             int64_t shape[TK_MAX_RANK];
             uint32_t pad = x->type->rank - a->type->rank;
             for (uint32_t d = 0; d < x->type->rank; d++) shape[d] = d < pad ? 1 : a->type->shape[d - pad];
-            a = op1(b, TIR_RESHAPE, tk_sema_builtin_id("reshape"), x->loc,
-                    tile_type(b, a->type->elem, x->type->rank, shape), a, NULL);
+            a = op1(b, TIR_RESHAPE, TK_B_RESHAPE, x->loc,
+                    tk_type_tile(b->arena, a->type->elem, x->type->rank, shape), a, NULL);
         }
         tk_tir_op *op = emit(b, a->type->kind == TK_TYPE_TILE ? TIR_BROADCAST : TIR_SPLAT, 0, x->loc);
         operand(b, op, a);
@@ -842,6 +772,7 @@ static tk_tir_kernel *lower_kernel(tk_arena *arena, tk_diag *diag, const tk_sema
     tk_tir_kernel *kernel = TK_NEW(arena, tk_tir_kernel);
     kernel->sema = sk;
     kernel->num_warps = (uint32_t)sk->num_warps;
+    kernel->num_stages = (uint32_t)sk->num_stages;
     kernel->suffix = "";
     env e = {0};
     builder b = {arena, diag, kernel, NULL, &e, NULL, false};

@@ -9,15 +9,7 @@
 #include <string.h>
 
 static bool pure(const tk_tir_op *op) {
-    switch (op->code) {
-    case TIR_CONST: case TIR_PROGRAM_ID: case TIR_NUM_PROGRAMS: case TIR_MAKE_RANGE: case TIR_SPLAT:
-    case TIR_BROADCAST: case TIR_RESHAPE: case TIR_PERMUTE: case TIR_UNARY: case TIR_BINARY:
-    case TIR_CMP: case TIR_SELECT: case TIR_CAST: case TIR_BITCAST: case TIR_ADDPTR: case TIR_MATH:
-    case TIR_HINT:
-        return op->results.len == 1 && op->regions.len == 0;
-    default:
-        return false;
-    }
+    return (tk_tir_props(op) & TIR_P_PURE) && op->results.len == 1 && op->regions.len == 0;
 }
 
 static bool same_attrs(const tk_tir_op *a, const tk_tir_op *b) {

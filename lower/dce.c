@@ -6,15 +6,7 @@
 
 #include <string.h>
 
-static bool has_effect(const tk_tir_op *op) {
-    switch (op->code) {
-    case TIR_STORE: case TIR_BUILTIN: case TIR_FOR: case TIR_IF: case TIR_WHILE:
-    case TIR_YIELD: case TIR_CONDITION: case TIR_RETURN: case TIR_BARRIER:
-        return true;
-    case TIR_LOAD: return tk_tir_attr_int(op, "volatile", 0) != 0;
-    default: return false;
-    }
-}
+static bool has_effect(const tk_tir_op *op) { return tk_tir_props(op) & TIR_P_EFFECT; }
 
 typedef struct dce_ctx {
     tk_arena *arena;

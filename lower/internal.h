@@ -31,7 +31,11 @@ void tir_walk(tk_tir_block *blk, tir_visit_fn fn, void *ctx);
 typedef TK_VEC(tk_loc) tk_tir_warned;
 void tir_check_offsets(tk_arena *arena, tk_diag *diag, tk_tir_kernel *k, tk_tir_warned *warned);
 
-/* The passes, in pipeline order (each file says what it needs and keeps). */
+/* One kernel through the verifier (verify.c). */
+bool tk_tir_verify_kernel(tk_diag *diag, tk_arena *arena, const tk_tir_kernel *k);
+
+/* The passes, in pipeline order (passes.c lists them; each file says what
+ * it needs and keeps). */
 void tir_pass_fold(tk_arena *arena, tk_tir_kernel *k);
 void tir_pass_cse(tk_arena *arena, tk_tir_kernel *k);
 void tir_pass_dce(tk_arena *arena, tk_tir_kernel *k);

@@ -203,25 +203,6 @@ static void ensure(layout_ctx *c, op_list *out, tk_tir_op *op, uint32_t i, const
 
 static void assign_block(layout_ctx *c, tk_tir_block *blk);
 
-/* builtins whose result keeps the layout of their tile operand */
-static bool is_scan(const tk_tir_op *op) {
-    if (op->code != TIR_BUILTIN) return false;
-    const char *name = tk_sema_builtin_name(op->sub);
-    return !strcmp(name, "cumsum") || !strcmp(name, "cumprod") || !strcmp(name, "associative_scan") ||
-           !strncmp(name, "rand", 4) /* rand, randn, randint and their 4x forms */ ||
-           !strcmp(name, "inline_asm_elementwise");
-}
-
-static bool is_elementwise(tk_tir_opcode code) {
-    switch (code) {
-    case TIR_UNARY: case TIR_BINARY: case TIR_CMP: case TIR_SELECT: case TIR_CAST:
-    case TIR_BITCAST: case TIR_ADDPTR: case TIR_MATH: case TIR_HINT: case TIR_LOAD: case TIR_STORE:
-        return true;
-    default:
-        return false;
-    }
-}
-
 static const tk_tir_op *last_op(const tk_tir_block *blk) {
     for (uint32_t i = blk->ops.len; i-- > 0;)
         if (!blk->ops.data[i]->dead) return blk->ops.data[i];
@@ -268,15 +249,14 @@ static bool assign_join_split_cat(layout_ctx *c, op_list *out, tk_tir_op *op) {
     if (op->code != TIR_BUILTIN || !op->operands.len || !op->results.len ||
         op->operands.data[0]->type->kind != TK_TYPE_TILE || op->results.data[0]->type->kind != TK_TYPE_TILE)
         return false;
-    const char *name = tk_sema_builtin_name(op->sub);
     tk_ll *l = TK_NEW(c->arena, tk_ll);
-    if (!strcmp(name, "join") || !strcmp(name, "cat")) {
+    if (op->sub == TK_B_JOIN || op->sub == TK_B_CAT) {
         const tk_ll *want = common_layout(op);
         for (uint32_t i = 0; i < op->operands.len; i++) ensure(c, out, op, i, want);
-        if (!strcmp(name, "join")) tk_ll_join(l, want);
+        if (op->sub == TK_B_JOIN) tk_ll_join(l, want);
         else tk_ll_cat(l, want);
         op->results.data[0]->layout = l;
-    } else if (!strcmp(name, "split")) {
+    } else if (op->sub == TK_B_SPLIT) {
         uint32_t pair_bit;
         if (!tk_ll_split(l, op->operands.data[0]->layout, &pair_bit)) {
             tk_ll *whole = TK_NEW(c->arena, tk_ll);
@@ -326,7 +306,7 @@ static void assign_op(layout_ctx *c, op_list *out, tk_tir_op *op) {
         tk_vec_push(c->arena, out, op);
         return;
     }
-    if (is_elementwise(op->code) || is_scan(op)) {
+    if (tk_tir_props(op) & TIR_P_SAME_LAYOUT) {
         /* a scan keeps its operand's layout: each element's prefix stays
          * where the element is */
         const tk_ll *want = NULL;

@@ -8,16 +8,7 @@
 #include "internal.h"
 
 static bool pure(const tk_tir_op *op) {
-    switch (op->code) {
-    case TIR_CONST: case TIR_PROGRAM_ID: case TIR_NUM_PROGRAMS: case TIR_MAKE_RANGE: case TIR_SPLAT:
-    case TIR_BROADCAST: case TIR_RESHAPE: case TIR_PERMUTE: case TIR_UNARY: case TIR_BINARY:
-    case TIR_CMP: case TIR_SELECT: case TIR_CAST: case TIR_BITCAST: case TIR_ADDPTR: case TIR_HINT:
-        return op->results.len == 1 && op->regions.len == 0;
-    case TIR_MATH:
-        return op->results.len == 1;
-    default:
-        return false;
-    }
+    return (tk_tir_props(op) & TIR_P_PURE) && op->results.len == 1 && op->regions.len == 0;
 }
 
 typedef TK_VEC(tk_tir_op *) op_list;

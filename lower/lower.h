@@ -124,38 +124,23 @@ typedef struct tk_tir_op tk_tir_op;
 typedef struct tk_tir_block tk_tir_block;
 
 typedef enum tk_tir_opcode {
-    TIR_CONST,          /* value; scalar type */
-    TIR_UNDEF,          /* an unreachable branch's yield */
-    TIR_PROGRAM_ID,     /* axis */
-    TIR_NUM_PROGRAMS,   /* axis */
-    TIR_MAKE_RANGE,     /* start, end */
-    TIR_SPLAT,          /* scalar -> tile */
-    TIR_BROADCAST,      /* tile -> tile with size-1 dims expanded */
-    TIR_RESHAPE,        /* same elements, new shape (expand_dims too) */
-    TIR_PERMUTE,        /* order attrs */
-    TIR_CONVERT_LAYOUT, /* same value, another layout (inserted by layouts.c) */
-    TIR_UNARY,          /* sub: TIR_NEG, TIR_NOT */
-    TIR_BINARY,         /* sub: tk_binop (arithmetic and bitwise) */
-    TIR_CMP,            /* sub: tk_binop comparison */
-    TIR_SELECT,         /* cond, a, b */
-    TIR_CAST,           /* numeric conversion to the result's dtype */
-    TIR_BITCAST,
-    TIR_ADDPTR,         /* ptr, offset */
-    TIR_LOAD,           /* ptr [, mask [, other]] */
-    TIR_STORE,          /* ptr, value [, mask] */
-    TIR_MATH,           /* sub: builtin id (exp, log, sqrt, ...) */
-    TIR_REDUCE,         /* sub: builtin id (sum, max, min, argmax, argmin, xor_sum); axis */
-    TIR_HINT,           /* multiple_of & co: the operand, with facts for axis info */
-    TIR_BUILTIN,        /* every other builtin, sub: its id; codegen may say "not yet" */
-    TIR_FOR,            /* lo, hi, step, inits...; region 0: args iv, carried...; results carried */
-    TIR_IF,             /* cond; regions then, else; results */
-    TIR_WHILE,          /* inits...; region 0 (before): args, ends in CONDITION; region 1: args, body */
-    TIR_YIELD,          /* values out of a region */
-    TIR_CONDITION,      /* while's condition and the values passed on */
-    TIR_RETURN,         /* leave the kernel */
-    TIR_BARRIER,        /* bar.sync of the whole program (inserted by barriers.c) */
+#define TIR_OP(id, name, properties, scratch) TIR_##id,
+#include "ops.def"
+#undef TIR_OP
     TIR_OPCODE_COUNT
 } tk_tir_opcode;
+
+/* What passes and codegen need to know of an op (ops.def, and for ops
+ * made from a builtin its row of sema/builtins.def): tk_tir_props. */
+enum {
+    TIR_P_PURE = 1,        /* no effect, reads no memory: equal ones merge (CSE), invariant ones hoist (LICM) */
+    TIR_P_EFFECT = 2,      /* writes memory, is seen outside, or is control flow: dead-code elimination keeps it */
+    TIR_P_READS = 4,       /* reads global memory */
+    TIR_P_SAME_LAYOUT = 8, /* its tile operands and results take one layout (layouts.c) */
+    TIR_P_BUILTIN = 16,    /* `sub` is a builtin id (tk_builtin) */
+    TIR_P_SYNC = 32,       /* synchronises the whole program (barriers.c) */
+    TIR_P_ATOMIC = 64,     /* a read-modify-write of global memory: one copy of each element acts */
+};
 
 enum { TIR_NEG, TIR_NOT };
 
@@ -184,6 +169,7 @@ struct tk_tir_op {
      * 0 when it needs none): it writes there first, passes a barrier of its
      * own, then reads; barriers.c orders it against the ops around it. */
     uint32_t scratch_offset, scratch_bytes;
+    uint32_t scratch_slot;         /* the bytes of one slot there (tk_tir_scratch) */
     /* a conversion's elements there (tk_ll_conversion_scratch) */
     const tk_ll *scratch_layout;
     bool dead;
@@ -205,6 +191,9 @@ typedef struct tk_tir_kernel {
     const char *suffix;           /* "" or "_d16": tells the entry names apart */
     tk_tir_block *body;           /* args: the runtime parameters, in order */
     uint32_t num_warps;
+    /* the kernel's num_stages (@kernel, autotune config; default 3): the
+     * depth of loops that do not say tl.range(..., num_stages=) */
+    uint32_t num_stages;
     uint32_t value_count;
     uint32_t shared_bytes;        /* set by the shared-memory pass */
 } tk_tir_kernel;
@@ -218,15 +207,39 @@ tk_tir_program *tk_tir_lower(tk_arena *arena, tk_diag *diag, const tk_sema_progr
 typedef struct tk_tir_options {
     bool gpu;                /* the target passes too (pipelining, axis info, layouts, ...) */
     bool warn_int32_offset;  /* -Wint32-offset, on by default */
+    const tk_target *target;
+    const char *stop_after;  /* --emit=tir-after=PASS: the pipeline stops after this pass */
 } tk_tir_options;
 
-/* The pipeline. Returns false after reporting errors. */
+/* The pipeline (passes.c). Returns false after reporting errors. */
 bool tk_tir_run_passes(tk_arena *arena, tk_diag *diag, tk_tir_program *program, const tk_tir_options *opts);
+/* Is `name` a pass of the pipeline, and one of the target passes (after
+ * which the dump shows layouts)? */
+bool tk_tir_pass_known(const char *name, bool *target);
+/* "fold, int32-offsets, cse, ...", for messages. */
+const char *tk_tir_pass_names(tk_arena *arena);
 /* `--emit=tir` (and tir-gpu: the same with layouts and axis facts). */
 void tk_tir_print(FILE *out, const tk_tir_program *program, bool gpu);
 /* The checks between passes: SSA defs before uses, types of operands. */
 bool tk_tir_verify(tk_diag *diag, const tk_tir_program *program);
 
+
+/* ---- scratch (scratch.c) --------------------------------------------------- */
+
+/* The shared memory an op uses while it runs, one function per family
+ * (tk_scratch_kind): the shared-memory pass sizes and places scratch with
+ * it, and codegen addresses it with the same slot size. */
+typedef struct tk_tir_scratch {
+    uint64_t bytes;        /* 0: the op needs none */
+    uint32_t slot_bytes;   /* one element's word, or one reduction or scan state */
+    const tk_ll *layout;   /* a conversion's elements there (NULL: plain) */
+} tk_tir_scratch;
+/* a reduction's or scan's state keeps each value in a slot this wide */
+enum { TK_TIR_SCRATCH_VALUE_BYTES = 8 };
+/* result_used: an atomic whose old value nobody reads shares none. */
+tk_tir_scratch tk_tir_scratch_need(tk_arena *arena, const tk_tir_op *op, bool result_used);
+/* The bytes a value of t's element type takes in scratch (32-bit words at least). */
+uint32_t tk_tir_scratch_word_bytes(const tk_type *t);
 
 /* Does this join, split or cat leave every element in its thread (the
  * layouts of tk_ll_join, tk_ll_split, tk_ll_cat)? Then it needs no scratch
@@ -237,5 +250,10 @@ bool tk_tir_join_split_cat_in_registers(const tk_tir_op *op);
 int64_t tk_tir_attr_int(const tk_tir_op *op, const char *name, int64_t dflt);
 const char *tk_tir_attr_text(const tk_tir_op *op, const char *name);
 const char *tk_tir_opcode_name(tk_tir_opcode code);
+/* The op's TIR_P_ bits: its opcode's row, its builtin's row, its attributes
+ * (a volatile load has an effect). */
+unsigned tk_tir_props(const tk_tir_op *op);
+/* The family of shared memory the op needs while it runs (lower/scratch.c). */
+tk_scratch_kind tk_tir_scratch_kind(const tk_tir_op *op);
 
 #endif

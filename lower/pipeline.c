@@ -109,25 +109,18 @@ typedef struct writes {
 static void note_write(tk_tir_op *op, void *ctx) {
     writes *w = ctx;
     bool store = op->code == TIR_STORE;
-    bool atomic = op->code == TIR_BUILTIN && !strncmp(tk_sema_builtin_name(op->sub), "atomic_", 7);
+    bool atomic = tk_tir_props(op) & TIR_P_ATOMIC;
     if (!store && !atomic) return;
     const tk_tir_value *root = op->operands.len ? root_pointer(w->k, op->operands.data[0]) : NULL;
     if (!root) w->unknown = true;
     else tk_vec_push(w->arena, &w->roots, root);
 }
 
-static const tk_type *bool_type(pipe_ctx *c) {
-    tk_type *t = TK_NEW(c->arena, tk_type);
-    t->kind = TK_TYPE_SCALAR;
-    t->dtype = TK_I1;
-    return t;
-}
-
 /* `in range` for the induction variable value x: x < hi going up, x > hi going down */
 static tk_tir_value *in_range(pipe_ctx *c, tk_tir_op *loop, tk_tir_value *x, op_list *out,
                               tk_tir_block *at) {
     tk_tir_value *hi = loop->operands.data[1], *step = loop->operands.data[2];
-    const tk_type *i1 = bool_type(c);
+    const tk_type *i1 = tk_type_scalar(c->arena, TK_I1);
     tk_tir_op *up = new_op(c, TIR_CMP, TK_BINOP_LT, loop->loc, i1);
     tk_vec_push(c->arena, &up->operands, x);
     tk_vec_push(c->arena, &up->operands, hi);
@@ -166,9 +159,7 @@ static tk_tir_value *load_for_trip(pipe_ctx *c, tk_tir_op *loop, tk_tir_op *load
     const tk_type *t = load->results.data[0]->type;
     tk_tir_value *guard = in_range(c, loop, iv, out, at);
     if (t->kind == TK_TYPE_TILE) {
-        tk_type *mask_t = TK_NEW(c->arena, tk_type);
-        *mask_t = *t;
-        mask_t->elem = bool_type(c);
+        const tk_type *mask_t = tk_type_tile(c->arena, tk_type_scalar(c->arena, TK_I1), t->rank, t->shape);
         tk_tir_op *splat = new_op(c, TIR_SPLAT, 0, load->loc, mask_t);
         splat->parent = at;
         tk_vec_push(c->arena, &splat->operands, guard);

@@ -7,22 +7,6 @@
 #include <inttypes.h>
 #include <string.h>
 
-static const char *const opcode_names[TIR_OPCODE_COUNT] = {
-    [TIR_CONST] = "const", [TIR_UNDEF] = "undef", [TIR_PROGRAM_ID] = "program_id",
-    [TIR_NUM_PROGRAMS] = "num_programs", [TIR_MAKE_RANGE] = "make_range", [TIR_SPLAT] = "splat",
-    [TIR_BROADCAST] = "broadcast", [TIR_RESHAPE] = "reshape", [TIR_PERMUTE] = "permute",
-    [TIR_CONVERT_LAYOUT] = "convert_layout", [TIR_UNARY] = "unary", [TIR_BINARY] = "binary",
-    [TIR_CMP] = "cmp", [TIR_SELECT] = "select", [TIR_CAST] = "cast", [TIR_BITCAST] = "bitcast",
-    [TIR_ADDPTR] = "addptr", [TIR_LOAD] = "load", [TIR_STORE] = "store", [TIR_MATH] = "math",
-    [TIR_REDUCE] = "reduce", [TIR_HINT] = "hint", [TIR_BUILTIN] = "builtin", [TIR_FOR] = "for",
-    [TIR_IF] = "if", [TIR_WHILE] = "while", [TIR_YIELD] = "yield", [TIR_CONDITION] = "condition",
-    [TIR_RETURN] = "return", [TIR_BARRIER] = "barrier",
-};
-
-const char *tk_tir_opcode_name(tk_tir_opcode code) {
-    return code < TIR_OPCODE_COUNT ? opcode_names[code] : "?";
-}
-
 static const char *const binop_names[TK_BINOP_COUNT] = {
     [TK_BINOP_ADD] = "add", [TK_BINOP_SUB] = "sub", [TK_BINOP_MUL] = "mul",
     [TK_BINOP_DIV] = "div", [TK_BINOP_FLOORDIV] = "div", [TK_BINOP_MOD] = "rem",
@@ -30,18 +14,6 @@ static const char *const binop_names[TK_BINOP_COUNT] = {
     [TK_BINOP_XOR] = "xor", [TK_BINOP_LT] = "lt", [TK_BINOP_GT] = "gt", [TK_BINOP_LE] = "le",
     [TK_BINOP_GE] = "ge", [TK_BINOP_EQ] = "eq", [TK_BINOP_NE] = "ne",
 };
-
-int64_t tk_tir_attr_int(const tk_tir_op *op, const char *name, int64_t dflt) {
-    for (uint32_t i = 0; i < op->attrs.len; i++)
-        if (strcmp(op->attrs.data[i].name, name) == 0 && !op->attrs.data[i].text) return op->attrs.data[i].i;
-    return dflt;
-}
-
-const char *tk_tir_attr_text(const tk_tir_op *op, const char *name) {
-    for (uint32_t i = 0; i < op->attrs.len; i++)
-        if (strcmp(op->attrs.data[i].name, name) == 0 && op->attrs.data[i].text) return op->attrs.data[i].text;
-    return NULL;
-}
 
 static void indent(FILE *out, int depth) {
     for (int i = 0; i < depth; i++) fputs("  ", out);
@@ -164,14 +136,5 @@ void tk_tir_print(FILE *out, const tk_tir_program *program, bool gpu) {
         if (gpu) fprintf(out, " shared=%u", kernel->shared_bytes);
         fputc('\n', out);
         print_block(out, kernel->body, 0, gpu);
-    }
-}
-
-void tir_walk(tk_tir_block *blk, tir_visit_fn fn, void *ctx) {
-    for (uint32_t i = 0; i < blk->ops.len; i++) {
-        tk_tir_op *op = blk->ops.data[i];
-        if (op->dead) continue;
-        fn(op, ctx);
-        for (uint32_t r = 0; r < op->regions.len; r++) tir_walk(op->regions.data[r], fn, ctx);
     }
 }

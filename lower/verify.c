@@ -49,7 +49,7 @@ static void verify_block(verify_ctx *c, const tk_tir_block *blk) {
             c->defined[blk->ops.data[i]->results.data[k]->id] = false;
 }
 
-static bool verify_kernel(tk_diag *diag, tk_arena *arena, const tk_tir_kernel *k) {
+bool tk_tir_verify_kernel(tk_diag *diag, tk_arena *arena, const tk_tir_kernel *k) {
     verify_ctx c = {diag, TK_NEW_ARRAY(arena, bool, k->value_count + 1), true};
     verify_block(&c, k->body);
     return c.ok;
@@ -58,42 +58,7 @@ static bool verify_kernel(tk_diag *diag, tk_arena *arena, const tk_tir_kernel *k
 bool tk_tir_verify(tk_diag *diag, const tk_tir_program *program) {
     tk_arena scratch = {0};
     bool ok = true;
-    for (uint32_t i = 0; i < program->kernels.len; i++) ok &= verify_kernel(diag, &scratch, program->kernels.data[i]);
+    for (uint32_t i = 0; i < program->kernels.len; i++) ok &= tk_tir_verify_kernel(diag, &scratch, program->kernels.data[i]);
     tk_arena_free(&scratch);
     return ok;
-}
-
-/* The verifier after a pass; compiled out with NDEBUG (release builds). */
-static bool checked(tk_diag *diag, tk_arena *arena, const tk_tir_kernel *k) {
-#ifdef NDEBUG
-    (void)diag, (void)arena, (void)k;
-    return true;
-#else
-    return verify_kernel(diag, arena, k);
-#endif
-}
-
-bool tk_tir_run_passes(tk_arena *arena, tk_diag *diag, tk_tir_program *program, const tk_tir_options *opts) {
-    tk_tir_warned warned = {0};
-    /* the pipeline: one pass per file, in this order, the verifier between */
-    for (uint32_t i = 0; i < program->kernels.len; i++) {
-        tk_tir_kernel *k = program->kernels.data[i];
-        if (!checked(diag, arena, k)) return false;
-        tir_pass_fold(arena, k);
-        if (opts->warn_int32_offset) tir_check_offsets(arena, diag, k, &warned);
-        tir_pass_cse(arena, k);
-        if (!checked(diag, arena, k)) return false;
-        tir_pass_dce(arena, k);
-        tir_pass_licm(arena, k);
-        if (!checked(diag, arena, k)) return false;
-        if (!opts->gpu) continue;
-        tir_pass_pipeline(arena, k);
-        if (!checked(diag, arena, k)) return false;
-        tir_pass_axis_info(arena, k);
-        if (!tir_pass_layouts(arena, diag, k) || !checked(diag, arena, k)) return false;
-        tir_pass_dce(arena, k);
-        tir_pass_shared_memory(arena, k);
-        tir_pass_barriers(arena, k);
-    }
-    return tk_tir_verify(diag, program);
 }

@@ -39,6 +39,8 @@ typedef struct builtin_def {
     const char *params; /* "pointer,mask=,*rest" */
     unsigned flags;
     builtin_fn fn;
+    unsigned lowering;          /* TK_BP_ bits */
+    tk_scratch_kind scratch;
 } builtin_def;
 
 /* ---- helpers --------------------------------------------------------- */
@@ -318,7 +320,7 @@ static value b_arange(checker *c, call *k) {
 static value make_full(checker *c, call *k, uint32_t rank, const int64_t *shape, const value *fill,
                        tk_dtype d) {
     tk_sx *x = builtin_sx(c, k, ty_tile(c, ty_scalar(c, d), rank, shape));
-    x->builtin = builtin_lookup(c, "full", true);
+    x->builtin = TK_B_FULL;
     tk_sx *v;
     if (fill->kind == V_RT) {
         if (ty_rank(fill->u.rt->type) != 0) {
@@ -888,7 +890,7 @@ static const tk_sema_func *combine_fn(checker *c, call *k, uint32_t i, tk_dtype 
 /* a reshape of x to `shape` (same number of elements) */
 static tk_sx *reshaped(checker *c, call *k, tk_sx *x, uint32_t rank, const int64_t *shape) {
     tk_sx *r = builtin_sx(c, k, ty_tile(c, ty_elem(x->type), rank, shape));
-    r->builtin = builtin_lookup(c, "reshape", true);
+    r->builtin = TK_B_RESHAPE;
     sx_add_arg(c, r, x);
     return r;
 }
@@ -1394,7 +1396,7 @@ static value b_expand_dims(checker *c, call *k) {
     }
     for (uint32_t i = 0, j = 0; i < out_rank; i++) shape[i] = inserted[i] ? 1 : x->type->shape[j++];
     tk_sx *r = builtin_sx(c, k, ty_tile(c, ty_elem(x->type), out_rank, shape));
-    r->builtin = builtin_lookup(c, "reshape", true);
+    r->builtin = TK_B_RESHAPE;
     sx_add_arg(c, r, x);
     return result_rt(r);
 }
@@ -1464,7 +1466,7 @@ static value permute_common(checker *c, call *k, bool default_swap) {
         shape[i] = x->type->shape[perm[i]];
     }
     tk_sx *r = builtin_sx(c, k, ty_tile(c, ty_elem(x->type), rank, shape));
-    r->builtin = builtin_lookup(c, "permute", true);
+    r->builtin = TK_B_PERMUTE;
     sx_add_arg(c, r, x);
     for (uint32_t i = 0; i < n; i++) sx_add_attr_int(c, r, "order", perm[i]);
     return result_rt(r);
@@ -1510,7 +1512,7 @@ static value b_interleave(checker *c, call *k) {
     value joined = b_join(c, k);
     if (joined.kind != V_RT) return joined;
     tk_sx *j = joined.u.rt;
-    j->builtin = builtin_lookup(c, "join", true);
+    j->builtin = TK_B_JOIN;
     uint32_t rank = j->type->rank - 1;
     if (rank == 0) {
         sema_error(c, k->loc, "tl.interleave needs tiles, not scalars (tl.join pairs scalars)");
@@ -1547,7 +1549,7 @@ static value b_item(checker *c, call *k) {
     }
     int64_t one = 1;
     tk_sx *r = builtin_sx(c, k, ty_elem(x->type));
-    r->builtin = builtin_lookup(c, "max", true);
+    r->builtin = TK_B_MAX;
     sx_add_arg(c, r, reshaped(c, k, x, 1, &one));
     return result_rt(r);
 }
@@ -1647,7 +1649,7 @@ static value b_libdevice(checker *c, call *k) {
         shaped = ty_tile(c, ty_elem(shaped), rank, shape);
     }
     tk_sx *r = builtin_sx(c, k, ty_tile(c, ty_scalar(c, o->result), rank, shape));
-    r->builtin = builtin_lookup(c, "libdevice", true);
+    r->builtin = TK_B_LIBDEVICE_CALL;
     for (uint32_t i = 0; i < n; i++)
         sx_add_arg(c, r, broadcast_to_shape(c, convert(c, xs[i], o->args[i], k->loc), rank, shape, k->loc));
     sx_add_attr_text(c, r, "symbol", o->symbol);
@@ -1697,8 +1699,8 @@ static value b_flip(checker *c, call *k) {
             bshape[j++] = x->type->shape[i];
     }
     tk_sx *y = reshaped(c, k, x, brank, bshape);
-    int id_permute = builtin_lookup(c, "permute", true), id_split = builtin_lookup(c, "split", true);
-    int id_join = builtin_lookup(c, "join", true);
+    int id_permute = TK_B_PERMUTE, id_split = TK_B_SPLIT;
+    int id_join = TK_B_JOIN;
     for (uint32_t p = (uint32_t)dim; p < (uint32_t)dim + bits; p++) {
         /* p to the last place, and back */
         int64_t order[TK_MAX_RANK], back[TK_MAX_RANK], pshape[TK_MAX_RANK];
@@ -2067,10 +2069,10 @@ static value b_static_assert(checker *c, call *k) {
 
 static value b_device_print(checker *c, call *k) {
     tk_sx *x = builtin_sx(c, k, ty_void(c));
-    x->builtin = builtin_lookup(c, "device_print", true);
+    x->builtin = TK_B_DEVICE_PRINT;
     uint32_t first = 0;
     const value *prefix = NULL;
-    if (k->id == builtin_lookup(c, "device_print", true)) {
+    if (k->id == TK_B_DEVICE_PRINT) {
         prefix = &k->args[0];
         if (prefix->kind != V_STR) {
             sema_error(c, prefix->loc, "the prefix of tl.device_print must be a string");
@@ -2293,7 +2295,7 @@ static value py_minmax(checker *c, call *k, bool is_max) {
     if (k->rest_count == 1) {
         if (k->rest[0].kind == V_RT) {
             value args[1] = {k->rest[0]};
-            return builtin_call(c, builtin_lookup(c, is_max ? "max" : "min", true), NULL, args, 1,
+            return builtin_call(c, is_max ? TK_B_MAX : TK_B_MIN, NULL, args, 1,
                                 NULL, NULL, NULL, 0, k->loc);
         }
         return k->rest[0];
@@ -2338,116 +2340,13 @@ static value b_loop_only(checker *c, call *k) {
 #define TLM (B_TL | B_BARE | B_METHOD)
 
 static const builtin_def builtins[] = {
-    {"program_id", "axis", TL, b_program_id},
-    {"num_programs", "axis", TL, b_program_id},
-    {"arange", "start,end", TL, b_arange},
-    {"zeros", "shape,dtype", TL, b_zeros},
-    {"zeros_like", "input", TL, b_zeros_like},
-    {"full", "shape,value,dtype", TL, b_full},
-    {"cdiv", "x,div", TLM | B_GRID, b_cdiv},
-    {"next_power_of_2", "n", TL | B_GRID, b_next_power_of_2},
-    {"load", "pointer,mask=,other=,boundary_check=,padding_option=,cache_modifier=,eviction_policy=,volatile=", TL | B_MEMORY,
-     b_load},
-    {"store", "pointer,value,mask=,boundary_check=,cache_modifier=,eviction_policy=", TLM, b_store},
-    {"make_block_ptr", "base,shape,strides,offsets,block_shape,order", TL, b_make_block_ptr},
-    {"advance", "base,offsets", TLM, b_advance},
-    {"dot", "input,other,acc=,input_precision=,allow_tf32=,max_num_imprecise_acc=,out_dtype=", TL, b_dot},
-    {"sum", "input,axis=,keep_dims=,dtype=", TLM, b_sum},
-    {"max", "input,axis=,return_indices=,return_indices_tie_break_left=,keep_dims=", B_TL | B_METHOD, b_max},
-    {"min", "input,axis=,return_indices=,return_indices_tie_break_left=,keep_dims=", B_TL | B_METHOD, b_min},
-    {"argmax", "input,axis,tie_break_left=,keep_dims=", TLM, b_argmax},
-    {"argmin", "input,axis,tie_break_left=,keep_dims=", TLM, b_argmin},
-    {"xor_sum", "input,axis=,keep_dims=", TLM, b_xor_sum},
-    {"reduce", "input,axis,combine_fn,keep_dims=", TLM, b_reduce},
-    {"cumsum", "input,axis=,reverse=,dtype=", TLM, b_cumsum},
-    {"cumprod", "input,axis=,reverse=", TLM, b_cumprod},
-    {"associative_scan", "input,axis,combine_fn,reverse=", TLM, b_associative_scan},
-    {"where", "condition,x,y", TL, b_where},
-    {"maximum", "x,y,propagate_nan=", TL | B_GRID, b_maximum},
-    {"minimum", "x,y,propagate_nan=", TL | B_GRID, b_maximum},
-    {"clamp", "x,min,max,propagate_nan=", TL, b_clamp},
-    {"exp", "x", TLM, b_float_math},
-    {"exp2", "x", TLM, b_float_math},
-    {"log", "x", TLM, b_float_math},
-    {"log2", "x", TLM, b_float_math},
-    {"sqrt", "x", TLM, b_float_math},
-    {"sqrt_rn", "x", TLM, b_f32_math},
-    {"rsqrt", "x", TLM, b_float_math},
-    {"sin", "x", TLM, b_float_math},
-    {"cos", "x", TLM, b_float_math},
-    {"erf", "x", TLM, b_float_math},
-    {"floor", "x", TLM, b_float_math},
-    {"ceil", "x", TLM, b_float_math},
-    {"sigmoid", "x", TLM, b_float_math},
-    {"abs", "x", TLM, b_abs},
-    {"fma", "x,y,z", TL, b_fma},
-    {"umulhi", "x,y", TL, b_umulhi},
-    {"fdiv", "x,y,ieee_rounding=", TL, b_fdiv},
-    {"div_rn", "x,y", TL, b_fdiv},
-    {"softmax", "x,dim=,keep_dims=,ieee_rounding=", TLM, b_softmax},
-    {"broadcast_to", "input,*shape", TLM, b_broadcast_to},
-    {"expand_dims", "input,axis", TLM, b_expand_dims},
-    {"reshape", "input,*shape,can_reorder=", TLM, b_reshape},
-    {"view", "input,*shape", TLM, b_reshape},
-    {"trans", "input,*dims", TLM, b_trans},
-    {"permute", "input,*dims", TLM, b_permute},
-    {"join", "a,b", TL, b_join},
-    {"interleave", "a,b", TL, b_interleave},
-    {"broadcast", "input,other", TL, b_broadcast},
-    {"ravel", "x,can_reorder=", TLM, b_ravel},
-    {"item", "x", B_METHOD, b_item},
-    {"assume", "cond", TL, b_assume},
-    {"inline_asm_elementwise", "asm,constraints,args,dtype,is_pure=,pack=", TL | B_MEMORY, b_inline_asm},
-    {"flip", "x,dim=", TLM, b_flip},
-    /* what a libdevice.NAME call becomes (attribute "symbol"): not a name
-     * in any namespace */
-    {"libdevice", "", 0, b_libdevice_call},
-#define LIBDEVICE_OVERLOAD(name, symbol, result, a0, a1, a2, post)
-#define LIBDEVICE_FN(name, arity) {#name, arity == 1 ? "arg0" : arity == 2 ? "arg0,arg1" : "arg0,arg1,arg2", \
-                                   B_LIBDEVICE, b_libdevice},
-#include "libdevice.def"
-#undef LIBDEVICE_FN
-#undef LIBDEVICE_OVERLOAD
-    {"split", "a", TLM, b_split},
-    {"cat", "input,other,can_reorder=", TL, b_cat},
-    {"atomic_add", "pointer,val,mask=,sem=,scope=", TLM | B_MEMORY, b_atomic},
-    {"atomic_max", "pointer,val,mask=,sem=,scope=", TLM | B_MEMORY, b_atomic},
-    {"atomic_min", "pointer,val,mask=,sem=,scope=", TLM | B_MEMORY, b_atomic},
-    {"atomic_and", "pointer,val,mask=,sem=,scope=", TLM | B_MEMORY, b_atomic},
-    {"atomic_or", "pointer,val,mask=,sem=,scope=", TLM | B_MEMORY, b_atomic},
-    {"atomic_xor", "pointer,val,mask=,sem=,scope=", TLM | B_MEMORY, b_atomic},
-    {"atomic_xchg", "pointer,val,mask=,sem=,scope=", TLM | B_MEMORY, b_atomic},
-    {"atomic_cas", "pointer,cmp,val,sem=,scope=", TLM | B_MEMORY, b_atomic_cas},
-    {"multiple_of", "input,values", TL, b_hint},
-    {"max_contiguous", "input,values", TL, b_hint},
-    {"max_constancy", "input,values", TL, b_hint},
-    {"static_range", "*args", TL, b_loop_only},
-    {"range", "*args", TL, b_loop_only},
-    {"static_assert", "cond,msg=", TL, b_static_assert},
-    {"static_print", "*values", TL, b_static_print},
-    {"device_print", "prefix,*args,hex=", TL, b_device_print},
-    {"device_assert", "cond,msg=,mask=", TL, b_device_assert},
-    {"debug_barrier", "", TL, b_debug_barrier},
-    {"rand", "seed,offset,n_rounds=", TL, b_random},
-    {"randn", "seed,offset,n_rounds=", TL, b_random},
-    {"randint4x", "seed,offset,n_rounds=", TL, b_random},
-    {"rand4x", "seed,offset,n_rounds=", TL, b_random},
-    {"randn4x", "seed,offset,n_rounds=", TL, b_random},
-    {"randint", "seed,offset,n_rounds=", TL, b_random},
-    {"cast", "input,dtype,fp_downcast_rounding=,bitcast=", TL, b_cast},
-    {"to", "input,dtype,fp_downcast_rounding=,bitcast=", B_METHOD, b_cast},
-    {"constexpr", "value", B_TL, b_constexpr},
-    /* Python's builtins, bare only */
-    {"float", "x", B_PYTHON, b_py_float},
-    {"int", "x", B_PYTHON, b_py_int},
-    {"bool", "x", B_PYTHON, b_py_bool},
-    {"len", "x", B_PYTHON, b_py_len},
-    {"min", "*args", B_PYTHON | B_GRID, b_py_min},
-    {"max", "*args", B_PYTHON | B_GRID, b_py_max},
-    {"print", "*args", B_PYTHON, b_device_print},
+#define BUILTIN(id, name, params, namespaces, check, lowering, scratch) {name, params, namespaces, check, lowering, scratch},
+#include "builtins.def"
+#undef BUILTIN
 };
 
 enum { BUILTIN_COUNT = sizeof builtins / sizeof builtins[0] };
+_Static_assert((int)BUILTIN_COUNT == (int)TK_BUILTIN_COUNT, "builtins.def gives the table and the enum alike");
 
 static const builtin_def *def_of(int id) { return &builtins[id]; }
 
@@ -2459,6 +2358,12 @@ int tk_sema_builtin_id(const char *name) {
 
 const char *tk_sema_builtin_name(int id) {
     return id >= 0 && id < BUILTIN_COUNT ? builtins[id].name : "?";
+}
+
+unsigned tk_builtin_lowering(int id) { return id >= 0 && id < BUILTIN_COUNT ? builtins[id].lowering : 0; }
+
+tk_scratch_kind tk_builtin_scratch(int id) {
+    return id >= 0 && id < BUILTIN_COUNT ? builtins[id].scratch : TK_SCRATCH_NONE;
 }
 
 bool builtin_touches_memory(int id) { return id >= 0 && id < BUILTIN_COUNT && (builtins[id].flags & B_MEMORY); }

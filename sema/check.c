@@ -665,7 +665,7 @@ value arith(checker *c, tk_binop op, value a, value b, tk_loc loc) {
     if (a.kind == V_ERROR || b.kind == V_ERROR) return v_error();
     if (v_is_const(&a) && v_is_const(&b)) return fold_binary(c, op, &a, &b, loc);
     if (op == TK_BINOP_MATMUL) {
-        int dot = builtin_lookup(c, "dot", true);
+        int dot = TK_B_DOT;
         value args[2] = {a, b};
         return builtin_call(c, dot, NULL, args, 2, NULL, NULL, NULL, 0, loc);
     }
@@ -1030,7 +1030,7 @@ static value eval_attr(checker *c, const tk_expr *e) {
     if (obj.kind == V_RT) {
         const tk_type *t = obj.u.rt->type;
         if (strcmp(name, "T") == 0) {
-            int id = builtin_lookup(c, "trans", true);
+            int id = TK_B_TRANS;
             return builtin_call(c, id, NULL, &obj, 1, NULL, NULL, NULL, 0, loc);
         }
         if (strcmp(name, "dtype") == 0) {
@@ -1164,7 +1164,7 @@ static value eval_subscript(checker *c, const tk_expr *e) {
     while (kept < rank && out_rank < TK_MAX_RANK) shape[out_rank++] = x->type->shape[kept++];
     if (out_rank == rank) return obj;
     tk_sx *r = sx_new(c, TK_SX_BUILTIN, ty_tile(c, ty_elem(x->type), out_rank, shape), e->loc);
-    r->builtin = builtin_lookup(c, "reshape", true);
+    r->builtin = TK_B_RESHAPE;
     sx_add_arg(c, r, x);
     return v_rt(r);
 }
@@ -1832,8 +1832,8 @@ static void exec_static_loop(checker *c, const tk_stmt *s, const value *items, u
 static void exec_for(checker *c, const tk_stmt *s) {
     const tk_expr *iter = s->u.for_.iter;
     value it = v_error();
-    int range_id = builtin_lookup(c, "range", true);
-    int static_id = builtin_lookup(c, "static_range", true);
+    int range_id = TK_B_RANGE;
+    int static_id = TK_B_STATIC_RANGE;
     if (iter->kind == TK_EXPR_CALL) {
         value callee = eval(c, iter->u.call.callee);
         if (callee.kind == V_ERROR) return;
@@ -2071,7 +2071,7 @@ static void exec_assert(checker *c, const tk_stmt *s) {
         }
         return;
     }
-    int id = builtin_lookup(c, "device_assert", true);
+    int id = TK_B_DEVICE_ASSERT;
     value args[2] = {cond, msg};
     uint32_t n = msg.kind == V_NONE ? 1 : 2;
     builtin_call(c, id, NULL, args, n, NULL, NULL, NULL, 0, s->loc);

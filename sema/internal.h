@@ -107,13 +107,19 @@ struct checker {
 };
 
 /* ---- types.c ---- */
-const tk_type *ty_scalar(checker *c, tk_dtype d);
-const tk_type *ty_pointer(checker *c, const tk_type *pointee);
-const tk_type *ty_void(checker *c);
-/* A tile of elem (scalar or pointer type) with shape; rank 0 gives elem. */
-const tk_type *ty_tile(checker *c, const tk_type *elem, uint32_t rank, const int64_t *shape);
-const tk_type *ty_block_ptr(checker *c, tk_dtype elem, uint32_t rank, const int64_t *shape);
-const tk_type *ty_tuple(checker *c, uint32_t count, const tk_type **items);
+/* the constructors of sema.h in the checker's arena */
+static inline const tk_type *ty_scalar(checker *c, tk_dtype d) { return tk_type_scalar(c->arena, d); }
+static inline const tk_type *ty_pointer(checker *c, const tk_type *pointee) { return tk_type_pointer(c->arena, pointee); }
+static inline const tk_type *ty_void(checker *c) { return tk_type_void(c->arena); }
+static inline const tk_type *ty_tile(checker *c, const tk_type *elem, uint32_t rank, const int64_t *shape) {
+    return tk_type_tile(c->arena, elem, rank, shape);
+}
+static inline const tk_type *ty_block_ptr(checker *c, tk_dtype elem, uint32_t rank, const int64_t *shape) {
+    return tk_type_block_ptr(c->arena, elem, rank, shape);
+}
+static inline const tk_type *ty_tuple(checker *c, uint32_t count, const tk_type **items) {
+    return tk_type_tuple(c->arena, count, items);
+}
 /* The element type: the type itself for scalars and pointers. */
 const tk_type *ty_elem(const tk_type *t);
 uint32_t ty_rank(const tk_type *t);

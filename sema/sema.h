@@ -37,6 +37,15 @@ struct tk_type {
     const tk_type **items;
 };
 
+/* Type constructors, for sema and lower alike: a new type in the arena. */
+const tk_type *tk_type_scalar(tk_arena *arena, tk_dtype d);
+const tk_type *tk_type_pointer(tk_arena *arena, const tk_type *pointee);
+const tk_type *tk_type_void(tk_arena *arena);
+/* A tile of elem (a scalar or pointer type) with shape; rank 0 gives elem. */
+const tk_type *tk_type_tile(tk_arena *arena, const tk_type *elem, uint32_t rank, const int64_t *shape);
+const tk_type *tk_type_block_ptr(tk_arena *arena, tk_dtype elem, uint32_t rank, const int64_t *shape);
+const tk_type *tk_type_tuple(tk_arena *arena, uint32_t count, const tk_type **items);
+
 const char *tk_dtype_name(tk_dtype d);          /* "f16" */
 unsigned tk_dtype_bits(tk_dtype d);
 bool tk_dtype_is_float(tk_dtype d);
@@ -174,6 +183,41 @@ tk_sema_program *tk_sema_check(tk_arena *arena, tk_interner *names, tk_diag *dia
                                const tk_module *module, const tk_sema_options *options);
 /* The stable dump of `tkc --emit=sema`. */
 void tk_sema_print(FILE *out, const tk_sema_program *program);
+/* ---- builtins ------------------------------------------------------------- */
+
+/* What the tile IR's passes and codegen need to know of an op made from a
+ * builtin (its row of builtins.def). */
+enum {
+    TK_BP_EFFECT = 1,        /* writes memory or is seen outside the program: never removed */
+    TK_BP_ATOMIC = 2,        /* a read-modify-write: one copy of each element acts */
+    TK_BP_BARRIER = 4,       /* synchronises the whole program */
+    TK_BP_KEEPS_LAYOUT = 8,  /* the result takes its tile operand's layout (scans, rand, asm) */
+    TK_BP_MATH = 16,         /* an elementwise function of its operands: a math op */
+    TK_BP_REDUCTION = 32,    /* a reduction along an axis: a reduce op */
+    TK_BP_HINT = 64,         /* a fact for axis info about its operand: a hint op */
+};
+
+/* The shared memory an op needs while it runs, by family: one function
+ * each in lower/scratch.c sizes it for the allocator and places it for
+ * codegen. */
+typedef enum tk_scratch_kind {
+    TK_SCRATCH_NONE,
+    TK_SCRATCH_CONVERT,  /* a layout conversion or broadcast moving data between threads */
+    TK_SCRATCH_REDUCE,   /* a reduction across warps */
+    TK_SCRATCH_SCAN,     /* a scan across warps */
+    TK_SCRATCH_ATOMIC,   /* old values shared with the copies that did not act */
+    TK_SCRATCH_SHAPE,    /* join, split, cat moving elements between threads */
+} tk_scratch_kind;
+
+typedef enum tk_builtin {
+#define BUILTIN(id, name, params, namespaces, check, lowering, scratch) TK_B_##id,
+#include "builtins.def"
+#undef BUILTIN
+    TK_BUILTIN_COUNT
+} tk_builtin;
+
+unsigned tk_builtin_lowering(int id);
+tk_scratch_kind tk_builtin_scratch(int id);
 /* The name of builtin `id` as the dump prints it ("load"). */
 const char *tk_sema_builtin_name(int id);
 /* The id of the tl builtin `name`, or -1 (for passes that build ops). */

@@ -63,29 +63,29 @@ bool dtype_from_name(const char *name, tk_dtype *out) {
     return false;
 }
 
-const tk_type *ty_scalar(checker *c, tk_dtype d) {
-    tk_type *t = TK_NEW(c->arena, tk_type);
+const tk_type *tk_type_scalar(tk_arena *arena, tk_dtype d) {
+    tk_type *t = TK_NEW(arena, tk_type);
     t->kind = TK_TYPE_SCALAR;
     t->dtype = d;
     return t;
 }
 
-const tk_type *ty_void(checker *c) {
-    tk_type *t = TK_NEW(c->arena, tk_type);
+const tk_type *tk_type_void(tk_arena *arena) {
+    tk_type *t = TK_NEW(arena, tk_type);
     t->kind = TK_TYPE_VOID;
     return t;
 }
 
-const tk_type *ty_pointer(checker *c, const tk_type *pointee) {
-    tk_type *t = TK_NEW(c->arena, tk_type);
+const tk_type *tk_type_pointer(tk_arena *arena, const tk_type *pointee) {
+    tk_type *t = TK_NEW(arena, tk_type);
     t->kind = TK_TYPE_POINTER;
     t->elem = pointee;
     return t;
 }
 
-const tk_type *ty_tile(checker *c, const tk_type *elem, uint32_t rank, const int64_t *shape) {
+const tk_type *tk_type_tile(tk_arena *arena, const tk_type *elem, uint32_t rank, const int64_t *shape) {
     if (rank == 0) return elem;
-    tk_type *t = TK_NEW(c->arena, tk_type);
+    tk_type *t = TK_NEW(arena, tk_type);
     t->kind = TK_TYPE_TILE;
     t->elem = elem;
     t->rank = rank;
@@ -93,20 +93,20 @@ const tk_type *ty_tile(checker *c, const tk_type *elem, uint32_t rank, const int
     return t;
 }
 
-const tk_type *ty_block_ptr(checker *c, tk_dtype elem, uint32_t rank, const int64_t *shape) {
-    tk_type *t = TK_NEW(c->arena, tk_type);
+const tk_type *tk_type_block_ptr(tk_arena *arena, tk_dtype elem, uint32_t rank, const int64_t *shape) {
+    tk_type *t = TK_NEW(arena, tk_type);
     t->kind = TK_TYPE_BLOCK_PTR;
-    t->elem = ty_scalar(c, elem);
+    t->elem = tk_type_scalar(arena, elem);
     t->rank = rank;
     memcpy(t->shape, shape, sizeof(int64_t) * rank);
     return t;
 }
 
-const tk_type *ty_tuple(checker *c, uint32_t count, const tk_type **items) {
-    tk_type *t = TK_NEW(c->arena, tk_type);
+const tk_type *tk_type_tuple(tk_arena *arena, uint32_t count, const tk_type **items) {
+    tk_type *t = TK_NEW(arena, tk_type);
     t->kind = TK_TYPE_TUPLE;
     t->count = count;
-    t->items = TK_NEW_ARRAY(c->arena, const tk_type *, count ? count : 1);
+    t->items = TK_NEW_ARRAY(arena, const tk_type *, count ? count : 1);
     memcpy(t->items, items, sizeof *items * count);
     return t;
 }
@@ -118,7 +118,7 @@ bool ty_is_tile(const tk_type *t) { return t->kind == TK_TYPE_TILE; }
 bool ty_elem_is_pointer(const tk_type *t) { return ty_elem(t)->kind == TK_TYPE_POINTER; }
 
 const tk_type *ty_with_elem(checker *c, const tk_type *like, const tk_type *elem) {
-    return ty_tile(c, elem, ty_rank(like), like->shape);
+    return tk_type_tile(c->arena, elem, ty_rank(like), like->shape);
 }
 
 bool tk_type_equal(const tk_type *a, const tk_type *b) {

@@ -17,6 +17,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "target.h"
+
 /* ---- arena ---------------------------------------------------------- */
 
 typedef struct tk_arena_block tk_arena_block;

@@ -7,7 +7,7 @@
 #   diff -r /tmp/before /tmp/after
 # ARCHS (default "sm_80 sm_90a") picks the targets.
 set -u
-TKC=${TKC:-build/tkc}
+TKC=$(realpath "${TKC:-build/tkc}")
 ARCHS=${ARCHS:-"sm_80 sm_90a"}
 out=${1:?usage: test/snapshot.sh DIR}
 rm -rf "$out" && mkdir -p "$out/src"
@@ -28,16 +28,23 @@ for i, (name, src, _) in enumerate(R.CASES):
     (d / f"gpu_regression_{i:04d}.tk").write_text(src)
 PY
 fi
+# run from the snapshot folder with relative paths, and temporary file
+# names masked, so two snapshots compare equal wherever they are
+run() { # output-file tkc-arguments...
+    f=$1
+    shift
+    (cd "$out" && "$TKC" "$@") >"$f" 2>&1
+    echo "exit status: $?" >>"$f"
+    sed -i 's/tkc-[A-Za-z0-9]\{6\}/tkc-XXXXXX/g' "$f"
+}
 for src in "$out"/src/*.tk; do
-    base=$out/$(basename "$src" .tk)
+    name=$(basename "$src" .tk)
     for stage in tir tir-gpu; do
-        "$TKC" --emit=$stage "$src" >"$base.$stage" 2>&1
-        echo "exit status: $?" >>"$base.$stage"
+        run "$out/$name.$stage" --emit=$stage "src/$name.tk"
     done
     for arch in $ARCHS; do
         for stage in ptx header; do
-            "$TKC" --emit=$stage --arch=$arch "$src" >"$base.$arch.$stage" 2>&1
-            echo "exit status: $?" >>"$base.$arch.$stage"
+            run "$out/$name.$arch.$stage" --emit=$stage --arch=$arch "src/$name.tk"
         done
     done
 done

@@ -1,0 +1,90 @@
+/* The tile IR's core: opcode names and properties (ops.def), constructors,
+ * the walker and attribute look-ups. Every pass and codegen goes through
+ * these instead of deciding an op's nature for itself. */
+#include "internal.h"
+
+#include <string.h>
+
+static const struct {
+    const char *name;
+    unsigned props;
+    tk_scratch_kind scratch;
+} opcodes[TIR_OPCODE_COUNT] = {
+#define TIR_OP(id, name, properties, scratch) [TIR_##id] = {name, properties, scratch},
+#include "ops.def"
+#undef TIR_OP
+};
+
+const char *tk_tir_opcode_name(tk_tir_opcode code) { return code < TIR_OPCODE_COUNT ? opcodes[code].name : "?"; }
+
+unsigned tk_tir_props(const tk_tir_op *op) {
+    unsigned p = opcodes[op->code].props;
+    if (p & TIR_P_BUILTIN) {
+        unsigned b = tk_builtin_lowering(op->sub);
+        if (b & TK_BP_EFFECT) p = (p & ~TIR_P_PURE) | TIR_P_EFFECT;
+        if (b & TK_BP_ATOMIC) p |= TIR_P_ATOMIC | TIR_P_READS;
+        if (b & TK_BP_BARRIER) p |= TIR_P_SYNC;
+        if (b & TK_BP_KEEPS_LAYOUT) p |= TIR_P_SAME_LAYOUT;
+    }
+    if (op->code == TIR_LOAD && tk_tir_attr_int(op, "volatile", 0)) p |= TIR_P_EFFECT;
+    return p;
+}
+
+tk_scratch_kind tk_tir_scratch_kind(const tk_tir_op *op) {
+    tk_scratch_kind k = opcodes[op->code].scratch;
+    if (k == TK_SCRATCH_NONE && (opcodes[op->code].props & TIR_P_BUILTIN)) k = tk_builtin_scratch(op->sub);
+    return k;
+}
+
+tk_tir_value *tir_new_value(tk_arena *arena, tk_tir_kernel *k, const tk_type *type, tk_tir_op *def) {
+    tk_tir_value *v = TK_NEW(arena, tk_tir_value);
+    v->type = type;
+    v->def = def;
+    v->id = k->value_count++;
+    return v;
+}
+
+tk_tir_value *tir_copy_value(tk_arena *arena, tk_tir_kernel *k, const tk_tir_value *v, tk_tir_op *def) {
+    tk_tir_value *r = TK_NEW(arena, tk_tir_value);
+    *r = *v;
+    r->id = k->value_count++;
+    r->def = def;
+    return r;
+}
+
+tk_tir_op *tir_new_op(tk_arena *arena, tk_tir_opcode code, int sub, tk_loc loc) {
+    tk_tir_op *op = TK_NEW(arena, tk_tir_op);
+    op->code = code;
+    op->sub = sub;
+    op->loc = loc;
+    return op;
+}
+
+tk_tir_op *tir_clone_op(tk_arena *arena, const tk_tir_op *op, tk_tir_block *parent) {
+    tk_tir_op *copy = tir_new_op(arena, op->code, op->sub, op->loc);
+    copy->value = op->value;
+    copy->attrs = op->attrs;
+    copy->parent = parent;
+    return copy;
+}
+
+void tir_walk(tk_tir_block *blk, tir_visit_fn fn, void *ctx) {
+    for (uint32_t i = 0; i < blk->ops.len; i++) {
+        tk_tir_op *op = blk->ops.data[i];
+        if (op->dead) continue;
+        fn(op, ctx);
+        for (uint32_t r = 0; r < op->regions.len; r++) tir_walk(op->regions.data[r], fn, ctx);
+    }
+}
+
+int64_t tk_tir_attr_int(const tk_tir_op *op, const char *name, int64_t dflt) {
+    for (uint32_t i = 0; i < op->attrs.len; i++)
+        if (strcmp(op->attrs.data[i].name, name) == 0 && !op->attrs.data[i].text) return op->attrs.data[i].i;
+    return dflt;
+}
+
+const char *tk_tir_attr_text(const tk_tir_op *op, const char *name) {
+    for (uint32_t i = 0; i < op->attrs.len; i++)
+        if (strcmp(op->attrs.data[i].name, name) == 0 && op->attrs.data[i].text) return op->attrs.data[i].text;
+    return NULL;
+}

@@ -1,0 +1,27 @@
+/* The targets tkc supports, one row each. The PTX version is the one LLVM
+ * writes for the target by default, except sm_89: its fp8 conversions need
+ * PTX ISA 8.1, which LLVM does not pick itself. */
+#include "target.h"
+
+#include <string.h>
+
+enum { KB = 1024 };
+
+static const tk_target targets[] = {
+    /* name     sm  a      ptx  cp.async fp8   tma    wgmma  smem/block  static */
+    {"sm_80",  80, false, 70, true,    false, false, false, 163 * KB, 48 * KB},
+    {"sm_86",  86, false, 71, true,    false, false, false, 99 * KB,  48 * KB},
+    {"sm_89",  89, false, 81, true,    true,  false, false, 99 * KB,  48 * KB},
+    {"sm_90",  90, false, 78, true,    true,  true,  false, 227 * KB, 48 * KB},
+    {"sm_90a", 90, true,  80, true,    true,  true,  true,  227 * KB, 48 * KB},
+};
+
+const tk_target *tk_target_find(const char *name) {
+    for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++)
+        if (strcmp(targets[i].name, name) == 0) return &targets[i];
+    return NULL;
+}
+
+const char *tk_target_names(void) { return "sm_80, sm_86, sm_89, sm_90 or sm_90a"; }
+
+const tk_target *tk_target_default(void) { return &targets[sizeof targets / sizeof targets[0] - 1]; }
