@@ -130,11 +130,17 @@ $(RT_DIR)/kernels_%.cubin: test/runtime/kernels.ptx
 	$(Q)$(CUDA_HOME)/bin/ptxas -arch=$(subst sm,sm_,$*) $< -o $@
 
 # ---- C unit tests ---------------------------------------------------------
-UNIT_TESTS := $(BUILD)/unit/layout_test
+# Every test/unit/NAME_test.c is a unit test, found by glob: built into
+# $(BUILD)/unit/NAME_test, linked with every object of tkc but the driver
+# (cli/) and with LLVM, and run by `make test` (it prints "ok" last). A new
+# test needs no edit here.
+UNIT_TESTS := $(patsubst test/unit/%.c,$(BUILD)/unit/%,$(wildcard test/unit/*_test.c))
+UNIT_OBJ   := $(filter-out $(BUILD)/obj/cli/%,$(TKC_OBJ))
 
-$(BUILD)/unit/layout_test: test/unit/layout_test.c $(BUILD)/obj/lower/layout.o $(filter $(BUILD)/obj/support/%,$(TKC_OBJ))
+$(BUILD)/unit/%_test: test/unit/%_test.c $(UNIT_OBJ)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDFLAGS)
+	@echo "  LD      $@"
+	$(Q)$(CC) -I. $(if $(LLVM_INCLUDE),-isystem $(LLVM_INCLUDE)) $(CFLAGS) $^ -o $@ $(LDFLAGS) $(LLVM_LIBS) -lm
 
 # ---- fuzzing ---------------------------------------------------------------
 # make fuzz: build/fuzz/fuzz_tkc (libFuzzer, ASan, UBSan), its dictionary
@@ -220,7 +226,7 @@ test: deps
 	@$(MAKE) --no-print-directory all $(BUILD)/libtkrt.a $(RT_TESTS) $(UNIT_TESTS)
 	@if [ "$$CI" = true ]; then $(MAKE) --no-print-directory fuzz; fi
 	@UNIT_TESTS="$(UNIT_TESTS)" TKC=$(BUILD)/tkc SAN=$(SAN) SANFLAGS="$(SANFLAGS)" CUDA_HOME=$(CUDA_HOME) RT_DIR=$(RT_DIR) RT_LIB=$(BUILD)/libtkrt.a \
-	  sh test/run.sh
+	  T='$(value T)' sh test/run.sh
 
 # GPU work: gpu-build compiles every kernel variant into build/gpu/ here;
 # gpu-test and bench run on the GPU machine with build/ carried over (they
@@ -236,7 +242,7 @@ bench:
 	@TKC=$(BUILD)/tkc sh bench/run.sh
 
 golden-update: all
-	@TKC=$(BUILD)/tkc UPDATE=1 sh test/run.sh
+	@TKC=$(BUILD)/tkc UPDATE=1 T='$(value T)' sh test/run.sh
 
 clean:
 	rm -rf build

@@ -1,24 +1,69 @@
 #!/bin/sh
 # The test runner of `make test`. Every case compares tkc's real output with
-# a reviewed expected file; the last line is "N passed, M failed".
+# a reviewed expected file or runs a check; the last line is
+# "N passed, M failed".
 #
 #   test/golden/<stage>/NAME.tk  beside  NAME.tokens | NAME.ast | NAME.sema | NAME.err
 #   test/golden/kernels/NAME.*   expected dumps of kernels/NAME.tk (NAME.h: the
-#                                header, cubin bytes elided)
-#   test/golden/ops/NAME.tk      one op family: NAME.tir, NAME.tir-gpu, NAME.ptx
+#                                header, cubin bytes elided; NAME.ptx-check: checks
+#                                of its PTX)
+#   test/golden/ops/NAME.tk      one op family: NAME.tir and NAME.tir-gpu (expected
+#                                dumps), NAME.ptx-check (checks of its PTX), and its
+#                                PTX assembled by ptxas for sm_90a and sm_89
 #   test/golden/cli/NAME.args    tkc's arguments; NAME.out its output and exit status
+#   test/unit/NAME_test.c        a C unit test, built by make into build/unit/NAME_test
+#                                (UNIT_TESTS lists the binaries), which prints "ok" last
 #
 # .err and .out files hold stderr (and stdout for .out) followed by a line
 # "exit status: N". UPDATE=1 rewrites the expected files (review the diff).
+# A .ptx-check file is written by hand and never rewritten: the
+# instructions a kernel's PTX must and must not contain, in FileCheck's
+# habit (CHECK-LABEL, CHECK, CHECK-NOT, ...; test/ptx_check.sh checks them
+# and says the format). PTX needs libdevice from the CUDA toolkit: without
+# one the PTX checks of the op families are skipped with a note.
 # Where valgrind is installed, each kernel is also checked under it.
+#
+# T=PATTERN runs only the cases whose name matches PATTERN, an extended
+# regular expression (grep -E) matched anywhere in the name: a plain word
+# is a substring. A case's name is its expected file's path
+# (test/golden/ops/reduce.tir, test/golden/ops/reduce.ptx-check,
+# test/golden/cli/define.out) or what its FAIL line says ("ptxas
+# kernels/softmax.tk sm_80", "launch headers as C99", "header grids on the
+# fake driver", "unit test build/unit/layout_test", "op-family compile
+# check", "runtime tests", "exit-status tests", "fuzz replay", "CI
+# fuzzing", "valgrind kernels/softmax.tk", "ptx_check self-test: pass").
+# With UPDATE=1, T limits the files rewritten. A T that matches no case
+# is a failure.
+#
+#   T=ops/reduce sh test/run.sh      (make test T=ops/reduce)
+#   T='softmax|layernorm' UPDATE=1 sh test/run.sh
 
 TKC=${TKC:-build/tkc}
 UPDATE=${UPDATE:-0}
+T=${T:-}
 pass=0
 fail=0
+matched=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export NO_COLOR=1
+
+if [ -n "$T" ]; then
+    printf '' | grep -Eq -- "$T" 2>/dev/null
+    if [ $? -eq 2 ]; then
+        echo "T='$T' is not an extended regular expression (grep -E)"
+        exit 2
+    fi
+fi
+
+# want NAME: whether the case NAME runs (all of them without T)
+want() {
+    if [ -z "$T" ] || printf '%s\n' "$1" | grep -Eq -- "$T"; then
+        matched=$((matched + 1))
+        return 0
+    fi
+    return 1
+}
 
 record() { # name expected actual
     if [ "$UPDATE" = 1 ]; then
@@ -51,6 +96,7 @@ add_counts() { # output-file name
 }
 
 emit_case() { # source expected emit-stage name
+    want "$4" || return 0
     "$TKC" --emit="$3" "$1" >"$tmp/out" 2>"$tmp/err"
     status=$?
     if [ $status -ne 0 ]; then
@@ -64,6 +110,7 @@ emit_case() { # source expected emit-stage name
 
 # the PTX tkc writes for one target, assembled by ptxas
 ptxas_case() { # source arch
+    want "ptxas $1 $2" || return 0
     if "$TKC" --emit=ptx --arch="$2" "$1" -o "$tmp/case.ptx" 2>"$tmp/err" &&
         "$PTXAS" -arch="$2" "$tmp/case.ptx" -o "$tmp/case.cubin" 2>>"$tmp/err"; then
         pass=$((pass + 1))
@@ -74,8 +121,33 @@ ptxas_case() { # source arch
     fi
 }
 
+# the PTX tkc writes (default target) against its hand-written check file
+ptx_check_case() { # source check-file
+    want "$2" || return 0
+    if [ ! -f "$2" ]; then
+        fail=$((fail + 1))
+        echo "FAIL $2 is missing (write it by hand: test/ptx_check.sh says the format)"
+        return
+    fi
+    if ! "$TKC" --emit=ptx "$1" >"$tmp/case.ptx" 2>"$tmp/err"; then
+        fail=$((fail + 1))
+        echo "FAIL $2 ($TKC --emit=ptx $1 failed)"
+        head -20 "$tmp/err"
+        return
+    fi
+    if sh test/ptx_check.sh "$2" "$tmp/case.ptx" "the PTX of $1" >"$tmp/check" 2>&1; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1))
+        echo "FAIL $2"
+        head -60 "$tmp/check"
+        echo "  (the PTX: $TKC --emit=ptx $1)"
+    fi
+}
+
 # an emit case whose expected file must exist (UPDATE=1 creates it)
 required_case() { # source expected emit-stage
+    want "$2" || return 0
     if [ -f "$2" ] || [ "$UPDATE" = 1 ]; then
         [ -f "$2" ] || : >"$2"
         emit_case "$1" "$2" "$3" "$2"
@@ -86,6 +158,7 @@ required_case() { # source expected emit-stage
 }
 
 err_case() { # source expected name
+    want "$3" || return 0
     "$TKC" --emit=sema "$1" >/dev/null 2>"$tmp/out"
     echo "exit status: $?" >>"$tmp/out"
     record "$3" "$2" "$tmp/out"
@@ -99,12 +172,21 @@ for dir in test/golden/lex test/golden/parse test/golden/sema test/golden/errors
         [ -f "$base.ast" ] && emit_case "$src" "$base.ast" ast "$base.ast"
         [ -f "$base.sema" ] && emit_case "$src" "$base.sema" sema "$base.sema"
         [ -f "$base.err" ] && err_case "$src" "$base.err" "$base.err"
-        if [ ! -f "$base.tokens" ] && [ ! -f "$base.ast" ] && [ ! -f "$base.sema" ] && [ ! -f "$base.err" ]; then
+        if [ ! -f "$base.tokens" ] && [ ! -f "$base.ast" ] && [ ! -f "$base.sema" ] && [ ! -f "$base.err" ] &&
+            want "$src"; then
             fail=$((fail + 1))
             echo "FAIL $src has no expected file"
         fi
     done
 done
+
+# UPDATE=1 neither runs nor writes the hand-written PTX check files
+update_note() {
+    if [ "$UPDATE" = 1 ] && [ -z "${noted_checks:-}" ]; then
+        echo "note: UPDATE=1 leaves the *.ptx-check files alone (they are written by hand); make test runs them"
+        noted_checks=1
+    fi
+}
 
 PTXAS=${CUDA_HOME:-/usr/local/cuda}/bin/ptxas
 for src in kernels/*.tk; do
@@ -113,13 +195,15 @@ for src in kernels/*.tk; do
         required_case "$src" "test/golden/kernels/$name.$stage" "$stage"
     done
     # back-end dumps, for the kernels code generation handles
-    for stage in tir-gpu ptx; do
-        expected=test/golden/kernels/$name.$stage
-        [ -f "$expected" ] && emit_case "$src" "$expected" "$stage" "$expected"
-    done
+    expected=test/golden/kernels/$name.tir-gpu
+    [ -f "$expected" ] && emit_case "$src" "$expected" tir-gpu "$expected"
+    check=test/golden/kernels/$name.ptx-check
+    if [ -f "$check" ] && want "$check"; then
+        if [ "$UPDATE" = 1 ]; then update_note; else ptx_check_case "$src" "$check"; fi
+    fi
     # the launch header, its cubin bytes elided (they are ptxas's, not ours)
     expected=test/golden/kernels/$name.h
-    if [ -f "$expected" ] && [ -x "$PTXAS" ]; then
+    if [ -f "$expected" ] && [ -x "$PTXAS" ] && want "$expected"; then
         if "$TKC" --emit=header "$src" >"$tmp/hdr" 2>"$tmp/err"; then
             sed -E '/^  [0-9,]+$/d; s/__cubin\[[0-9]+\]/__cubin[N]/' "$tmp/hdr" >"$tmp/out"
             record "$expected" "$expected" "$tmp/out"
@@ -131,20 +215,67 @@ for src in kernels/*.tk; do
     fi
 done
 
+# the checker of the .ptx-check files, on a fixed PTX text: a check file
+# that must pass, one that must fail with the messages of selftest_fail.out
+# (after a change of the messages: sh test/ptx_check.sh
+# test/ptx_check/selftest_fail.ptx-check test/ptx_check/selftest.ptx
+# >test/ptx_check/selftest_fail.out), and a malformed one (status 2)
+if [ "$UPDATE" != 1 ]; then
+    d=test/ptx_check
+    if want "ptx_check self-test: pass"; then
+        if sh test/ptx_check.sh $d/selftest_pass.ptx-check $d/selftest.ptx >"$tmp/self" 2>&1; then
+            pass=$((pass + 1))
+        else
+            fail=$((fail + 1))
+            echo "FAIL ptx_check self-test: pass ($d/selftest_pass.ptx-check must pass on $d/selftest.ptx)"
+            head -20 "$tmp/self"
+        fi
+    fi
+    if want "ptx_check self-test: fail"; then
+        sh test/ptx_check.sh $d/selftest_fail.ptx-check $d/selftest.ptx >"$tmp/self" 2>&1
+        status=$?
+        if [ $status -eq 1 ] && cmp -s $d/selftest_fail.out "$tmp/self"; then
+            pass=$((pass + 1))
+        else
+            fail=$((fail + 1))
+            echo "FAIL ptx_check self-test: fail ($d/selftest_fail.ptx-check must fail on $d/selftest.ptx, status 1 (not $status), with $d/selftest_fail.out)"
+            diff -u $d/selftest_fail.out "$tmp/self" | head -40
+        fi
+    fi
+    if want "ptx_check self-test: malformed"; then
+        sh test/ptx_check.sh $d/selftest_malformed.ptx-check $d/selftest.ptx >"$tmp/self" 2>&1
+        status=$?
+        if [ $status -eq 2 ] && grep -q 'selftest_malformed.ptx-check:2: not a directive' "$tmp/self"; then
+            pass=$((pass + 1))
+        else
+            fail=$((fail + 1))
+            echo "FAIL ptx_check self-test: malformed ($d/selftest_malformed.ptx-check: status 2 (not $status), its line 2 named)"
+            head -20 "$tmp/self"
+        fi
+    fi
+fi
+
 # one file of small kernels per op family: the tile IR before and after
-# the target passes, and the PTX (which needs libdevice from the toolkit),
-# assembled by ptxas
+# the target passes, the PTX (which needs libdevice from the toolkit)
+# against its check file, and the PTX assembled by ptxas
 for src in test/golden/ops/*.tk; do
     base=${src%.tk}
-    for stage in tir tir-gpu ptx; do
-        if [ "$stage" = ptx ] && [ ! -x "$PTXAS" ]; then
-            echo "note: $base.ptx skipped (no CUDA toolkit at ${CUDA_HOME:-/usr/local/cuda})"
-            continue
-        fi
+    for stage in tir tir-gpu; do
         required_case "$src" "$base.$stage" "$stage"
     done
+    if [ "$UPDATE" = 1 ]; then
+        want "$base.ptx-check" && update_note
+        continue
+    fi
+    if [ ! -x "$PTXAS" ]; then
+        want "$base.ptx-check" &&
+            echo "note: $base.ptx-check skipped (no CUDA toolkit at ${CUDA_HOME:-/usr/local/cuda})"
+        continue
+    fi
+    ptx_check_case "$src" "$base.ptx-check"
     # sm_89 too: fp8 there needs PTX ISA 8.1, which LLVM does not pick itself
-    [ -x "$PTXAS" ] && [ "$UPDATE" != 1 ] && ptxas_case "$src" sm_90a && ptxas_case "$src" sm_89
+    ptxas_case "$src" sm_90a
+    ptxas_case "$src" sm_89
 done
 
 # Every kernel code generation handles: PTX for each supported target,
@@ -159,14 +290,27 @@ if [ "$UPDATE" != 1 ]; then
             done
         done
     else
-        echo "note: ptxas checks skipped (no CUDA toolkit at ${CUDA_HOME:-/usr/local/cuda})"
+        skipped=0
+        for k in $backend_kernels; do
+            for arch in sm_80 sm_86 sm_89 sm_90 sm_90a; do
+                want "ptxas kernels/$k.tk $arch" && skipped=1
+            done
+        done
+        [ $skipped = 1 ] && echo "note: ptxas checks skipped (no CUDA toolkit at ${CUDA_HOME:-/usr/local/cuda})"
     fi
-    mkdir -p "$tmp/h"
-    headers_ok=1
-    for k in $backend_kernels; do
-        "$TKC" "kernels/$k.tk" -o "$tmp/h" 2>"$tmp/err" || { headers_ok=0; head -20 "$tmp/err"; }
-    done
-    cat >"$tmp/h/use.c" <<'EOT'
+    have_cuda_h=0
+    [ -f "${CUDA_HOME:-/usr/local/cuda}/include/cuda_runtime.h" ] && have_cuda_h=1
+    want_c99=0
+    want_cxx=0
+    want "launch headers as C99" && want_c99=1
+    [ $have_cuda_h = 1 ] && want "launch headers as C++" && want_cxx=1
+    if [ $want_c99 = 1 ] || [ $want_cxx = 1 ]; then
+        mkdir -p "$tmp/h"
+        headers_ok=1
+        for k in $backend_kernels; do
+            "$TKC" "kernels/$k.tk" -o "$tmp/h" 2>"$tmp/err" || { headers_ok=0; head -20 "$tmp/err"; }
+        done
+        cat >"$tmp/h/use.c" <<'EOT'
 #include "vector_add.h"
 #include "softmax.h"
 #include "layernorm.h"
@@ -181,7 +325,7 @@ int main(void) {
     return 0;
 }
 EOT
-    cat >"$tmp/h/use.cpp" <<'EOT'
+        cat >"$tmp/h/use.cpp" <<'EOT'
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include "vector_add.h"
@@ -189,16 +333,19 @@ EOT
 #include "layernorm.h"
 tk_status launch(cudaStream_t s, float *x, float *y, float *out, int n) { return vector_add(s, x, y, out, n); }
 EOT
-    if [ $headers_ok = 1 ] && cc -std=c99 -Wall -Wextra -Werror -pedantic ${SANFLAGS:-} -Iruntime_stub -I"$tmp/h" \
-        "$tmp/h/use.c" "${RT_LIB:-build/libtkrt.a}" -o "$tmp/h/use" -ldl -lpthread 2>"$tmp/err" &&
-        "$tmp/h/use" >"$tmp/out" 2>&1; then
-        pass=$((pass + 1))
-    else
-        fail=$((fail + 1))
-        echo "FAIL launch headers as C99 (compile, link, promise checks)"
-        cat "$tmp/err" "$tmp/out" 2>/dev/null | head -20
     fi
-    if [ -f "${CUDA_HOME:-/usr/local/cuda}/include/cuda_runtime.h" ]; then
+    if [ $want_c99 = 1 ]; then
+        if [ "$headers_ok" = 1 ] && cc -std=c99 -Wall -Wextra -Werror -pedantic ${SANFLAGS:-} -Iruntime_stub -I"$tmp/h" \
+            "$tmp/h/use.c" "${RT_LIB:-build/libtkrt.a}" -o "$tmp/h/use" -ldl -lpthread 2>"$tmp/err" &&
+            "$tmp/h/use" >"$tmp/out" 2>&1; then
+            pass=$((pass + 1))
+        else
+            fail=$((fail + 1))
+            echo "FAIL launch headers as C99 (compile, link, promise checks)"
+            cat "$tmp/err" "$tmp/out" 2>/dev/null | head -20
+        fi
+    fi
+    if [ $want_cxx = 1 ]; then
         if c++ -Wall -Wextra -Werror -I"${CUDA_HOME:-/usr/local/cuda}/include" -Iruntime_stub -I"$tmp/h" \
             -c "$tmp/h/use.cpp" -o "$tmp/h/use_cpp.o" 2>"$tmp/err"; then
             pass=$((pass + 1))
@@ -207,14 +354,15 @@ EOT
             echo "FAIL launch headers as C++ after cuda.h and cuda_runtime.h"
             head -20 "$tmp/err"
         fi
-    else
+    elif [ $have_cuda_h = 0 ] && want "launch headers as C++"; then
         echo "note: C++ header check skipped (no CUDA headers)"
     fi
 fi
 
 # Grids and heuristics a header computes on the host, launched on the fake
 # driver and compared with the same expressions in C
-if [ "$UPDATE" != 1 ] && [ -n "${RT_DIR:-}" ] && [ -f "$RT_DIR/fake_libcuda.so" ]; then
+if [ "$UPDATE" != 1 ] && [ -n "${RT_DIR:-}" ] && [ -f "$RT_DIR/fake_libcuda.so" ] &&
+    want "header grids on the fake driver"; then
     mkdir -p "$tmp/grid"
     if "$TKC" test/runtime/header_grid.tk -o "$tmp/grid" 2>"$tmp/err" &&
         cc -std=c99 -D_DEFAULT_SOURCE -Wall -Wextra -Werror -pedantic ${SANFLAGS:-} -Iruntime_stub -I"$tmp/grid" \
@@ -228,19 +376,44 @@ if [ "$UPDATE" != 1 ] && [ -n "${RT_DIR:-}" ] && [ -f "$RT_DIR/fake_libcuda.so" 
     fi
 fi
 
-# C unit tests (the layout algebra): each prints "ok" last
-for t in ${UNIT_TESTS:-}; do
-    if "$t" >"$tmp/unit" 2>&1 && tail -n 1 "$tmp/unit" | grep -q '^ok'; then
-        pass=$((pass + 1))
-    else
-        fail=$((fail + 1))
-        echo "FAIL unit test $t"
-        head -20 "$tmp/unit"
+# C unit tests: every test/unit/NAME_test.c, which make builds into
+# $(BUILD)/unit/NAME_test (UNIT_TESTS lists them; unset, build/unit/);
+# each prints "ok" last. A source whose binary is not listed fails.
+# (Not under UPDATE=1: nothing of theirs to rewrite, and golden-update
+# builds none.)
+if [ "$UPDATE" != 1 ]; then
+    if [ -z "${UNIT_TESTS+set}" ]; then
+        UNIT_TESTS=
+        for c in test/unit/*_test.c; do
+            [ -f "$c" ] && UNIT_TESTS="$UNIT_TESTS build/unit/$(basename "$c" .c)"
+        done
     fi
-done
+    for t in $UNIT_TESTS; do
+        want "unit test $t" || continue
+        if "$t" >"$tmp/unit" 2>&1 && tail -n 1 "$tmp/unit" | grep -q '^ok'; then
+            pass=$((pass + 1))
+        else
+            fail=$((fail + 1))
+            echo "FAIL unit test $t"
+            head -20 "$tmp/unit"
+        fi
+    done
+    for c in test/unit/*_test.c; do
+        [ -f "$c" ] || continue
+        n=$(basename "$c" .c)
+        built=0
+        for t in $UNIT_TESTS; do
+            [ "${t##*/}" = "$n" ] && built=1
+        done
+        if [ $built = 0 ] && want "unit test $c"; then
+            fail=$((fail + 1))
+            echo "FAIL unit test $c: not built (UNIT_TESTS lists no $n; make test builds every test/unit/*_test.c)"
+        fi
+    done
+fi
 
 # the op-family GPU cases, compiled (make gpu-test runs them)
-if [ "$UPDATE" != 1 ]; then
+if [ "$UPDATE" != 1 ] && want "op-family compile check"; then
     if command -v python3 >/dev/null 2>&1; then
         TKC="$TKC" python3 test/gpu/ops/compile_check.py >"$tmp/ops" 2>&1
         add_counts "$tmp/ops" "op-family compile check"
@@ -250,14 +423,14 @@ if [ "$UPDATE" != 1 ]; then
 fi
 
 # runtime_stub's own tests (no GPU needed: a fake driver stands in)
-if [ -n "${RT_DIR:-}" ] && [ -d "$RT_DIR" ] && [ "$UPDATE" != 1 ]; then
+if [ -n "${RT_DIR:-}" ] && [ -d "$RT_DIR" ] && [ "$UPDATE" != 1 ] && want "runtime tests"; then
     sh test/runtime/run.sh "$RT_DIR" >"$tmp/rt" 2>&1
     add_counts "$tmp/rt" "runtime tests"
 fi
 
 # exit statuses a build script relies on: output that cannot be written, a
 # ptxas that fails, a stale cubin beside a PTX-only header
-if [ "$UPDATE" != 1 ]; then
+if [ "$UPDATE" != 1 ] && want "exit-status tests"; then
     TKC="$TKC" sh test/cli_status.sh >"$tmp/status" 2>&1
     add_counts "$tmp/status" "exit-status tests"
 fi
@@ -265,9 +438,11 @@ fi
 # fuzzing reproducers and stress inputs, replayed through tkc; in CI also
 # a fixed fuzzing run (make test builds build/fuzz/fuzz_tkc when CI=true)
 if [ "$UPDATE" != 1 ]; then
-    TKC="$TKC" sh test/fuzz/replay.sh >"$tmp/replay" 2>&1
-    add_counts "$tmp/replay" "fuzz replay"
-    if [ "${CI:-}" = true ]; then
+    if want "fuzz replay"; then
+        TKC="$TKC" sh test/fuzz/replay.sh >"$tmp/replay" 2>&1
+        add_counts "$tmp/replay" "fuzz replay"
+    fi
+    if [ "${CI:-}" = true ] && want "CI fuzzing"; then
         sh test/fuzz/ci.sh >"$tmp/fuzz" 2>&1
         cat "$tmp/fuzz" | grep -v "passed, .* failed$"
         add_counts "$tmp/fuzz" "CI fuzzing"
@@ -276,14 +451,17 @@ fi
 
 for args in test/golden/cli/*.args; do
     [ -f "$args" ] || continue
+    expected=${args%.args}.out
+    want "$expected" || continue
     # shellcheck disable=SC2046
     (eval "set -- $(cat "$args")"; "$TKC" "$@") >"$tmp/out" 2>&1
     echo "exit status: $?" >>"$tmp/out"
-    record "$args" "${args%.args}.out" "$tmp/out"
+    record "$expected" "$expected" "$tmp/out"
 done
 
 if command -v valgrind >/dev/null 2>&1 && [ "$UPDATE" != 1 ] && [ "${SAN:-0}" != 1 ]; then
     for src in kernels/*.tk; do
+        want "valgrind $src" || continue
         if valgrind -q --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite,indirect,possible \
             "$TKC" --emit=sema "$src" >/dev/null 2>"$tmp/vg"; then
             pass=$((pass + 1))
@@ -294,7 +472,16 @@ if command -v valgrind >/dev/null 2>&1 && [ "$UPDATE" != 1 ] && [ "${SAN:-0}" !=
         fi
     done
 else
-    echo "note: valgrind checks skipped (valgrind not installed, or a sanitizer build)"
+    skipped=0
+    for src in kernels/*.tk; do
+        want "valgrind $src" && skipped=1
+    done
+    [ $skipped = 1 ] && echo "note: valgrind checks skipped (valgrind not installed, or a sanitizer build)"
+fi
+
+if [ -n "$T" ] && [ "$matched" -eq 0 ]; then
+    fail=$((fail + 1))
+    echo "FAIL no case matches T='$T' (a case's name: its expected file's path, or a sub-runner's name; test/run.sh lists them)"
 fi
 
 echo "$pass passed, $fail failed"
