@@ -9,8 +9,8 @@ enum { KB = 1024 };
 
 static const tk_target targets[] = {
     /* name     sm  a      ptx  cp.async fp8   tma    wgmma  smem/block  static */
-    {"sm_80",  80, false, 70, true,    false, false, false, 163 * KB, 48 * KB},
-    {"sm_86",  86, false, 71, true,    false, false, false, 99 * KB,  48 * KB},
+    {"sm_80",  80, false, 74, true,    false, false, false, 163 * KB, 48 * KB},
+    {"sm_86",  86, false, 74, true,    false, false, false, 99 * KB,  48 * KB},
     {"sm_89",  89, false, 81, true,    true,  false, false, 99 * KB,  48 * KB},
     {"sm_90",  90, false, 78, true,    true,  true,  false, 227 * KB, 48 * KB},
     {"sm_90a", 90, true,  80, true,    true,  true,  true,  227 * KB, 48 * KB},
