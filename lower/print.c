@@ -124,8 +124,8 @@ void tk_tir_print(FILE *out, const tk_tir_program *program, bool gpu) {
     for (uint32_t k = 0; k < program->kernels.len; k++) {
         const tk_tir_kernel *kernel = program->kernels.data[k];
         if (k) fputc('\n', out);
-        fprintf(out, "kernel %s variant %u%s num_warps=%u", kernel->sema->name, kernel->sema->variant,
-                kernel->suffix, kernel->num_warps);
+        fprintf(out, "kernel %s variant %u%s num_warps=%u num_stages=%u", kernel->sema->name, kernel->sema->variant,
+                kernel->suffix, kernel->num_warps, kernel->num_stages);
         uint32_t arg = 0;
         for (uint32_t i = 0; i < kernel->sema->params.len; i++) {
             const tk_sema_param *p = &kernel->sema->params.data[i];
