@@ -1,4 +1,10 @@
-/* Private to codegen/. */
+/* Private to codegen/: the state of the tile IR -> LLVM IR translation and
+ * the helpers more than one op family uses (prefix cg_), by the file that
+ * defines them. One file an op family: types.c, ptx.c (the one place inline
+ * PTX is built), convert.c, elementwise.c, cast.c, memory.c, reduce.c,
+ * random.c, shape.c, debug.c, atomic.c, control.c (the op dispatch and
+ * control flow) and module.c; target.c takes the built module to PTX and a
+ * cubin, header.c writes the launch header. */
 #ifndef TK_CODEGEN_INTERNAL_H
 #define TK_CODEGEN_INTERNAL_H
 
@@ -8,11 +14,167 @@
 #include <llvm-c/DebugInfo.h>
 #include <llvm-c/TargetMachine.h>
 
-/* Builds the LLVM module of every kernel (llvm.c). */
+/* A value's registers in this thread: a tile's in the order of its
+ * layout's register bits, a scalar's one. */
+typedef struct cgval {
+    uint32_t n;
+    LLVMValueRef *r;
+} cgval;
+
+/* One module's translation (module.c); emit_kernel sets the per-kernel part. */
+typedef struct cg {
+    tk_arena *arena;
+    tk_diag *diag;
+    LLVMContextRef ctx;
+    LLVMModuleRef mod;
+    LLVMBuilderRef b;
+    LLVMValueRef fn;
+    const tk_tir_kernel *k;
+    cgval *vals;
+    LLVMBasicBlockRef entry;   /* thread indices and per-layout offsets live here */
+    LLVMValueRef entry_br;
+    LLVMValueRef tid, lane, warp;
+    LLVMValueRef smem;
+    const tk_tir_op *scratch_op;   /* the op being emitted: its scratch range (smem.c) */
+    struct { const tk_ll *l; LLVMValueRef flat; } flats[64];
+    uint32_t nflats;
+    bool failed;
+    /* -g / -lineinfo: line tables pointing into the .tk file */
+    LLVMDIBuilderRef dib;
+    LLVMMetadataRef di_file, di_sp;
+    bool debug;   /* device_assert checks */
+    const tk_target *target;
+    tk_loc user_asm; /* first inline_asm_elementwise, for ptxas errors */
+    const tk_tir_block *combine_fn; /* the reduce or scan being emitted, when it has one */
+    LLVMTypeRef t_i1, t_i8, t_i16, t_i32, t_i64, t_f16, t_bf16, t_f32, t_f64, t_ptr1, t_ptr3, t_void;
+} cg;
+
+/* ---- module.c: the module and its kernels ---- */
+
+/* Builds the LLVM module of every kernel; NULL (errors reported) when one fails. */
 LLVMModuleRef cg_build_module(tk_arena *arena, tk_diag *diag, LLVMContextRef ctx,
                               const tk_tir_program *program, const tk_cg_options *options,
                               tk_cg_output *out);
 /* The PTX entry name of a kernel variant. */
 const char *cg_entry_name(tk_arena *arena, const tk_tir_kernel *k, const tk_tir_program *program);
+
+/* ---- types.c: types and small helpers ---- */
+
+/* The register type of a dtype: i1 a bit, fp8 its byte. */
+LLVMTypeRef cg_dtype_type(cg *c, tk_dtype d);
+/* A tile's element type; any other type itself. */
+const tk_type *cg_elem_of(const tk_type *t);
+/* The register type of t's element (a pointer: global, address space 1). */
+LLVMTypeRef cg_elem_type(cg *c, const tk_type *t);
+/* Whether t's element is a float. */
+bool cg_is_float(const tk_type *t);
+/* Whether t's element is a signed integer (i1 is not). */
+bool cg_is_signed(const tk_type *t);
+/* How many registers v takes in a thread: its layout's, or 1. */
+uint32_t cg_nregs(const tk_tir_value *v);
+/* Reports op as not supported yet (the kernel's first such error only) and fails the kernel. */
+void cg_not_yet(cg *c, const tk_tir_op *op, const char *what);
+/* n registers, unset, in the arena. */
+cgval cg_newval(cg *c, uint32_t n);
+/* v's registers, as the op that defines v (or binds it, for arguments) set them. */
+cgval *cg_get(cg *c, const tk_tir_value *v);
+/* The i32 constant v. */
+LLVMValueRef cg_i32(cg *c, int64_t v);
+
+/* ---- ptx.c: intrinsics, special registers, the barrier, inline PTX ---- */
+
+/* The function name in the module, declared with this type if it is not there yet. */
+LLVMValueRef cg_declare(cg *c, const char *name, LLVMTypeRef ret, LLVMTypeRef *params, unsigned n);
+/* A call of intrinsic or external function name, typed by its arguments (at most 8). */
+LLVMValueRef cg_call(cg *c, const char *name, LLVMTypeRef ret, LLVMValueRef *args, unsigned n);
+/* Inline PTX with LLVM constraints (at most 128 arguments): every inline-PTX builder goes through it. */
+LLVMValueRef cg_asm_call(cg *c, LLVMTypeRef ret, const char *text, const char *constraints,
+                         LLVMValueRef *args, unsigned n, bool side_effects);
+/* The PTX special register name ("tid.x", "ctaid.y", ...), as i32. */
+LLVMValueRef cg_sreg(cg *c, const char *name);
+/* The CTA barrier (aligned: every thread of the program reaches the same one). */
+void cg_barrier(cg *c);
+
+/* ---- convert.c: registers in layouts, scratch, shuffles, conversions ---- */
+
+/* Flat index of register r of layout l in this thread (the thread's part computed once, in the entry). */
+LLVMValueRef cg_reg_flat(cg *c, const tk_ll *l, uint64_t r);
+/* i1: this is the program's first thread (lane 0 of warp 0). */
+LLVMValueRef cg_is_first_thread(cg *c);
+/* i1: this thread's copy of register r of l acts (one copy of a replicated element; l NULL: all). */
+LLVMValueRef cg_owner(cg *c, const tk_ll *l, uint32_t r);
+/* Address byte_offset into the emitted op's scratch; an op given none: an internal error, once. */
+LLVMValueRef cg_smem_addr(cg *c, LLVMValueRef byte_offset);
+/* The type t travels through scratch as: at least 32 bits. */
+LLVMTypeRef cg_scratch_type(cg *c, LLVMTypeRef t);
+/* v widened to its scratch type. */
+LLVMValueRef cg_to_scratch(cg *c, LLVMValueRef v);
+/* v narrowed from its scratch type back to t. */
+LLVMValueRef cg_from_scratch(cg *c, LLVMValueRef v, LLVMTypeRef t);
+/* The bytes of one slot of the emitted op's scratch (lower/scratch.c). */
+unsigned cg_scratch_slot(cg *c);
+/* A t in layout l (NULL: a scalar) read from scratch slots flat * mul + add, written and passed a barrier before. */
+cgval cg_scratch_read(cg *c, const tk_type *t, const tk_ll *l, int64_t mul, int64_t add, unsigned slot);
+/* A warp shuffle of any register type, all 32 lanes: mode "bfly" (lane = XOR mask) or "idx" (source lane). */
+LLVMValueRef cg_shuffle(cg *c, LLVMValueRef v, const char *mode, LLVMValueRef lane);
+/* src's registers in layout dst: reused, shuffled, or through the op's scratch (reads left pending). */
+cgval cg_relayout(cg *c, const tk_tir_value *src, const tk_ll *dst);
+
+/* ---- elementwise.c: element-wise ops and math ---- */
+
+/* a op b on one register of t's element type; NULL for an operator it does not emit. */
+LLVMValueRef cg_binary(cg *c, int op, const tk_type *t, LLVMValueRef a, LLVMValueRef b, bool arith_shift);
+/* a op b as i1, by t's element type (floats ordered, != unordered). */
+LLVMValueRef cg_compare(cg *c, int op, const tk_type *t, LLVMValueRef a, LLVMValueRef b);
+/* The larger (smaller) of a and b; on floats the number when one is NaN (maxnum). */
+LLVMValueRef cg_minmax(cg *c, bool is_max, const tk_type *t, LLVMValueRef a, LLVMValueRef b);
+/* A math op on one register of each operand (x[0..3)); what it cannot emit is reported. */
+LLVMValueRef cg_math(cg *c, const tk_tir_op *op, const tk_type *t, LLVMValueRef *x);
+/* inline_asm_elementwise: the user's PTX once per pack registers (operands checked by sema). */
+void cg_emit_inline_asm(cg *c, const tk_tir_op *op);
+
+/* ---- cast.c: conversions between element types ---- */
+
+/* v from from's element type to to's, neither fp8; a narrowing float conversion rounds to nearest even. */
+LLVMValueRef cg_cast(cg *c, const tk_type *from, const tk_type *to, LLVMValueRef v);
+/* A conversion from or to fp8 (to fp8: saturating to finite); the target must have fp8 (caller checks). */
+LLVMValueRef cg_cast_f8(cg *c, tk_dtype from, bool f8_from, tk_dtype to, bool f8_to, const tk_type *ft,
+                        const tk_type *tt, LLVMValueRef x);
+/* A float narrowing rounded toward zero (f32 -> f16, bf16; f64 -> f32); other pairs reported. */
+LLVMValueRef cg_cast_rtz(cg *c, const tk_tir_op *op, tk_dtype from, tk_dtype to, LLVMValueRef x);
+
+/* ---- memory.c: loads and stores ---- */
+
+/* The memory type of an element: i1 is a byte in memory. */
+LLVMTypeRef cg_mem_type(cg *c, const tk_type *pointee);
+/* A load or store through a pointer or pointer tile (block pointers reported). */
+void cg_emit_memory(cg *c, const tk_tir_op *op);
+
+/* ---- reduce.c: reductions and scans ---- */
+
+/* A reduction along an axis (or of a 1-D tile); the op's scratch when it spans warps. */
+void cg_emit_reduce(cg *c, const tk_tir_op *op);
+/* An inclusive scan along an axis (cumsum, cumprod, associative_scan), forward or reverse. */
+void cg_emit_scan(cg *c, const tk_tir_op *op);
+
+/* ---- random.c, shape.c, debug.c, atomic.c ---- */
+
+/* tl.rand, randn, randint and their 4x forms: Triton's Philox 4x32. */
+void cg_emit_random(cg *c, const tk_tir_op *op);
+/* join, split, cat: in registers where the layouts allow, else through the op's scratch. */
+void cg_emit_join_split_cat(cg *c, const tk_tir_op *op);
+/* device_print: each element once, from the thread that owns it. */
+void cg_emit_print(cg *c, const tk_tir_op *op);
+/* device_assert: checks under -g/--debug only, else nothing. */
+void cg_emit_assert(cg *c, const tk_tir_op *op);
+/* An atomic: once per element, by its owner; the old values to every copy through the op's scratch. */
+void cg_emit_atomic(cg *c, const tk_tir_op *op);
+
+/* ---- control.c: the op dispatch and control flow ---- */
+
+/* Register r of operand i of an element-wise op (a scalar operand's one register for any r). */
+LLVMValueRef cg_operand(cg *c, const tk_tir_op *op, uint32_t i, uint32_t r);
+/* Emits blk's live ops in order, until one fails; c->scratch_op is as it was after. */
+void cg_emit_block(cg *c, const tk_tir_block *blk);
 
 #endif

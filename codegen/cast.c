@@ -1,0 +1,88 @@
+/* Conversions between element types: LLVM's casts (a narrowing float
+ * conversion rounds to nearest even), and for fp8 and
+ * fp_downcast_rounding="rtz" the PTX cvt instructions Triton uses.
+ * Needs: an fp8-capable target (sm_89 or newer) for fp8, which the caller
+ * (control.c) checks. */
+#include "internal.h"
+
+LLVMValueRef cg_cast(cg *c, const tk_type *from, const tk_type *to, LLVMValueRef v) {
+    const tk_type *fe = cg_elem_of(from), *te = cg_elem_of(to);
+    LLVMTypeRef tt = cg_elem_type(c, to);
+    if (fe->kind == TK_TYPE_POINTER) return LLVMBuildPtrToInt(c->b, v, tt, "");
+    tk_dtype fd = fe->dtype, td = te->dtype;
+    bool ff = tk_dtype_is_float(fd), tf = tk_dtype_is_float(td);
+    if (td == TK_I1) {
+        return ff ? LLVMBuildFCmp(c->b, LLVMRealUNE, v, LLVMConstReal(LLVMTypeOf(v), 0), "")
+                  : LLVMBuildICmp(c->b, LLVMIntNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
+    }
+    if (!ff && !tf) {
+        unsigned fb = tk_dtype_bits(fd), tb = tk_dtype_bits(td);
+        if (fb == tb) return v;
+        if (fb > tb) return LLVMBuildTrunc(c->b, v, tt, "");
+        return tk_dtype_is_signed(fd) && fd != TK_I1 ? LLVMBuildSExt(c->b, v, tt, "") : LLVMBuildZExt(c->b, v, tt, "");
+    }
+    if (!ff && tf)
+        return tk_dtype_is_signed(fd) && fd != TK_I1 ? LLVMBuildSIToFP(c->b, v, tt, "") : LLVMBuildUIToFP(c->b, v, tt, "");
+    if (ff && !tf)
+        return tk_dtype_is_signed(td) ? LLVMBuildFPToSI(c->b, v, tt, "") : LLVMBuildFPToUI(c->b, v, tt, "");
+    unsigned fb = tk_dtype_bits(fd), tb = tk_dtype_bits(td);
+    if (fd == TK_F16 && td == TK_BF16) return LLVMBuildFPTrunc(c->b, LLVMBuildFPExt(c->b, v, c->t_f32, ""), tt, "");
+    if (fd == TK_BF16 && td == TK_F16) return LLVMBuildFPTrunc(c->b, LLVMBuildFPExt(c->b, v, c->t_f32, ""), tt, "");
+    return fb < tb ? LLVMBuildFPExt(c->b, v, tt, "") : fb > tb ? LLVMBuildFPTrunc(c->b, v, tt, "") : v;
+}
+
+/* ---- fp8 and round-toward-zero conversions (PTX cvt, as Triton) --------- */
+
+static const char *f8_name(tk_dtype d) { return d == TK_F8E4M3 ? "e4m3x2" : "e5m2x2"; }
+
+/* fp8 values live in registers as their byte. To fp8: through f32 and
+ * cvt.rn.satfinite (finite values saturate, as Triton); from fp8: cvt to
+ * f16, then the ordinary conversion. */
+LLVMValueRef cg_cast_f8(cg *c, tk_dtype from, bool f8_from, tk_dtype to, bool f8_to, const tk_type *ft,
+                        const tk_type *tt, LLVMValueRef x) {
+    char text[96];
+    if (f8_from) {
+        snprintf(text, sizeof text, "cvt.rn.f16x2.%s $0, $1;", f8_name(from));
+        LLVMValueRef pair = cg_asm_call(c, c->t_i32, text, "=r,h", (LLVMValueRef[]){LLVMBuildZExt(c->b, x, c->t_i16, "")},
+                                        1, false);
+        LLVMValueRef half = LLVMBuildBitCast(c->b, LLVMBuildTrunc(c->b, pair, c->t_i16, ""), c->t_f16, "");
+        tk_type h = {0};
+        h.kind = TK_TYPE_SCALAR;
+        h.dtype = TK_F16;
+        if (f8_to) {
+            x = half;
+            from = TK_F16;
+            ft = &h;
+        } else {
+            return cg_cast(c, &h, tt, half);
+        }
+    }
+    (void)ft;
+    /* to fp8: from f32 */
+    LLVMValueRef f = x;
+    if (from == TK_F64) f = LLVMBuildFPTrunc(c->b, x, c->t_f32, "");
+    else if (from == TK_F16 || from == TK_BF16) f = LLVMBuildFPExt(c->b, x, c->t_f32, "");
+    else if (from != TK_F32) return LLVMGetPoison(c->t_i8);
+    snprintf(text, sizeof text, "cvt.rn.satfinite.%s.f32 $0, $2, $1;", f8_name(to));
+    LLVMValueRef args[2] = {f, LLVMConstReal(c->t_f32, 0.0)};
+    LLVMValueRef pair = cg_asm_call(c, c->t_i16, text, "=h,f,f", args, 2, false);
+    (void)to;
+    return LLVMBuildTrunc(c->b, pair, c->t_i8, "");
+}
+
+LLVMValueRef cg_cast_rtz(cg *c, const tk_tir_op *op, tk_dtype from, tk_dtype to, LLVMValueRef x) {
+    const char *text = NULL, *cons = NULL;
+    LLVMTypeRef rt = NULL;
+    if (from == TK_F32 && to == TK_F16) { text = "cvt.rz.f16.f32 $0, $1;"; cons = "=h,f"; rt = c->t_i16; }
+    else if (from == TK_F32 && to == TK_BF16) { text = "cvt.rz.bf16.f32 $0, $1;"; cons = "=h,f"; rt = c->t_i16; }
+    else if (from == TK_F64 && to == TK_F32) { text = "cvt.rz.f32.f64 $0, $1;"; cons = "=f,d"; rt = c->t_f32; }
+    if (!text) {
+        cg_not_yet(c, op, tk_arena_printf(c->arena, "fp_downcast_rounding=\"rtz\" from %s to %s",
+                                          tk_dtype_name(from), tk_dtype_name(to)));
+        return LLVMGetPoison(c->t_f32);
+    }
+    LLVMValueRef r = cg_asm_call(c, rt, text, cons, &x, 1, false);
+    if (to == TK_F16) return LLVMBuildBitCast(c->b, r, c->t_f16, "");
+    if (to == TK_BF16) return LLVMBuildBitCast(c->b, r, c->t_bf16, "");
+    return r;
+}

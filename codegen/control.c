@@ -1,0 +1,345 @@
+/* The op dispatch and structured control flow: emit_op sends each live
+ * tile IR op to its family's file or emits it here (constants, program ids,
+ * ranges, splats, register-level unary, binary, compare, select, cast,
+ * bitcast and addptr, reshape and permute by reusing the registers), with
+ * the op's .tk line as the debug location under line info. for, if and
+ * while become LLVM blocks with one phi per register of each value they
+ * carry. An op that fails leaves poison in its registers so the kernel
+ * stays well-formed until compilation stops.
+ * Guarantees: c->scratch_op is the op being emitted while its family's
+ * code runs (the scratch helpers in convert.c read it). */
+#include "internal.h"
+
+#include <string.h>
+
+static LLVMValueRef splat_const(LLVMTypeRef t, bool flt, double f, int64_t i) {
+    return flt ? LLVMConstReal(t, f) : LLVMConstInt(t, (unsigned long long)i, 1);
+}
+
+/* Gives vs[first..] their registers from consecutive entries of values. */
+static void bind_regs(cg *c, const tk_tir_values *vs, uint32_t first, LLVMValueRef *values) {
+    uint32_t k = 0;
+    for (uint32_t i = first; i < vs->len; i++) {
+        const tk_tir_value *a = vs->data[i];
+        uint32_t n = cg_nregs(a);
+        cgval v = cg_newval(c, n);
+        for (uint32_t r = 0; r < n; r++) v.r[r] = values[k++];
+        *cg_get(c, a) = v;
+    }
+}
+
+static void bind_args(cg *c, const tk_tir_block *blk, uint32_t first, LLVMValueRef *values) {
+    bind_regs(c, &blk->args, first, values);
+}
+
+static uint32_t count_regs(const tk_tir_values *vs, uint32_t first) {
+    uint32_t n = 0;
+    for (uint32_t i = first; i < vs->len; i++) n += cg_nregs(vs->data[i]);
+    return n;
+}
+
+static const tk_tir_op *terminator(const tk_tir_block *blk) {
+    for (uint32_t i = blk->ops.len; i-- > 0;)
+        if (!blk->ops.data[i]->dead) return blk->ops.data[i];
+    return NULL;
+}
+
+/* registers of a region's yield (or condition) operands, from index first */
+static void yielded(cg *c, const tk_tir_op *y, uint32_t first, LLVMValueRef *out) {
+    uint32_t k = 0;
+    for (uint32_t i = first; y && i < y->operands.len; i++) {
+        cgval *v = cg_get(c, y->operands.data[i]);
+        for (uint32_t r = 0; r < v->n; r++) out[k++] = v->r[r];
+    }
+}
+
+static LLVMTypeRef reg_type(cg *c, const tk_tir_value *v) { return cg_elem_type(c, v->type); }
+
+static void phis_for(cg *c, const tk_tir_values *vs, uint32_t first, LLVMValueRef *phis) {
+    uint32_t k = 0;
+    for (uint32_t i = first; i < vs->len; i++) {
+        uint32_t n = cg_nregs(vs->data[i]);
+        for (uint32_t r = 0; r < n; r++) phis[k++] = LLVMBuildPhi(c->b, reg_type(c, vs->data[i]), "");
+    }
+}
+
+static void add_incoming(LLVMValueRef *phis, LLVMValueRef *vals, uint32_t n, LLVMBasicBlockRef from) {
+    for (uint32_t i = 0; i < n; i++) LLVMAddIncoming(phis[i], &vals[i], &from, 1);
+}
+
+static void emit_for(cg *c, const tk_tir_op *op) {
+    LLVMValueRef lo = cg_get(c, op->operands.data[0])->r[0], hi = cg_get(c, op->operands.data[1])->r[0];
+    LLVMValueRef step = cg_get(c, op->operands.data[2])->r[0];
+    const tk_type *ivt = op->operands.data[0]->type;
+    uint32_t n = count_regs(&op->operands, 3);
+    LLVMValueRef *init = TK_NEW_ARRAY(c->arena, LLVMValueRef, n + 1);
+    yielded(c, op, 3, init);
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(c->b);
+    LLVMBasicBlockRef header = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "for.header");
+    LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "for.body");
+    LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "for.exit");
+    LLVMBuildBr(c->b, header);
+    LLVMPositionBuilderAtEnd(c->b, header);
+    LLVMValueRef iv = LLVMBuildPhi(c->b, LLVMTypeOf(lo), "iv");
+    LLVMValueRef *phis = TK_NEW_ARRAY(c->arena, LLVMValueRef, n + 1);
+    phis_for(c, &op->results, 0, phis);
+    add_incoming(&iv, &lo, 1, pre);
+    add_incoming(phis, init, n, pre);
+    LLVMValueRef up = cg_compare(c, TK_BINOP_LT, ivt, iv, hi), down = cg_compare(c, TK_BINOP_GT, ivt, iv, hi);
+    LLVMValueRef positive = LLVMBuildICmp(c->b, LLVMIntSGT, step, LLVMConstNull(LLVMTypeOf(step)), "");
+    LLVMBuildCondBr(c->b, LLVMBuildSelect(c->b, positive, up, down, ""), body, exit);
+    LLVMPositionBuilderAtEnd(c->b, body);
+    const tk_tir_block *region = op->regions.data[0];
+    *cg_get(c, region->args.data[0]) = (cgval){1, TK_NEW_ARRAY(c->arena, LLVMValueRef, 1)};
+    cg_get(c, region->args.data[0])->r[0] = iv;
+    bind_args(c, region, 1, phis);
+    cg_emit_block(c, region);
+    if (c->failed) return;
+    LLVMValueRef *next = TK_NEW_ARRAY(c->arena, LLVMValueRef, n + 1);
+    yielded(c, terminator(region), 0, next);
+    LLVMValueRef iv_next = LLVMBuildAdd(c->b, iv, step, "");
+    LLVMBasicBlockRef latch = LLVMGetInsertBlock(c->b);
+    LLVMBuildBr(c->b, header);
+    add_incoming(&iv, &iv_next, 1, latch);
+    add_incoming(phis, next, n, latch);
+    LLVMPositionBuilderAtEnd(c->b, exit);
+    bind_regs(c, &op->results, 0, phis);
+}
+
+static void emit_if(cg *c, const tk_tir_op *op) {
+    LLVMValueRef cond = cg_get(c, op->operands.data[0])->r[0];
+    LLVMBasicBlockRef then_bb = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "if.then");
+    LLVMBasicBlockRef else_bb = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "if.else");
+    LLVMBasicBlockRef merge = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "if.end");
+    LLVMBuildCondBr(c->b, cond, then_bb, else_bb);
+    uint32_t n = count_regs(&op->results, 0);
+    LLVMValueRef *vals[2];
+    LLVMBasicBlockRef from[2];
+    LLVMBasicBlockRef starts[2] = {then_bb, else_bb};
+    for (int side = 0; side < 2; side++) {
+        LLVMPositionBuilderAtEnd(c->b, starts[side]);
+        cg_emit_block(c, op->regions.data[side]);
+        if (c->failed) return;
+        vals[side] = TK_NEW_ARRAY(c->arena, LLVMValueRef, n + 1);
+        yielded(c, terminator(op->regions.data[side]), 0, vals[side]);
+        from[side] = LLVMGetInsertBlock(c->b);
+        LLVMBuildBr(c->b, merge);
+    }
+    LLVMPositionBuilderAtEnd(c->b, merge);
+    LLVMValueRef *phis = TK_NEW_ARRAY(c->arena, LLVMValueRef, n + 1);
+    phis_for(c, &op->results, 0, phis);
+    for (int side = 0; side < 2; side++) add_incoming(phis, vals[side], n, from[side]);
+    bind_regs(c, &op->results, 0, phis);
+}
+
+static void emit_while(cg *c, const tk_tir_op *op) {
+    uint32_t n = count_regs(&op->operands, 0);
+    LLVMValueRef *init = TK_NEW_ARRAY(c->arena, LLVMValueRef, n + 1);
+    yielded(c, op, 0, init);
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(c->b);
+    LLVMBasicBlockRef header = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "while.header");
+    LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "while.body");
+    LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "while.exit");
+    LLVMBuildBr(c->b, header);
+    LLVMPositionBuilderAtEnd(c->b, header);
+    LLVMValueRef *phis = TK_NEW_ARRAY(c->arena, LLVMValueRef, n + 1);
+    phis_for(c, &op->operands, 0, phis);
+    add_incoming(phis, init, n, pre);
+    const tk_tir_block *before = op->regions.data[0], *after = op->regions.data[1];
+    bind_args(c, before, 0, phis);
+    cg_emit_block(c, before);
+    if (c->failed) return;
+    const tk_tir_op *cond_op = terminator(before);
+    LLVMValueRef *passed = TK_NEW_ARRAY(c->arena, LLVMValueRef, n + 1);
+    yielded(c, cond_op, 1, passed);
+    LLVMBuildCondBr(c->b, cg_get(c, cond_op->operands.data[0])->r[0], body, exit);
+    LLVMPositionBuilderAtEnd(c->b, body);
+    bind_args(c, after, 0, passed);
+    cg_emit_block(c, after);
+    if (c->failed) return;
+    LLVMValueRef *next = TK_NEW_ARRAY(c->arena, LLVMValueRef, n + 1);
+    yielded(c, terminator(after), 0, next);
+    LLVMBasicBlockRef latch = LLVMGetInsertBlock(c->b);
+    LLVMBuildBr(c->b, header);
+    add_incoming(phis, next, n, latch);
+    LLVMPositionBuilderAtEnd(c->b, exit);
+    bind_regs(c, &op->results, 0, passed);
+}
+
+/* operand i of an element-wise op, register r */
+LLVMValueRef cg_operand(cg *c, const tk_tir_op *op, uint32_t i, uint32_t r) {
+    cgval *v = cg_get(c, op->operands.data[i]);
+    return v->r[v->n == 1 ? 0 : r];
+}
+
+static void emit_op(cg *c, const tk_tir_op *op) {
+    if (c->di_sp && op->loc.src)
+        LLVMSetCurrentDebugLocation2(c->b, LLVMDIBuilderCreateDebugLocation(c->ctx, op->loc.line, op->loc.col,
+                                                                            c->di_sp, NULL));
+    const tk_tir_value *res = op->results.len ? op->results.data[0] : NULL;
+    uint32_t n = res ? cg_nregs(res) : 0;
+    cgval out = cg_newval(c, n);
+    c->scratch_op = op;
+    switch (op->code) {
+    case TIR_BARRIER:
+        cg_barrier(c);
+        return;
+    case TIR_CONST: {
+        LLVMTypeRef t = reg_type(c, res);
+        out.r[0] = splat_const(t, cg_is_float(res->type), op->value.f, op->value.i);
+        break;
+    }
+    case TIR_UNDEF:
+        for (uint32_t r = 0; r < n; r++) out.r[r] = LLVMGetPoison(reg_type(c, res));
+        break;
+    case TIR_PROGRAM_ID:
+    case TIR_NUM_PROGRAMS: {
+        static const char *const axes[3] = {"x", "y", "z"};
+        int64_t axis = tk_tir_attr_int(op, "axis", 0);
+        out.r[0] = cg_sreg(c, tk_arena_printf(c->arena, "%s.%s", op->code == TIR_PROGRAM_ID ? "ctaid" : "nctaid",
+                                            axes[axis < 0 || axis > 2 ? 0 : axis]));
+        break;
+    }
+    case TIR_MAKE_RANGE: {
+        int64_t start = tk_tir_attr_int(op, "start", 0);
+        for (uint32_t r = 0; r < n; r++)
+            out.r[r] = LLVMBuildAdd(c->b, cg_reg_flat(c, res->layout, r), cg_i32(c, start), "");
+        break;
+    }
+    case TIR_SPLAT:
+        for (uint32_t r = 0; r < n; r++) out.r[r] = cg_get(c, op->operands.data[0])->r[0];
+        break;
+    case TIR_BROADCAST:
+    case TIR_CONVERT_LAYOUT:
+        out = cg_relayout(c, op->operands.data[0], res->layout);
+        break;
+    case TIR_RESHAPE:
+    case TIR_PERMUTE:
+    case TIR_HINT:
+        out = *cg_get(c, op->operands.data[0]);
+        break;
+    case TIR_UNARY:
+        for (uint32_t r = 0; r < n; r++) {
+            LLVMValueRef a = cg_operand(c, op, 0, r);
+            if (op->sub == TIR_NOT) out.r[r] = LLVMBuildNot(c->b, a, "");
+            else out.r[r] = cg_is_float(res->type) ? LLVMBuildFNeg(c->b, a, "") : LLVMBuildNeg(c->b, a, "");
+        }
+        break;
+    case TIR_BINARY: {
+        bool arith_shift = tk_tir_attr_int(op, "arithmetic", 0) != 0;
+        for (uint32_t r = 0; r < n; r++)
+            out.r[r] = cg_binary(c, op->sub, res->type, cg_operand(c, op, 0, r), cg_operand(c, op, 1, r), arith_shift);
+        if (n && !out.r[0]) cg_not_yet(c, op, "this operator");
+        break;
+    }
+    case TIR_CMP:
+        for (uint32_t r = 0; r < n; r++)
+            out.r[r] = cg_compare(c, op->sub, op->operands.data[0]->type, cg_operand(c, op, 0, r), cg_operand(c, op, 1, r));
+        break;
+    case TIR_SELECT:
+        for (uint32_t r = 0; r < n; r++)
+            out.r[r] = LLVMBuildSelect(c->b, cg_operand(c, op, 0, r), cg_operand(c, op, 1, r), cg_operand(c, op, 2, r), "");
+        break;
+    case TIR_CAST: {
+        const tk_type *from = op->operands.data[0]->type;
+        const tk_type *fe = cg_elem_of(from), *te = cg_elem_of(res->type);
+        bool f8_from = fe->kind == TK_TYPE_SCALAR && (fe->dtype == TK_F8E4M3 || fe->dtype == TK_F8E5M2);
+        bool f8_to = te->kind == TK_TYPE_SCALAR && (te->dtype == TK_F8E4M3 || te->dtype == TK_F8E5M2);
+        const char *rounding = tk_tir_attr_text(op, "rounding");
+        bool rtz = rounding && strcmp(rounding, "rtne") != 0;
+        if ((f8_from || f8_to) && !c->target->has_fp8) {
+            cg_not_yet(c, op, tk_arena_printf(c->arena, "an fp8 conversion on %s (it needs sm_89 or newer)", c->target->name));
+            break;
+        }
+        for (uint32_t r = 0; r < n && !c->failed; r++) {
+            LLVMValueRef x = cg_operand(c, op, 0, r);
+            if (f8_from || f8_to) out.r[r] = cg_cast_f8(c, fe->dtype, f8_from, te->dtype, f8_to, from, res->type, x);
+            else if (rtz) out.r[r] = cg_cast_rtz(c, op, fe->dtype, te->dtype, x);
+            else out.r[r] = cg_cast(c, from, res->type, x);
+        }
+        break;
+    }
+    case TIR_BITCAST:
+        for (uint32_t r = 0; r < n; r++) {
+            LLVMValueRef a = cg_operand(c, op, 0, r);
+            LLVMTypeRef t = reg_type(c, res);
+            out.r[r] = LLVMTypeOf(a) == c->t_ptr1 ? LLVMBuildPtrToInt(c->b, a, t, "") : LLVMBuildBitCast(c->b, a, t, "");
+        }
+        break;
+    case TIR_ADDPTR: {
+        const tk_type *pointee = cg_elem_of(res->type)->elem;
+        LLVMTypeRef et = cg_mem_type(c, pointee);
+        bool sgn = cg_is_signed(op->operands.data[1]->type);
+        for (uint32_t r = 0; r < n; r++) {
+            LLVMValueRef off = cg_operand(c, op, 1, r);
+            if (LLVMGetIntTypeWidth(LLVMTypeOf(off)) < 64 && !sgn) off = LLVMBuildZExt(c->b, off, c->t_i64, "");
+            out.r[r] = LLVMBuildGEP2(c->b, et, cg_operand(c, op, 0, r), &off, 1, "");
+        }
+        break;
+    }
+    case TIR_LOAD:
+    case TIR_STORE:
+        cg_emit_memory(c, op);
+        return;
+    case TIR_MATH:
+        for (uint32_t r = 0; r < n && !c->failed; r++) {
+            LLVMValueRef xs[3];
+            for (uint32_t i = 0; i < op->operands.len && i < 3; i++) xs[i] = cg_operand(c, op, i, r);
+            out.r[r] = cg_math(c, op, res->type, xs);
+        }
+        break;
+    case TIR_REDUCE:
+        cg_emit_reduce(c, op);
+        return;
+    case TIR_BUILTIN: {
+        switch (op->sub) {
+        case TK_B_DEBUG_BARRIER: cg_barrier(c); return;
+        case TK_B_ATOMIC_ADD: case TK_B_ATOMIC_MAX: case TK_B_ATOMIC_MIN: case TK_B_ATOMIC_AND:
+        case TK_B_ATOMIC_OR: case TK_B_ATOMIC_XOR: case TK_B_ATOMIC_XCHG: case TK_B_ATOMIC_CAS:
+            cg_emit_atomic(c, op);
+            return;
+        case TK_B_CUMSUM: case TK_B_CUMPROD: case TK_B_ASSOCIATIVE_SCAN: cg_emit_scan(c, op); return;
+        case TK_B_RAND: case TK_B_RANDN: case TK_B_RANDINT: case TK_B_RAND4X: case TK_B_RANDN4X:
+        case TK_B_RANDINT4X:
+            cg_emit_random(c, op);
+            return;
+        case TK_B_JOIN: case TK_B_SPLIT: case TK_B_CAT: cg_emit_join_split_cat(c, op); return;
+        case TK_B_INLINE_ASM_ELEMENTWISE: cg_emit_inline_asm(c, op); return;
+        case TK_B_DEVICE_PRINT: cg_emit_print(c, op); return;
+        case TK_B_DEVICE_ASSERT: cg_emit_assert(c, op); return;
+        default:
+            cg_not_yet(c, op, tk_arena_printf(c->arena, "tl.%s", tk_sema_builtin_name(op->sub)));
+            return;
+        }
+    }
+    case TIR_FOR: emit_for(c, op); return;
+    case TIR_IF: emit_if(c, op); return;
+    case TIR_WHILE: emit_while(c, op); return;
+    case TIR_YIELD:
+    case TIR_CONDITION:
+        return;
+    case TIR_RETURN: {
+        LLVMBuildRetVoid(c->b);
+        /* whatever follows in this region is unreachable */
+        LLVMPositionBuilderAtEnd(c->b, LLVMAppendBasicBlockInContext(c->ctx, c->fn, "after.return"));
+        return;
+    }
+    default:
+        cg_not_yet(c, op, tk_tir_opcode_name(op->code));
+        return;
+    }
+    /* an op reported as not supported leaves registers unset: poison keeps
+     * the ops after it well-formed until compilation stops */
+    for (uint32_t r = 0; res && r < out.n; r++)
+        if (!out.r[r]) out.r[r] = LLVMGetPoison(reg_type(c, res));
+    if (res) *cg_get(c, res) = out;
+}
+
+void cg_emit_block(cg *c, const tk_tir_block *blk) {
+    /* a combine region runs in the middle of its reduce or scan, which goes
+     * on using its own scratch afterwards */
+    const tk_tir_op *outer = c->scratch_op;
+    for (uint32_t i = 0; i < blk->ops.len && !c->failed; i++)
+        if (!blk->ops.data[i]->dead) emit_op(c, blk->ops.data[i]);
+    c->scratch_op = outer;
+}

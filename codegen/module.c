@@ -1,0 +1,159 @@
+/* Tile IR -> LLVM IR for NVPTX: the module and one function per kernel
+ * variant, whose body control.c emits op by op (one file an op family,
+ * internal.h).
+ * Needs: a tile IR program after the gpu passes (layouts, axis info,
+ * shared memory). Guarantees: one ptx_kernel function per kernel variant;
+ * every op the back end does not handle yet is reported at its source
+ * position ("not supported by code generation yet") and nothing is built
+ * for that kernel. Tile values become per-thread register arrays in the
+ * order of their layout's register bits. */
+#include "internal.h"
+
+#include <string.h>
+
+static LLVMTypeRef param_type(cg *c, const tk_type *t) {
+    if (t->kind == TK_TYPE_POINTER) return c->t_ptr1;
+    if (t->dtype == TK_I1) return c->t_i8;
+    return cg_dtype_type(c, t->dtype);
+}
+
+const char *cg_entry_name(tk_arena *arena, const tk_tir_kernel *k, const tk_tir_program *program) {
+    uint32_t same = 0;
+    for (uint32_t i = 0; i < program->kernels.len; i++)
+        same += strcmp(program->kernels.data[i]->sema->name, k->sema->name) == 0;
+    uint32_t variants = 0;
+    for (uint32_t i = 0; i < program->kernels.len; i++)
+        variants += strcmp(program->kernels.data[i]->sema->name, k->sema->name) == 0 &&
+                    program->kernels.data[i]->suffix[0] == 0;
+    if (same <= 1) return k->sema->name;
+    if (variants <= 1) return tk_arena_printf(arena, "%s%s", k->sema->name, k->suffix);
+    return tk_arena_printf(arena, "%s__v%u%s", k->sema->name, k->sema->variant, k->suffix);
+}
+
+static bool emit_kernel(cg *c, const tk_tir_kernel *k, const char *entry) {
+    c->k = k;
+    c->failed = false;
+    c->nflats = 0;
+    c->vals = TK_NEW_ARRAY(c->arena, cgval, k->value_count + 1);
+    const tk_tir_block *body = k->body;
+    LLVMTypeRef params[128];
+    uint32_t np = body->args.len < 128 ? body->args.len : 128;
+    for (uint32_t i = 0; i < np; i++) params[i] = param_type(c, body->args.data[i]->type);
+    LLVMValueRef fn = LLVMAddFunction(c->mod, entry, LLVMFunctionType(c->t_void, params, np, 0));
+    LLVMSetFunctionCallConv(fn, LLVMPTXKernelCallConv);
+    /* the header launches exactly num_warps * 32 threads: .reqntid, which
+     * ptxas may use (as Triton does), not just an upper bound */
+    char threads[16];
+    snprintf(threads, sizeof threads, "%u", k->num_warps * 32);
+    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                            LLVMCreateStringAttribute(c->ctx, "nvvm.reqntid", 12, threads, (unsigned)strlen(threads)));
+    c->fn = fn;
+    c->di_sp = NULL;
+    if (c->dib) {
+        LLVMMetadataRef type = LLVMDIBuilderCreateSubroutineType(c->dib, c->di_file, NULL, 0, LLVMDIFlagZero);
+        unsigned line = k->sema->loc.line;
+        c->di_sp = LLVMDIBuilderCreateFunction(c->dib, c->di_file, entry, strlen(entry), entry, strlen(entry),
+                                               c->di_file, line, type, 0, 1, line, LLVMDIFlagZero, 1);
+        LLVMSetSubprogram(fn, c->di_sp);
+        LLVMSetCurrentDebugLocation2(c->b, LLVMDIBuilderCreateDebugLocation(c->ctx, line, k->sema->loc.col,
+                                                                            c->di_sp, NULL));
+    }
+    /* dynamic shared memory: sized at launch (the header passes
+     * k->shared_bytes), so more than the 48 KB of static memory works */
+    c->smem = NULL;
+    if (k->shared_bytes) {
+        c->smem = LLVMGetNamedGlobal(c->mod, "tk_smem");
+        if (!c->smem) {
+            c->smem = LLVMAddGlobalInAddressSpace(c->mod, LLVMArrayType2(c->t_i8, 0), "tk_smem", 3);
+            LLVMSetAlignment(c->smem, 16);
+        }
+    }
+    c->entry = LLVMAppendBasicBlockInContext(c->ctx, fn, "entry");
+    LLVMBasicBlockRef start = LLVMAppendBasicBlockInContext(c->ctx, fn, "start");
+    LLVMPositionBuilderAtEnd(c->b, c->entry);
+    c->tid = cg_sreg(c, "tid.x");
+    c->lane = LLVMBuildAnd(c->b, c->tid, cg_i32(c, 31), "lane");
+    c->warp = LLVMBuildLShr(c->b, c->tid, cg_i32(c, 5), "warp");
+    c->entry_br = LLVMBuildBr(c->b, start);
+    LLVMPositionBuilderAtEnd(c->b, start);
+    for (uint32_t i = 0; i < np; i++) {
+        const tk_tir_value *a = body->args.data[i];
+        LLVMValueRef p = LLVMGetParam(fn, i);
+        if (a->type->kind == TK_TYPE_SCALAR && a->type->dtype == TK_I1) p = LLVMBuildTrunc(c->b, p, c->t_i1, "");
+        cgval v = cg_newval(c, 1);
+        v.r[0] = p;
+        *cg_get(c, a) = v;
+    }
+    cg_emit_block(c, body);
+    if (c->failed) {
+        LLVMDeleteFunction(fn);
+        return false;
+    }
+    LLVMBuildRetVoid(c->b);
+    return true;
+}
+
+LLVMModuleRef cg_build_module(tk_arena *arena, tk_diag *diag, LLVMContextRef ctx,
+                              const tk_tir_program *program, const tk_cg_options *options,
+                              tk_cg_output *out) {
+    bool line_info = options->line_info;
+    cg c = {0};
+    c.debug = options->debug;
+    c.target = options->target;
+    c.arena = arena;
+    c.diag = diag;
+    c.ctx = ctx;
+    c.mod = LLVMModuleCreateWithNameInContext("tkc", ctx);
+    c.b = LLVMCreateBuilderInContext(ctx);
+    c.t_i1 = LLVMInt1TypeInContext(ctx);
+    c.t_i8 = LLVMInt8TypeInContext(ctx);
+    c.t_i16 = LLVMInt16TypeInContext(ctx);
+    c.t_i32 = LLVMInt32TypeInContext(ctx);
+    c.t_i64 = LLVMInt64TypeInContext(ctx);
+    c.t_f16 = LLVMHalfTypeInContext(ctx);
+    c.t_bf16 = LLVMBFloatTypeInContext(ctx);
+    c.t_f32 = LLVMFloatTypeInContext(ctx);
+    c.t_f64 = LLVMDoubleTypeInContext(ctx);
+    c.t_ptr1 = LLVMPointerTypeInContext(ctx, 1);
+    c.t_ptr3 = LLVMPointerTypeInContext(ctx, 3);
+    c.t_void = LLVMVoidTypeInContext(ctx);
+    if (line_info && program->kernels.len && program->kernels.data[0]->sema->loc.src) {
+        const char *path = program->kernels.data[0]->sema->loc.src->name;
+        const char *slash = strrchr(path, '/');
+        const char *base = slash ? slash + 1 : path;
+        size_t dir_len = slash ? (size_t)(slash - path) : 1;
+        c.dib = LLVMCreateDIBuilder(c.mod);
+        c.di_file = LLVMDIBuilderCreateFile(c.dib, base, strlen(base), slash ? path : ".", dir_len);
+        /* .file/.loc directives only (LLVM's DebugDirectivesOnly, which the
+         * C enum does not name): no .debug sections and no ", debug"
+         * target, so ptxas may still optimize */
+        LLVMDIBuilderCreateCompileUnit(c.dib, LLVMDWARFSourceLanguageC, c.di_file, "tkc", 3, 1, "", 0, 0, "", 0,
+                                       (LLVMDWARFEmissionKind)3, 0, 0, 0, "", 0, "", 0);
+        LLVMAddModuleFlag(c.mod, LLVMModuleFlagBehaviorWarning, "Debug Info Version", 18,
+                          LLVMValueAsMetadata(LLVMConstInt(c.t_i32, LLVMDebugMetadataVersion(), 0)));
+        LLVMAddModuleFlag(c.mod, LLVMModuleFlagBehaviorWarning, "Dwarf Version", 13,
+                          LLVMValueAsMetadata(LLVMConstInt(c.t_i32, 2, 0)));
+    }
+    bool ok = true;
+    for (uint32_t i = 0; i < program->kernels.len; i++) {
+        const tk_tir_kernel *k = program->kernels.data[i];
+        const char *entry = cg_entry_name(arena, k, program);
+        if (emit_kernel(&c, k, entry)) {
+            tk_cg_kernel_info info = {entry, k, -1, -1, (int)k->shared_bytes};
+            tk_vec_push(arena, &out->kernels, info);
+        } else {
+            ok = false;
+        }
+    }
+    if (c.dib) {
+        LLVMDIBuilderFinalize(c.dib);
+        LLVMDisposeDIBuilder(c.dib);
+    }
+    LLVMDisposeBuilder(c.b);
+    out->user_asm = c.user_asm;
+    if (!ok) {
+        LLVMDisposeModule(c.mod);
+        return NULL;
+    }
+    return c.mod;
+}

@@ -1,0 +1,45 @@
+/* Calls below LLVM's instructions: NVVM intrinsics and external functions
+ * (libdevice, vprintf, __assertfail), declared in the module on first use;
+ * the special registers; the CTA barrier; and inline PTX. cg_asm_call is
+ * the one place inline PTX is built: the predicated loads and stores with
+ * cache hints (memory.c), f32 division (elementwise.c), the fp8 and
+ * round-toward-zero conversions (cast.c) and the user's
+ * inline_asm_elementwise all go through it.
+ * Needs: the builder positioned where the call goes. */
+#include "internal.h"
+
+#include <string.h>
+
+LLVMValueRef cg_declare(cg *c, const char *name, LLVMTypeRef ret, LLVMTypeRef *params, unsigned n) {
+    LLVMValueRef f = LLVMGetNamedFunction(c->mod, name);
+    if (f) return f;
+    return LLVMAddFunction(c->mod, name, LLVMFunctionType(ret, params, n, 0));
+}
+
+LLVMValueRef cg_call(cg *c, const char *name, LLVMTypeRef ret, LLVMValueRef *args, unsigned n) {
+    LLVMTypeRef params[8];
+    for (unsigned i = 0; i < n; i++) params[i] = LLVMTypeOf(args[i]);
+    LLVMValueRef f = cg_declare(c, name, ret, params, n);
+    return LLVMBuildCall2(c->b, LLVMFunctionType(ret, params, n, 0), f, args, n, "");
+}
+
+LLVMValueRef cg_asm_call(cg *c, LLVMTypeRef ret, const char *text, const char *constraints,
+                         LLVMValueRef *args, unsigned n, bool side_effects) {
+    LLVMTypeRef params[128]; /* inline_asm_elementwise: 8 inputs of 8 registers at pack 8 */
+    for (unsigned i = 0; i < n && i < 128; i++) params[i] = LLVMTypeOf(args[i]);
+    LLVMTypeRef fty = LLVMFunctionType(ret, params, n, 0);
+    LLVMValueRef a = LLVMGetInlineAsm(fty, text, strlen(text), constraints, strlen(constraints),
+                                      side_effects, 0, LLVMInlineAsmDialectATT, 0);
+    return LLVMBuildCall2(c->b, fty, a, args, n, "");
+}
+
+LLVMValueRef cg_sreg(cg *c, const char *name) {
+    char full[96];
+    snprintf(full, sizeof full, "llvm.nvvm.read.ptx.sreg.%s", name);
+    return cg_call(c, full, c->t_i32, NULL, 0);
+}
+
+void cg_barrier(cg *c) {
+    LLVMValueRef zero = cg_i32(c, 0);
+    cg_call(c, "llvm.nvvm.barrier.cta.sync.aligned.all", c->t_void, &zero, 1);
+}
