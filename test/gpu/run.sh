@@ -16,7 +16,10 @@ sh test/gpu/build.sh
 built=$?
 "$PYTHON" test/gpu/check.py "$@"
 checked=$?
-# one small kernel per op family, compiled here by tkc (the static build)
+# one small kernel per op family, compiled here by tkc (the static build),
+# for the default target and for sm_80 (mma.sync-era code runs here too)
 "$PYTHON" test/gpu/ops/run_ops.py
 ops=$?
-[ "$built" -eq 0 ] && [ "$checked" -eq 0 ] && [ "$ops" -eq 0 ]
+TKC_ARCH=sm_80 "$PYTHON" test/gpu/ops/run_ops.py
+ops80=$?
+[ "$built" -eq 0 ] && [ "$checked" -eq 0 ] && [ "$ops" -eq 0 ] && [ "$ops80" -eq 0 ]
