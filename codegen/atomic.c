@@ -1,7 +1,13 @@
 /* Atomics (tl.atomic_add, max, min, and, or, xor, xchg, cas): one atomicrmw
  * or cmpxchg per element, with the op's memory order (sem) and scope, by
  * the thread that owns the element (a scalar's: the program's first
- * thread), under the mask. The old values reach the copies that did not
+ * thread), under the mask. LLVM's NVPTX back end writes every atomicrmw as
+ * a relaxed gpu-scope atom (it keeps the order and scope of cmpxchg only),
+ * so a read-modify-write is relaxed between fences of the op's scope: a
+ * release fence before it, an acquire fence after, as the PTX memory
+ * model builds release and acquire patterns. A scope="sys" one is inline
+ * PTX (atom.relaxed.sys) for the 32- and 64-bit types PTX has; the others
+ * are not supported yet there. The old values reach the copies that did not
  * act through the op's scratch, which lower/smem.c gives where the result
  * is used and replicated. Bitwise atomics on floats are reported as not
  * supported yet. */
@@ -17,10 +23,44 @@ static LLVMAtomicOrdering ordering_of(const tk_tir_op *op) {
     return LLVMAtomicOrderingMonotonic;
 }
 
+static bool is_release(LLVMAtomicOrdering o) {
+    return o == LLVMAtomicOrderingRelease || o == LLVMAtomicOrderingAcquireRelease;
+}
+
+static bool is_acquire(LLVMAtomicOrdering o) {
+    return o == LLVMAtomicOrderingAcquire || o == LLVMAtomicOrderingAcquireRelease;
+}
+
 static unsigned scope_of(cg *c, const tk_tir_op *op) {
     const char *scope = tk_tir_attr_text(op, "scope");
     const char *name = !scope || !strcmp(scope, "gpu") ? "device" : !strcmp(scope, "cta") ? "block" : "";
     return LLVMGetSyncScopeID(c->ctx, name, strlen(name));
+}
+
+/* The relaxed system-scope PTX of read-modify-write `id` on dtype d, and
+ * its constraints (result, address, operand); false where PTX has none. */
+static bool system_rmw(int id, tk_dtype d, char *ptx, char *constraints) {
+    unsigned bits = tk_dtype_bits(d);
+    bool flt = tk_dtype_is_float(d), sgn = tk_dtype_is_signed(d);
+    if (bits != 32 && bits != 64) return false;
+    const char *op, *type;
+    switch (id) {
+    case TK_B_ATOMIC_ADD: op = "add"; type = flt ? (bits == 32 ? "f32" : "f64") : (bits == 32 ? "u32" : "u64"); break;
+    case TK_B_ATOMIC_MAX: case TK_B_ATOMIC_MIN:
+        if (flt) return false;
+        op = id == TK_B_ATOMIC_MAX ? "max" : "min";
+        type = sgn ? (bits == 32 ? "s32" : "s64") : (bits == 32 ? "u32" : "u64");
+        break;
+    case TK_B_ATOMIC_AND: op = "and"; type = bits == 32 ? "b32" : "b64"; break;
+    case TK_B_ATOMIC_OR: op = "or"; type = bits == 32 ? "b32" : "b64"; break;
+    case TK_B_ATOMIC_XOR: op = "xor"; type = bits == 32 ? "b32" : "b64"; break;
+    case TK_B_ATOMIC_XCHG: op = "exch"; type = bits == 32 ? "b32" : "b64"; break;
+    default: return false;
+    }
+    const char *reg = flt ? (bits == 32 ? "f" : "d") : (bits == 32 ? "r" : "l");
+    snprintf(ptx, 96, "atom.relaxed.sys.global.%s.%s $0, [$1], $2;", op, type);
+    snprintf(constraints, 16, "=%s,l,%s", reg, reg);
+    return true;
 }
 
 void cg_emit_atomic(cg *c, const tk_tir_op *op) {
@@ -44,6 +84,14 @@ void cg_emit_atomic(cg *c, const tk_tir_op *op) {
     }
     LLVMAtomicOrdering order = ordering_of(op);
     unsigned scope = scope_of(c, op);
+    const char *scope_name = tk_tir_attr_text(op, "scope");
+    bool system = !cas && scope_name && !strcmp(scope_name, "sys");
+    char sys_ptx[96], sys_constraints[16];
+    if (system && !system_rmw(id, cg_elem_of(t)->dtype, sys_ptx, sys_constraints)) {
+        cg_not_yet(c, op, tk_arena_printf(c->arena, "tl.%s on %s with scope=\"sys\"", tk_sema_builtin_name(id),
+                                          tk_dtype_name(cg_elem_of(t)->dtype)));
+        return;
+    }
     uint32_t n = cg_nregs(res);
     cgval out = cg_newval(c, n);
     const tk_tir_value *mask = !cas && op->operands.len > 2 ? op->operands.data[2] : NULL;
@@ -55,6 +103,9 @@ void cg_emit_atomic(cg *c, const tk_tir_op *op) {
      * (smem.c gives it where the result is used and replicated) */
     LLVMTypeRef rt = cg_elem_type(c, res->type);
     unsigned slot = cg_scratch_slot(c);
+    /* one fence each side of the tile's atomics (cmpxchg orders itself) */
+    bool fenced = !cas && order != LLVMAtomicOrderingMonotonic;
+    if (fenced && is_release(order)) LLVMBuildFenceSyncScope(c->b, LLVMAtomicOrderingRelease, scope, "");
     for (uint32_t r = 0; r < n; r++) {
         LLVMValueRef pred = scalar ? first_thread : cg_owner(c, ptr->layout, r);
         if (mask) pred = LLVMBuildAnd(c->b, pred, cg_operand(c, op, 2, r), "");
@@ -78,7 +129,13 @@ void cg_emit_atomic(cg *c, const tk_tir_op *op) {
             old = LLVMBuildExtractValue(c->b, pair, 0, "");
             if (f) old = LLVMBuildBitCast(c->b, old, rt, "");
         } else {
-            old = LLVMBuildAtomicRMWSyncScope(c->b, rmw, cg_operand(c, op, 0, r), cg_operand(c, op, 1, r), order, scope);
+            if (system) {
+                LLVMValueRef args[2] = {cg_operand(c, op, 0, r), cg_operand(c, op, 1, r)};
+                old = cg_asm_call(c, rt, sys_ptx, sys_constraints, args, 2, true);
+            } else {
+                old = LLVMBuildAtomicRMWSyncScope(c->b, rmw, cg_operand(c, op, 0, r), cg_operand(c, op, 1, r),
+                                                  LLVMAtomicOrderingMonotonic, scope);
+            }
         }
         if (op->scratch_bytes) {
             LLVMValueRef flat = scalar ? cg_i32(c, 0) : cg_reg_flat(c, res->layout, r);
@@ -93,6 +150,7 @@ void cg_emit_atomic(cg *c, const tk_tir_op *op) {
         LLVMAddIncoming(phi, &poison, &from, 1);
         out.r[r] = phi;
     }
+    if (fenced && is_acquire(order)) LLVMBuildFenceSyncScope(c->b, LLVMAtomicOrderingAcquire, scope, "");
     if (op->scratch_bytes) {
         cg_barrier(c);
         out = cg_scratch_read(c, res->type, scalar ? NULL : res->layout, 1, 0, slot);
