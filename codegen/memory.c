@@ -24,9 +24,16 @@ LLVMTypeRef cg_mem_type(cg *c, const tk_type *pointee) {
     return pointee->dtype == TK_I1 ? c->t_i8 : cg_dtype_type(c, pointee->dtype);
 }
 
+/* tl.load(..., volatile=True): ld.volatile, which PTX gives no cache
+ * modifier or eviction hint */
+static bool is_volatile(const tk_tir_op *op) { return op->code == TIR_LOAD && tk_tir_attr_int(op, "volatile", 0); }
+
+static const char *volatile_prefix(const tk_tir_op *op) { return is_volatile(op) ? ".volatile" : ""; }
+
 /* the cache modifier and eviction hint of a load or store, as PTX
  * qualifiers: ".cg", ".L1::evict_first", ... */
 static const char *cache_suffix(const tk_tir_op *op) {
+    if (is_volatile(op)) return "";
     const char *cache = tk_tir_attr_text(op, "cache");
     const char *evict = tk_tir_attr_text(op, "eviction");
     if (evict && !strcmp(evict, "evict_first")) return cache && !strcmp(cache, ".cg") ? ".cg" : ".L1::evict_first";
@@ -106,8 +113,8 @@ static LLVMValueRef masked_load_scalar(cg *c, const tk_tir_op *op, LLVMValueRef 
     LLVMTypeRef wt;
     const char *w = word_ptx(bytes, &cons, &wt, c);
     char text[160], constraints[32];
-    snprintf(text, sizeof text, "mov.%s $0, $3;\n\t@$2 ld.global%s.%s $0, [ $1 + 0 ];",
-             bytes == 1 ? "b16" : w, cache_suffix(op), w);
+    snprintf(text, sizeof text, "mov.%s $0, $3;\n\t@$2 ld%s.global%s.%s $0, [ $1 + 0 ];",
+             bytes == 1 ? "b16" : w, volatile_prefix(op), cache_suffix(op), w);
     snprintf(constraints, sizeof constraints, "=%s,l,b,%s", cons, cons);
     LLVMValueRef args[3] = {addr, pred, elem_to_bits(c, other, wt)};
     return bits_to_elem(c, cg_asm_call(c, wt, text, constraints, args, 3, true), et);
@@ -130,8 +137,8 @@ static LLVMValueRef masked_load_words(cg *c, const tk_tir_op *op, LLVMValueRef a
     char text[512], constraints[128];
     size_t n = 0, m = 0;
     for (uint32_t i = 0; i < nw; i++) n += (size_t)snprintf(text + n, sizeof text - n, "mov.b32 $%u, $%u;\n\t", i, nw + 2 + i);
-    n += (size_t)snprintf(text + n, sizeof text - n, "@$%u ld.global%s%s.b32 ", nw + 1, cache_suffix(op),
-                          nw == 1 ? "" : nw == 2 ? ".v2" : ".v4");
+    n += (size_t)snprintf(text + n, sizeof text - n, "@$%u ld%s.global%s%s.b32 ", nw + 1, volatile_prefix(op),
+                          cache_suffix(op), nw == 1 ? "" : nw == 2 ? ".v2" : ".v4");
     if (nw > 1) n += (size_t)snprintf(text + n, sizeof text - n, "{");
     for (uint32_t i = 0; i < nw; i++) n += (size_t)snprintf(text + n, sizeof text - n, "%s$%u", i ? ", " : "", i);
     if (nw > 1) n += (size_t)snprintf(text + n, sizeof text - n, "}");
@@ -263,6 +270,7 @@ void cg_emit_memory(cg *c, const tk_tir_op *op) {
                 if (is_load) {
                     LLVMValueRef l = LLVMBuildLoad2(c->b, et, addr, "");
                     LLVMSetAlignment(l, bytes);
+                    LLVMSetVolatile(l, is_volatile(op));
                     elems[0] = l;
                 } else {
                     LLVMSetAlignment(LLVMBuildStore(c->b, elems[0], addr), bytes);
@@ -272,6 +280,7 @@ void cg_emit_memory(cg *c, const tk_tir_op *op) {
                 if (is_load) {
                     LLVMValueRef l = LLVMBuildLoad2(c->b, vec, addr, "");
                     LLVMSetAlignment(l, w * bytes);
+                    LLVMSetVolatile(l, is_volatile(op));
                     for (uint32_t i = 0; i < w; i++) elems[i] = LLVMBuildExtractElement(c->b, l, cg_i32(c, i), "");
                 } else {
                     LLVMValueRef v = LLVMGetPoison(vec);
