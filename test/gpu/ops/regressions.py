@@ -103,6 +103,91 @@ def check_scalar_kinds(run, torch):
 TORCH = {"f32": "float32", "f16": "float16", "bf16": "bfloat16", "i32": "int32", "i16": "int16",
          "i64": "int64", "f64": "float64"}
 
+# scope="sys": inline PTX (atom.relaxed.sys) between fences, for each
+# 32- and 64-bit type and kind PTX has
+for t in ("i32", "i64", "f32", "f64"):
+    flt = t[0] == "f"
+    body = "\n".join([
+        "    tl.atomic_add(y + offs % 4, v, mask=m, scope=\"sys\")",
+        "    old = tl.atomic_xchg(y + 8 + offs, v, mask=m, sem=\"release\", scope=\"sys\")",
+        "    tl.store(out + offs, old, mask=m)",
+    ] + ([] if flt else [
+        "    tl.atomic_max(y + 4 + offs * 0, v, mask=m, sem=\"acquire\", scope=\"sys\")",
+        "    tl.atomic_min(y + 5 + offs * 0, v, mask=m, sem=\"relaxed\", scope=\"sys\")",
+        "    tl.atomic_or(y + 6 + offs * 0, v & 255, mask=m, scope=\"sys\")",
+        "    tl.atomic_xor(y + 7 + offs * 0, v, mask=m, scope=\"sys\")",
+    ]))
+
+    @case(f"atomics with scope='sys' on {t}: add, xchg (and max, min, or, xor on integers)", f"""
+@kernel(grid=(cdiv(n, 128),), num_warps=4)
+def op(x: *{t}, y: *{t}, out: *{t}, n: i32):
+    offs = tl.program_id(0) * 128 + tl.arange(0, 128)
+    m = offs < n
+    v = tl.load(x + offs, mask=m)
+{body}
+""")
+    def check_sys(run, torch, t=t, flt=flt):
+        dt = getattr(torch, TORCH[t])
+        n = 1000
+        if flt:
+            xs = rand_f32(n, 11).to(dt)
+        else:
+            g = torch.Generator().manual_seed(11)
+            xs = torch.randint(-1000, 1000, (n,), generator=g).to(dt)
+        y0 = torch.zeros(8 + n, dtype=dt)
+        y0[4], y0[5] = -(10 ** 6), 10 ** 6
+        x, y, out = dev(xs), dev(y0.clone()), dev(torch.full((n,), 7, dtype=dt))
+        if run(x, y, out, n) != 0:
+            return "launch failed"
+        torch.cuda.synchronize()
+        yc, xd = y.cpu(), xs.double()
+        sums = [xd[i::4].sum().item() for i in range(4)]
+        tol = 1e-3 if flt else 0
+        for i in range(4):
+            if abs(yc[i].item() - sums[i]) > tol * max(1.0, abs(sums[i])):
+                return f"add: y[{i}] = {yc[i].item()}, expected {sums[i]}"
+        if not torch.equal(yc[8:8 + n], xs) or not bool((out.cpu() == 0).all()):
+            return "xchg: wrong values or old values"
+        if not flt:
+            want = [int(xs.max()), int(xs.min()), 0, 0]
+            for v in xs.tolist():
+                want[2] |= v & 255
+                want[3] ^= v
+            got = [int(yc[i]) for i in (4, 5, 6, 7)]
+            if got != want:
+                return f"max, min, or, xor: {got}, expected {want}"
+        return None
+
+
+# The last program to finish sums every program's partial: its plain
+# stores are released by the counter's atomic_add (acq_rel) after a
+# barrier, and the last program's plain loads are acquired by it.
+@case("the last program reduces the partials: atomic_add orders plain stores and loads (acq_rel)", """
+@kernel(grid=(cdiv(n, 128),), num_warps=4)
+def op(x: *f32, y: *i32, out: *f32, n: i32):
+    pid = tl.program_id(0)
+    offs = pid * 128 + tl.arange(0, 128)
+    tl.store(out + 1 + pid, tl.sum(tl.load(x + offs, mask=offs < n, other=0.0), axis=0))
+    tl.debug_barrier()
+    done = tl.atomic_add(y, 1)
+    if done == tl.num_programs(0) - 1:
+        p = tl.arange(0, 128)
+        tl.store(out, tl.sum(tl.load(out + 1 + p, mask=p < tl.num_programs(0), other=0.0), axis=0))
+""")
+def check_last_program(run, torch):
+    n = 127 * 128 + 5
+    xs = rand_f32(n, 21)
+    for trial in range(20):
+        x, y, out = dev(xs), dev(torch.zeros(4, dtype=torch.int32)), dev(torch.full((200,), float("nan")))
+        if run(x, y, out, n) != 0:
+            return "launch failed"
+        torch.cuda.synchronize()
+        want = xs.double().sum().item()
+        got = out[0].item()
+        if not abs(got - want) <= 1e-3 * max(1.0, abs(want)):
+            return f"trial {trial}: total {got}, expected {want} (a partial read before it was written)"
+    return None
+
 for t in ("f32", "f16", "bf16", "i32"):
     for block in (16, 128):
         @case(f"tl.atomic_add {t}[{block}] returns the old values (replicated layout)", f"""
