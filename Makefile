@@ -137,10 +137,10 @@ $(RT_DIR)/kernels_%.cubin: test/runtime/kernels.ptx
 UNIT_TESTS := $(patsubst test/unit/%.c,$(BUILD)/unit/%,$(wildcard test/unit/*_test.c))
 UNIT_OBJ   := $(filter-out $(BUILD)/obj/cli/%,$(TKC_OBJ))
 
-$(BUILD)/unit/%_test: test/unit/%_test.c $(UNIT_OBJ)
+$(BUILD)/unit/%_test: test/unit/%_test.c test/unit/unit.h $(UNIT_OBJ)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
-	$(Q)$(CC) -I. $(if $(LLVM_INCLUDE),-isystem $(LLVM_INCLUDE)) $(CFLAGS) $^ -o $@ $(LDFLAGS) $(LLVM_LIBS) -lm
+	$(Q)$(CC) -I. $(if $(LLVM_INCLUDE),-isystem $(LLVM_INCLUDE)) $(CFLAGS) $(filter-out %.h,$^) -o $@ $(LDFLAGS) $(LLVM_LIBS) -lm
 
 # ---- fuzzing ---------------------------------------------------------------
 # make fuzz: build/fuzz/fuzz_tkc (libFuzzer, ASan, UBSan), its dictionary

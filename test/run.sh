@@ -56,6 +56,15 @@ if [ -n "$T" ]; then
     fi
 fi
 
+# a case's verdict: passed, or failed NAME [LOG [LINES]] (prints the
+# FAIL line and the head of LOG)
+passed() { pass=$((pass + 1)); }
+failed() {
+    fail=$((fail + 1))
+    echo "FAIL $1"
+    if [ -n "${2:-}" ]; then head -"${3:-20}" "$2"; fi
+}
+
 # want NAME: whether the case NAME runs (all of them without T)
 want() {
     if [ -z "$T" ] || printf '%s\n' "$1" | grep -Eq -- "$T"; then
@@ -68,12 +77,11 @@ want() {
 record() { # name expected actual
     if [ "$UPDATE" = 1 ]; then
         cp "$3" "$2"
-        pass=$((pass + 1))
+        passed
     elif cmp -s "$2" "$3"; then
-        pass=$((pass + 1))
+        passed
     else
-        fail=$((fail + 1))
-        echo "FAIL $1"
+        failed "$1"
         diff -u "$2" "$3" | head -40
     fi
 }
@@ -89,8 +97,7 @@ add_counts() { # output-file name
         pass=$((pass + p))
         fail=$((fail + f))
     else
-        fail=$((fail + 1))
-        echo "FAIL $2 did not report"
+        failed "$2 did not report"
         tail -5 "$1"
     fi
 }
@@ -100,9 +107,7 @@ emit_case() { # source expected emit-stage name
     "$TKC" --emit="$3" "$1" >"$tmp/out" 2>"$tmp/err"
     status=$?
     if [ $status -ne 0 ]; then
-        fail=$((fail + 1))
-        echo "FAIL $4 (exit status $status)"
-        head -20 "$tmp/err"
+        failed "$4 (exit status $status)" "$tmp/err" 20
         return
     fi
     record "$4" "$2" "$tmp/out"
@@ -113,11 +118,9 @@ ptxas_case() { # source arch
     want "ptxas $1 $2" || return 0
     if "$TKC" --emit=ptx --arch="$2" "$1" -o "$tmp/case.ptx" 2>"$tmp/err" &&
         "$PTXAS" -arch="$2" "$tmp/case.ptx" -o "$tmp/case.cubin" 2>>"$tmp/err"; then
-        pass=$((pass + 1))
+        passed
     else
-        fail=$((fail + 1))
-        echo "FAIL ptxas $1 $2"
-        head -20 "$tmp/err"
+        failed "ptxas $1 $2" "$tmp/err" 20
     fi
 }
 
@@ -129,13 +132,11 @@ ptxas_or_refused_case() { # source arch
     "$TKC" --emit=ptx --arch="$2" "$1" -o "$tmp/case.ptx" 2>"$tmp/err"
     status=$?
     if [ $status -eq 1 ] && grep -q ': error: ' "$tmp/err" && ! grep ': error: ' "$tmp/err" | grep -vq 'needs sm_89 or newer'; then
-        pass=$((pass + 1))
+        passed
     elif [ $status -eq 0 ] && "$PTXAS" -arch="$2" "$tmp/case.ptx" -o "$tmp/case.cubin" 2>>"$tmp/err"; then
-        pass=$((pass + 1))
+        passed
     else
-        fail=$((fail + 1))
-        echo "FAIL ptxas $1 $2"
-        head -20 "$tmp/err"
+        failed "ptxas $1 $2" "$tmp/err" 20
     fi
 }
 
@@ -143,22 +144,17 @@ ptxas_or_refused_case() { # source arch
 ptx_check_case() { # source check-file
     want "$2" || return 0
     if [ ! -f "$2" ]; then
-        fail=$((fail + 1))
-        echo "FAIL $2 is missing (write it by hand: test/ptx_check.sh says the format)"
+        failed "$2 is missing (write it by hand: test/ptx_check.sh says the format)"
         return
     fi
     if ! "$TKC" --emit=ptx "$1" >"$tmp/case.ptx" 2>"$tmp/err"; then
-        fail=$((fail + 1))
-        echo "FAIL $2 ($TKC --emit=ptx $1 failed)"
-        head -20 "$tmp/err"
+        failed "$2 ($TKC --emit=ptx $1 failed)" "$tmp/err" 20
         return
     fi
     if sh test/ptx_check.sh "$2" "$tmp/case.ptx" "the PTX of $1" >"$tmp/check" 2>&1; then
-        pass=$((pass + 1))
+        passed
     else
-        fail=$((fail + 1))
-        echo "FAIL $2"
-        head -60 "$tmp/check"
+        failed "$2" "$tmp/check" 60
         echo "  (the PTX: $TKC --emit=ptx $1)"
     fi
 }
@@ -170,8 +166,7 @@ required_case() { # source expected emit-stage
         [ -f "$2" ] || : >"$2"
         emit_case "$1" "$2" "$3" "$2"
     else
-        fail=$((fail + 1))
-        echo "FAIL $2 is missing"
+        failed "$2 is missing"
     fi
 }
 
@@ -192,8 +187,7 @@ for dir in test/golden/lex test/golden/parse test/golden/sema test/golden/errors
         [ -f "$base.err" ] && err_case "$src" "$base.err" "$base.err"
         if [ ! -f "$base.tokens" ] && [ ! -f "$base.ast" ] && [ ! -f "$base.sema" ] && [ ! -f "$base.err" ] &&
             want "$src"; then
-            fail=$((fail + 1))
-            echo "FAIL $src has no expected file"
+            failed "$src has no expected file"
         fi
     done
 done
@@ -226,9 +220,7 @@ for src in kernels/*.tk; do
             sed -E '/^  [0-9,]+$/d; s/__cubin\[[0-9]+\]/__cubin[N]/' "$tmp/hdr" >"$tmp/out"
             record "$expected" "$expected" "$tmp/out"
         else
-            fail=$((fail + 1))
-            echo "FAIL $expected (tkc failed)"
-            head -20 "$tmp/err"
+            failed "$expected (tkc failed)" "$tmp/err" 20
         fi
     fi
 done
@@ -242,21 +234,18 @@ if [ "$UPDATE" != 1 ]; then
     d=test/ptx_check
     if want "ptx_check self-test: pass"; then
         if sh test/ptx_check.sh $d/selftest_pass.ptx-check $d/selftest.ptx >"$tmp/self" 2>&1; then
-            pass=$((pass + 1))
+            passed
         else
-            fail=$((fail + 1))
-            echo "FAIL ptx_check self-test: pass ($d/selftest_pass.ptx-check must pass on $d/selftest.ptx)"
-            head -20 "$tmp/self"
+            failed "ptx_check self-test: pass ($d/selftest_pass.ptx-check must pass on $d/selftest.ptx)" "$tmp/self" 20
         fi
     fi
     if want "ptx_check self-test: fail"; then
         sh test/ptx_check.sh $d/selftest_fail.ptx-check $d/selftest.ptx >"$tmp/self" 2>&1
         status=$?
         if [ $status -eq 1 ] && cmp -s $d/selftest_fail.out "$tmp/self"; then
-            pass=$((pass + 1))
+            passed
         else
-            fail=$((fail + 1))
-            echo "FAIL ptx_check self-test: fail ($d/selftest_fail.ptx-check must fail on $d/selftest.ptx, status 1 (not $status), with $d/selftest_fail.out)"
+            failed "ptx_check self-test: fail ($d/selftest_fail.ptx-check must fail on $d/selftest.ptx, status 1 (not $status), with $d/selftest_fail.out)"
             diff -u $d/selftest_fail.out "$tmp/self" | head -40
         fi
     fi
@@ -264,11 +253,9 @@ if [ "$UPDATE" != 1 ]; then
         sh test/ptx_check.sh $d/selftest_malformed.ptx-check $d/selftest.ptx >"$tmp/self" 2>&1
         status=$?
         if [ $status -eq 2 ] && grep -q 'selftest_malformed.ptx-check:2: not a directive' "$tmp/self"; then
-            pass=$((pass + 1))
+            passed
         else
-            fail=$((fail + 1))
-            echo "FAIL ptx_check self-test: malformed ($d/selftest_malformed.ptx-check: status 2 (not $status), its line 2 named)"
-            head -20 "$tmp/self"
+            failed "ptx_check self-test: malformed ($d/selftest_malformed.ptx-check: status 2 (not $status), its line 2 named)" "$tmp/self" 20
         fi
     fi
 fi
@@ -358,21 +345,18 @@ EOT
         if [ "$headers_ok" = 1 ] && cc -std=c99 -Wall -Wextra -Werror -pedantic ${SANFLAGS:-} -Iruntime_stub -I"$tmp/h" \
             "$tmp/h/use.c" "${RT_LIB:-build/libtkrt.a}" -o "$tmp/h/use" -ldl -lpthread 2>"$tmp/err" &&
             "$tmp/h/use" >"$tmp/out" 2>&1; then
-            pass=$((pass + 1))
+            passed
         else
-            fail=$((fail + 1))
-            echo "FAIL launch headers as C99 (compile, link, promise checks)"
+            failed "launch headers as C99 (compile, link, promise checks)"
             cat "$tmp/err" "$tmp/out" 2>/dev/null | head -20
         fi
     fi
     if [ $want_cxx = 1 ]; then
         if c++ -Wall -Wextra -Werror -I"${CUDA_HOME:-/usr/local/cuda}/include" -Iruntime_stub -I"$tmp/h" \
             -c "$tmp/h/use.cpp" -o "$tmp/h/use_cpp.o" 2>"$tmp/err"; then
-            pass=$((pass + 1))
+            passed
         else
-            fail=$((fail + 1))
-            echo "FAIL launch headers as C++ after cuda.h and cuda_runtime.h"
-            head -20 "$tmp/err"
+            failed "launch headers as C++ after cuda.h and cuda_runtime.h" "$tmp/err" 20
         fi
     elif [ $have_cuda_h = 0 ] && want "launch headers as C++"; then
         echo "note: C++ header check skipped (no CUDA headers)"
@@ -388,10 +372,9 @@ if [ "$UPDATE" != 1 ] && [ -n "${RT_DIR:-}" ] && [ -f "$RT_DIR/fake_libcuda.so" 
         cc -std=c99 -D_DEFAULT_SOURCE -Wall -Wextra -Werror -pedantic ${SANFLAGS:-} -Iruntime_stub -I"$tmp/grid" \
             test/runtime/header_grid_test.c "${RT_LIB:-build/libtkrt.a}" -o "$tmp/grid/test" -ldl -lpthread 2>>"$tmp/err" &&
         "$tmp/grid/test" "$RT_DIR/fake_libcuda.so" >"$tmp/out" 2>&1 && tail -n 1 "$tmp/out" | grep -q '^ok'; then
-        pass=$((pass + 1))
+        passed
     else
-        fail=$((fail + 1))
-        echo "FAIL header grids on the fake driver (test/runtime/header_grid_test.c)"
+        failed "header grids on the fake driver (test/runtime/header_grid_test.c)"
         cat "$tmp/err" "$tmp/out" 2>/dev/null | head -30
     fi
 fi
@@ -411,11 +394,9 @@ if [ "$UPDATE" != 1 ]; then
     for t in $UNIT_TESTS; do
         want "unit test $t" || continue
         if "$t" >"$tmp/unit" 2>&1 && tail -n 1 "$tmp/unit" | grep -q '^ok'; then
-            pass=$((pass + 1))
+            passed
         else
-            fail=$((fail + 1))
-            echo "FAIL unit test $t"
-            head -20 "$tmp/unit"
+            failed "unit test $t" "$tmp/unit" 20
         fi
     done
     for c in test/unit/*_test.c; do
@@ -426,8 +407,7 @@ if [ "$UPDATE" != 1 ]; then
             [ "${t##*/}" = "$n" ] && built=1
         done
         if [ $built = 0 ] && want "unit test $c"; then
-            fail=$((fail + 1))
-            echo "FAIL unit test $c: not built (UNIT_TESTS lists no $n; make test builds every test/unit/*_test.c)"
+            failed "unit test $c: not built (UNIT_TESTS lists no $n; make test builds every test/unit/*_test.c)"
         fi
     done
 fi
@@ -484,11 +464,9 @@ if command -v valgrind >/dev/null 2>&1 && [ "$UPDATE" != 1 ] && [ "${SAN:-0}" !=
         want "valgrind $src" || continue
         if valgrind -q --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite,indirect,possible \
             "$TKC" --emit=sema "$src" >/dev/null 2>"$tmp/vg"; then
-            pass=$((pass + 1))
+            passed
         else
-            fail=$((fail + 1))
-            echo "FAIL valgrind $src"
-            head -30 "$tmp/vg"
+            failed "valgrind $src" "$tmp/vg" 30
         fi
     done
 else
@@ -500,8 +478,7 @@ else
 fi
 
 if [ -n "$T" ] && [ "$matched" -eq 0 ]; then
-    fail=$((fail + 1))
-    echo "FAIL no case matches T='$T' (a case's name: its expected file's path, or a sub-runner's name; test/run.sh lists them)"
+    failed "no case matches T='$T' (a case's name: its expected file's path, or a sub-runner's name; test/run.sh lists them)"
 fi
 
 echo "$pass passed, $fail failed"

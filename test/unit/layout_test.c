@@ -4,19 +4,10 @@
  * maps codegen relies on for broadcasts, join/split/cat, shared layouts
  * and their choice for conversions. Prints "ok" last on success. */
 #include "../../lower/lower.h"
+#include "unit.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static int failures;
-
-#define CHECK(cond)                                                                 \
-    do {                                                                            \
-        if (!(cond)) {                                                              \
-            printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);                  \
-            failures++;                                                             \
-        }                                                                           \
-    } while (0)
 
 static uint64_t flat2(int64_t cols, int64_t r, int64_t c) { return (uint64_t)(r * cols + c); }
 

@@ -3,18 +3,9 @@
  * properties that must go together do, what tk_tir_props derives for ops
  * made from builtins, and the targets' capabilities. Prints "ok" last. */
 #include "../../lower/lower.h"
+#include "unit.h"
 
 #include <string.h>
-
-static int failures;
-
-#define CHECK(cond)                                                                 \
-    do {                                                                            \
-        if (!(cond)) {                                                              \
-            printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);                  \
-            failures++;                                                             \
-        }                                                                           \
-    } while (0)
 
 static unsigned props_of(tk_tir_opcode code, int sub) {
     tk_tir_op op = {0};
