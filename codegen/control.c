@@ -166,12 +166,6 @@ static void emit_while(cg *c, const tk_tir_op *op) {
     bind_regs(c, &op->results, 0, passed);
 }
 
-/* operand i of an element-wise op, register r */
-LLVMValueRef cg_operand(cg *c, const tk_tir_op *op, uint32_t i, uint32_t r) {
-    cgval *v = cg_get(c, op->operands.data[i]);
-    return v->r[v->n == 1 ? 0 : r];
-}
-
 static void emit_op(cg *c, const tk_tir_op *op) {
     if (c->di_sp && op->loc.src)
         LLVMSetCurrentDebugLocation2(c->b, LLVMDIBuilderCreateDebugLocation(c->ctx, op->loc.line, op->loc.col,

@@ -78,6 +78,8 @@ void cg_not_yet(cg *c, const tk_tir_op *op, const char *what);
 cgval cg_newval(cg *c, uint32_t n);
 /* v's registers, as the op that defines v (or binds it, for arguments) set them. */
 cgval *cg_get(cg *c, const tk_tir_value *v);
+/* Register r of operand i of an element-wise op (a scalar operand's one register for any r). */
+LLVMValueRef cg_operand(cg *c, const tk_tir_op *op, uint32_t i, uint32_t r);
 /* The i32 constant v. */
 LLVMValueRef cg_i32(cg *c, int64_t v);
 
@@ -172,8 +174,6 @@ void cg_emit_atomic(cg *c, const tk_tir_op *op);
 
 /* ---- control.c: the op dispatch and control flow ---- */
 
-/* Register r of operand i of an element-wise op (a scalar operand's one register for any r). */
-LLVMValueRef cg_operand(cg *c, const tk_tir_op *op, uint32_t i, uint32_t r);
 /* Emits blk's live ops in order, until one fails; c->scratch_op is as it was after. */
 void cg_emit_block(cg *c, const tk_tir_block *blk);
 

@@ -55,4 +55,10 @@ cgval cg_newval(cg *c, uint32_t n) {
 
 cgval *cg_get(cg *c, const tk_tir_value *v) { return &c->vals[v->id]; }
 
+/* operand i of an element-wise op, register r */
+LLVMValueRef cg_operand(cg *c, const tk_tir_op *op, uint32_t i, uint32_t r) {
+    cgval *v = cg_get(c, op->operands.data[i]);
+    return v->r[v->n == 1 ? 0 : r];
+}
+
 LLVMValueRef cg_i32(cg *c, int64_t v) { return LLVMConstInt(c->t_i32, (unsigned long long)v, 1); }
