@@ -235,7 +235,10 @@ bool tk_cg_write_header(FILE *out, tk_diag *diag, const tk_tir_program *program,
           "static inline int64_t tk__lshr(int64_t a, int64_t b, int *bad) {\n"
           "    if (b < 0 || b > 63) { *bad = 1; return 0; }\n"
           "    return (int64_t)((uint64_t)a >> b);\n}\n"
-          "#endif\n\n", out);
+          "#endif\n"
+          "/* autotune variants the launcher does not pick yet stay unreferenced */\n"
+          "#ifndef TK_MAYBE_UNUSED\n#if defined(__GNUC__) || defined(__clang__)\n"
+          "#define TK_MAYBE_UNUSED __attribute__((unused))\n#else\n#define TK_MAYBE_UNUSED\n#endif\n#endif\n\n", out);
     char name[256];
     if (compiled->cubin) {
         snprintf(name, sizeof name, "tk_%s__cubin", mod);
@@ -251,7 +254,7 @@ bool tk_cg_write_header(FILE *out, tk_diag *diag, const tk_tir_program *program,
             snprintf(cubin, sizeof cubin, "tk_%s__cubin", mod);
             snprintf(size, sizeof size, "sizeof tk_%s__cubin", mod);
         }
-        fprintf(out, "static tkrt_kernel tk_%s__%s =\n    TKRT_KERNEL_INIT(\"%s\", %s, %s, (const char *)tk_%s__ptx, %uu, %uu);\n",
+        fprintf(out, "static TK_MAYBE_UNUSED tkrt_kernel tk_%s__%s =\n    TKRT_KERNEL_INIT(\"%s\", %s, %s, (const char *)tk_%s__ptx, %uu, %uu);\n",
                 mod, info->entry, info->entry, cubin, size, mod, info->kernel->num_warps * 32,
                 info->kernel->shared_bytes);
     }

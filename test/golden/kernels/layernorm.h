@@ -39,15 +39,23 @@ static inline int64_t tk__lshr(int64_t a, int64_t b, int *bad) {
     return (int64_t)((uint64_t)a >> b);
 }
 #endif
+/* autotune variants the launcher does not pick yet stay unreferenced */
+#ifndef TK_MAYBE_UNUSED
+#if defined(__GNUC__) || defined(__clang__)
+#define TK_MAYBE_UNUSED __attribute__((unused))
+#else
+#define TK_MAYBE_UNUSED
+#endif
+#endif
 
 static const unsigned char tk_layernorm__cubin[N] = {
 };
 static const unsigned char tk_layernorm__ptx[31132] = {
 };
 
-static tkrt_kernel tk_layernorm__layer_norm_fwd_d16 =
+static TK_MAYBE_UNUSED tkrt_kernel tk_layernorm__layer_norm_fwd_d16 =
     TKRT_KERNEL_INIT("layer_norm_fwd_d16", tk_layernorm__cubin, sizeof tk_layernorm__cubin, (const char *)tk_layernorm__ptx, 128u, 64u);
-static tkrt_kernel tk_layernorm__layer_norm_fwd =
+static TK_MAYBE_UNUSED tkrt_kernel tk_layernorm__layer_norm_fwd =
     TKRT_KERNEL_INIT("layer_norm_fwd", tk_layernorm__cubin, sizeof tk_layernorm__cubin, (const char *)tk_layernorm__ptx, 128u, 64u);
 
 static inline tk_status layer_norm_fwd(tk_stream stream, tk_ptr X, tk_ptr Y, tk_ptr W, tk_ptr B, tk_ptr Mean, tk_ptr Rstd, int32_t stride, int32_t M, int32_t N, float eps) {

@@ -39,15 +39,23 @@ static inline int64_t tk__lshr(int64_t a, int64_t b, int *bad) {
     return (int64_t)((uint64_t)a >> b);
 }
 #endif
+/* autotune variants the launcher does not pick yet stay unreferenced */
+#ifndef TK_MAYBE_UNUSED
+#if defined(__GNUC__) || defined(__clang__)
+#define TK_MAYBE_UNUSED __attribute__((unused))
+#else
+#define TK_MAYBE_UNUSED
+#endif
+#endif
 
 static const unsigned char tk_softmax__cubin[N] = {
 };
 static const unsigned char tk_softmax__ptx[19616] = {
 };
 
-static tkrt_kernel tk_softmax__softmax_d16 =
+static TK_MAYBE_UNUSED tkrt_kernel tk_softmax__softmax_d16 =
     TKRT_KERNEL_INIT("softmax_d16", tk_softmax__cubin, sizeof tk_softmax__cubin, (const char *)tk_softmax__ptx, 64u, 32u);
-static tkrt_kernel tk_softmax__softmax =
+static TK_MAYBE_UNUSED tkrt_kernel tk_softmax__softmax =
     TKRT_KERNEL_INIT("softmax", tk_softmax__cubin, sizeof tk_softmax__cubin, (const char *)tk_softmax__ptx, 64u, 32u);
 
 static inline tk_status softmax(tk_stream stream, tk_ptr out, tk_ptr x, int32_t out_row_stride, int32_t x_row_stride, int32_t n_rows, int32_t n_cols) {

@@ -39,15 +39,23 @@ static inline int64_t tk__lshr(int64_t a, int64_t b, int *bad) {
     return (int64_t)((uint64_t)a >> b);
 }
 #endif
+/* autotune variants the launcher does not pick yet stay unreferenced */
+#ifndef TK_MAYBE_UNUSED
+#if defined(__GNUC__) || defined(__clang__)
+#define TK_MAYBE_UNUSED __attribute__((unused))
+#else
+#define TK_MAYBE_UNUSED
+#endif
+#endif
 
 static const unsigned char tk_vector_add__cubin[N] = {
 };
 static const unsigned char tk_vector_add__ptx[7647] = {
 };
 
-static tkrt_kernel tk_vector_add__vector_add_d16 =
+static TK_MAYBE_UNUSED tkrt_kernel tk_vector_add__vector_add_d16 =
     TKRT_KERNEL_INIT("vector_add_d16", tk_vector_add__cubin, sizeof tk_vector_add__cubin, (const char *)tk_vector_add__ptx, 128u, 0u);
-static tkrt_kernel tk_vector_add__vector_add =
+static TK_MAYBE_UNUSED tkrt_kernel tk_vector_add__vector_add =
     TKRT_KERNEL_INIT("vector_add", tk_vector_add__cubin, sizeof tk_vector_add__cubin, (const char *)tk_vector_add__ptx, 128u, 0u);
 
 static inline tk_status vector_add(tk_stream stream, tk_ptr x, tk_ptr y, tk_ptr out, int32_t n) {
