@@ -285,6 +285,9 @@ static void emit_op(cg *c, const tk_tir_op *op) {
     case TIR_REDUCE:
         cg_emit_reduce(c, op);
         return;
+    case TIR_DOT:
+        cg_emit_dot(c, op);
+        return;
     case TIR_BUILTIN: {
         switch (op->sub) {
         case TK_B_DEBUG_BARRIER: cg_barrier(c); return;

@@ -2,7 +2,7 @@
  * the helpers more than one op family uses (prefix cg_), by the file that
  * defines them. One file an op family: types.c, ptx.c (the one place inline
  * PTX is built), convert.c, elementwise.c, cast.c, memory.c, reduce.c,
- * random.c, shape.c, debug.c, atomic.c, control.c (the op dispatch and
+ * random.c, shape.c, debug.c, atomic.c, dot.c, control.c (the op dispatch and
  * control flow) and module.c; target.c takes the built module to PTX and a
  * cubin, header.c writes the launch header. */
 #ifndef TK_CODEGEN_INTERNAL_H
@@ -158,6 +158,11 @@ void cg_emit_memory(cg *c, const tk_tir_op *op);
 void cg_emit_reduce(cg *c, const tk_tir_op *op);
 /* An inclusive scan along an axis (cumsum, cumprod, associative_scan), forward or reverse. */
 void cg_emit_scan(cg *c, const tk_tir_op *op);
+
+/* ---- dot.c: matrix products ---- */
+
+/* tl.dot as lower/dot.c chose (impl "fma": from the op's scratch, FMAs over K). */
+void cg_emit_dot(cg *c, const tk_tir_op *op);
 
 /* ---- random.c, shape.c, debug.c, atomic.c ---- */
 

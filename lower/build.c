@@ -298,6 +298,7 @@ static vals lower_builtin(builder *b, const tk_sx *x) {
     else if (x->builtin == TK_B_PERMUTE) code = TIR_PERMUTE;
     else if (lowering & TK_BP_HINT) code = TIR_HINT;
     else if (x->builtin == TK_B_WHERE) code = TIR_SELECT;
+    else if (x->builtin == TK_B_DOT) code = TIR_DOT;
     else if ((lowering & TK_BP_REDUCTION) && (x->type->kind != TK_TYPE_TUPLE || x->builtin == TK_B_REDUCE))
         code = TIR_REDUCE; /* tl.reduce over a tuple: one op, a result per tile */
     else if (lowering & TK_BP_MATH) code = TIR_MATH;

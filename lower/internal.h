@@ -41,9 +41,13 @@ void tir_pass_cse(tk_arena *arena, tk_tir_kernel *k);
 void tir_pass_dce(tk_arena *arena, tk_tir_kernel *k);
 void tir_pass_licm(tk_arena *arena, tk_tir_kernel *k);
 void tir_pass_pipeline(tk_arena *arena, tk_tir_kernel *k);
+void tir_pass_dot(tk_arena *arena, const tk_target *target, tk_tir_kernel *k);
 void tir_pass_axis_info(tk_arena *arena, tk_tir_kernel *k);
 bool tir_pass_layouts(tk_arena *arena, tk_diag *diag, tk_tir_kernel *k);
 void tir_pass_shared_memory(tk_arena *arena, tk_tir_kernel *k);
+/* The kernel's shared memory against the target's limit a block (an error
+ * at the op with the most scratch when it is over). */
+bool tir_check_shared_memory(tk_arena *arena, tk_diag *diag, const tk_target *target, tk_tir_kernel *k);
 void tir_pass_barriers(tk_arena *arena, tk_tir_kernel *k);
 
 #endif

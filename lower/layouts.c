@@ -358,6 +358,12 @@ static void assign_op(layout_ctx *c, op_list *out, tk_tir_op *op) {
             r->layout = l;
             break;
         }
+        case TIR_DOT:
+            /* impl "fma": the result and the accumulator in the default
+             * layout; a and b in any (they go through shared memory) */
+            r->layout = default_layout(c, r->type);
+            if (op->operands.len > 2) ensure(c, out, op, 2, r->layout);
+            break;
         case TIR_BROADCAST: {
             /* the operand as a slice of the result: registers only */
             r->layout = default_layout(c, r->type);

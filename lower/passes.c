@@ -24,9 +24,13 @@ static bool run_cse(pass_env *e, tk_tir_kernel *k) { return tir_pass_cse(e->aren
 static bool run_dce(pass_env *e, tk_tir_kernel *k) { return tir_pass_dce(e->arena, k), true; }
 static bool run_licm(pass_env *e, tk_tir_kernel *k) { return tir_pass_licm(e->arena, k), true; }
 static bool run_pipeline(pass_env *e, tk_tir_kernel *k) { return tir_pass_pipeline(e->arena, k), true; }
+static bool run_dot(pass_env *e, tk_tir_kernel *k) { return tir_pass_dot(e->arena, e->opts->target, k), true; }
 static bool run_axis_info(pass_env *e, tk_tir_kernel *k) { return tir_pass_axis_info(e->arena, k), true; }
 static bool run_layouts(pass_env *e, tk_tir_kernel *k) { return tir_pass_layouts(e->arena, e->diag, k); }
-static bool run_shared_memory(pass_env *e, tk_tir_kernel *k) { return tir_pass_shared_memory(e->arena, k), true; }
+static bool run_shared_memory(pass_env *e, tk_tir_kernel *k) {
+    tir_pass_shared_memory(e->arena, k);
+    return tir_check_shared_memory(e->arena, e->diag, e->opts->target, k);
+}
 static bool run_barriers(pass_env *e, tk_tir_kernel *k) { return tir_pass_barriers(e->arena, k), true; }
 
 static const struct tir_pass {
@@ -41,6 +45,7 @@ static const struct tir_pass {
     {"dce", false, false, run_dce},
     {"licm", false, true, run_licm},
     {"pipeline", true, true, run_pipeline},
+    {"dot", true, true, run_dot},
     {"axis-info", true, false, run_axis_info},
     {"layouts", true, true, run_layouts},
     {"dce-after-layouts", true, false, run_dce},

@@ -112,6 +112,16 @@ static tk_tir_scratch scratch_shape(const tk_tir_op *op) {
     return s;
 }
 
+/* A matrix product by FMAs (impl "fma", dot.c): both operands, one word of
+ * the compute type an element, a's [batch, M, K] then b's [batch, K, N]. */
+static tk_tir_scratch scratch_dot(const tk_tir_op *op) {
+    tk_tir_scratch s = {0};
+    const tk_tir_value *a = op->operands.data[0], *b = op->operands.data[1];
+    s.slot_bytes = tk_tir_scratch_word_bytes(a->type);
+    s.bytes = (uint64_t)(numel(a->type) + numel(b->type)) * s.slot_bytes;
+    return s;
+}
+
 tk_tir_scratch tk_tir_scratch_need(tk_arena *arena, const tk_tir_op *op, bool result_used) {
     switch (tk_tir_scratch_kind(op)) {
     case TK_SCRATCH_CONVERT: return scratch_convert(arena, op);
@@ -119,6 +129,7 @@ tk_tir_scratch tk_tir_scratch_need(tk_arena *arena, const tk_tir_op *op, bool re
     case TK_SCRATCH_SCAN: return scratch_scan(op);
     case TK_SCRATCH_ATOMIC: return scratch_atomic(op, result_used);
     case TK_SCRATCH_SHAPE: return scratch_shape(op);
+    case TK_SCRATCH_DOT: return scratch_dot(op);
     case TK_SCRATCH_NONE: break;
     }
     return (tk_tir_scratch){0};

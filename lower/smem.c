@@ -67,3 +67,21 @@ void tir_pass_shared_memory(tk_arena *arena, tk_tir_kernel *k) {
         k->shared_bytes = (uint32_t)largest; /* every op at offset 0 */
     }
 }
+
+static void find_largest(tk_tir_op *op, void *ctx) {
+    const tk_tir_op **largest = ctx;
+    if (op->scratch_bytes > (*largest ? (*largest)->scratch_bytes : 0)) *largest = op;
+}
+
+bool tir_check_shared_memory(tk_arena *arena, tk_diag *diag, const tk_target *target, tk_tir_kernel *k) {
+    if (!target || k->shared_bytes <= target->smem_per_block) return true;
+    const tk_tir_op *largest = NULL;
+    tir_walk(k->body, find_largest, &largest);
+    tk_loc at = largest ? largest->loc : k->sema->loc;
+    tk_error(diag, at, "kernel '%s' needs %u bytes of shared memory, more than the %u a block may have on %s%s",
+             k->sema->name, k->shared_bytes, target->smem_per_block, target->name,
+             largest ? tk_arena_printf(arena, "; this %s alone takes %u (use smaller blocks)",
+                                       tk_tir_opcode_name(largest->code), largest->scratch_bytes)
+                     : "");
+    return false;
+}

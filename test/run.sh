@@ -288,7 +288,7 @@ done
 # Every kernel code generation handles: PTX for each supported target,
 # assembled by ptxas; the launch headers compiled as strict C99 and as C++
 # after the CUDA headers, and linked with runtime_stub.
-backend_kernels="vector_add softmax layernorm"
+backend_kernels="vector_add softmax layernorm matmul attention"
 if [ "$UPDATE" != 1 ]; then
     if [ -x "$PTXAS" ]; then
         for k in $backend_kernels; do
@@ -321,6 +321,8 @@ if [ "$UPDATE" != 1 ]; then
 #include "vector_add.h"
 #include "softmax.h"
 #include "layernorm.h"
+#include "matmul.h"
+#include "attention.h"
 #include <stdio.h>
 int main(void) {
     /* a broken promise is refused before the driver is looked for */
@@ -328,6 +330,8 @@ int main(void) {
     if (s != TK_ERROR_MISALIGNED) { printf("misaligned pointer gave status %d\n", (int)s); return 1; }
     s = softmax(NULL, (tk_ptr)(uintptr_t)16, (tk_ptr)(uintptr_t)16, 17, 16, 1, 1);
     if (s != TK_ERROR_NOT_DIVISIBLE) { printf("stride 17 gave status %d\n", (int)s); return 1; }
+    s = matmul(NULL, (tk_ptr)(uintptr_t)16, (tk_ptr)(uintptr_t)16, (tk_ptr)(uintptr_t)16, 64, 64, 64, 64, 2, 64, 1, 64, 1);
+    if (s != TK_ERROR_NOT_ONE) { printf("stride_ak 2 gave status %d\n", (int)s); return 1; }
     printf("ok: %s\n", tkrt_status_string(s));
     return 0;
 }
@@ -338,6 +342,8 @@ EOT
 #include "vector_add.h"
 #include "softmax.h"
 #include "layernorm.h"
+#include "matmul.h"
+#include "attention.h"
 tk_status launch(cudaStream_t s, float *x, float *y, float *out, int n) { return vector_add(s, x, y, out, n); }
 EOT
     fi

@@ -289,6 +289,71 @@ def layernorm_case(K, M, N, eps=1e-5, offset=0.5, scale=1.5):
     return run
 
 
+def matmul_case(K, M, N, Kd):
+    """C = A @ B in f16 through kernels/matmul.tk's launcher, rows padded to
+    a multiple of 16 elements (the strides' promise) with a guard row."""
+    def run():
+        problems = []
+        sa, sb, sc = round_up(Kd, 16), round_up(N, 16), round_up(N, 16)
+        a_buf = torch.full((M + 1, sa), 100.0, dtype=torch.float16, device=DEV)
+        b_buf = torch.full((Kd + 1, sb), 100.0, dtype=torch.float16, device=DEV)
+        A, B = a_buf[:M, :Kd], b_buf[:Kd, :N]
+        A.copy_(torch.randn(M, Kd, device=DEV).half())
+        B.copy_(torch.randn(Kd, N, device=DEV).half())
+        c_buf = torch.full((M + 1, sc), SENTINEL, dtype=torch.float16, device=DEV)
+        C = c_buf[:M, :N]
+        C.fill_(NAN)
+        ref = A.double() @ B.double()
+        args = (A, B, C, M, N, Kd, sa, 1, sb, 1, sc, 1)
+        if not launch(problems, K, *args):
+            return problems, ""
+        err = check_close(problems, "C", C, ref)
+        check_untouched(problems, "C row padding / guard row", c_buf, M, N)
+        check_deterministic(problems, K, args, [C])
+        return problems, f"rel_err={err:.1e}"
+    return run
+
+
+def attention_case(K, Z, H, n_ctx, d, causal):
+    """kernels/attention.tk against torch's scaled_dot_product_attention in
+    float32 (f16 inputs), with the base-2 log-sum-exp output M."""
+    def run():
+        problems = []
+        shape = (Z, H, n_ctx, d)
+        q, k, v = (torch.randn(shape, device=DEV).half() for _ in range(3))
+        o_buf = torch.full((Z, H, n_ctx + 1, d), SENTINEL, dtype=torch.float16, device=DEV)
+        out = o_buf[:, :, :n_ctx]
+        out.fill_(NAN)
+        m_buf = torch.full((Z * H * n_ctx + 16,), SENTINEL, device=DEV)
+        m = m_buf[:Z * H * n_ctx]
+        m.fill_(NAN)
+        scale = d ** -0.5
+        ref = torch.nn.functional.scaled_dot_product_attention(q.float(), k.float(), v.float(),
+                                                               is_causal=causal, scale=scale)
+        s = (q.double() @ k.double().transpose(-1, -2)) * scale
+        if causal:
+            s = s.masked_fill(torch.ones(n_ctx, n_ctx, dtype=torch.bool, device=DEV).triu(1), float("-inf"))
+        lse2 = torch.logsumexp(s, dim=-1) / torch.log(torch.tensor(2.0, dtype=torch.float64))
+        st = lambda t: [t.stride(i) for i in range(4)]  # noqa: E731
+        args = (q, k, v, scale, m, out, *st(q), *st(k), *st(v), *st(out), Z, H, n_ctx)
+        if not launch(problems, K, *args):
+            return problems, ""
+        err_o = check_close(problems, "Out", out, ref)
+        bad = torch.isnan(m).sum().item()
+        if bad:
+            problems.append(f"M: {bad} elements NaN")
+        err_m = rel_err(torch.nan_to_num(m), lse2.reshape(-1))
+        if not err_m < 1e-4:
+            problems.append(f"M: rel err {err_m:.2e} >= 1e-04")
+        pad = o_buf[:, :, n_ctx:]
+        if (pad != SENTINEL).any():
+            problems.append("Out guard row written")
+        if (m_buf[Z * H * n_ctx:] != SENTINEL).any():
+            problems.append("M guard written")
+        return problems, f"rel_err Out={err_o:.1e} M={err_m:.1e}"
+    return run
+
+
 # Promise violations (tkc only: Triton specializes instead of refusing).
 
 def vector_add_misaligned(K, which):
@@ -602,6 +667,18 @@ def main():
     for M, N in ((17, 1000), (256, 4096), (8192, 8192)):
         r.case(f"layernorm[layernorm_b8192] {M}x{N}",
                lambda m=M, n=N: layernorm_case(get("layernorm_b8192"), m, n))
+
+    if tkc:
+        # tl.dot (impl "fma" for now: correct everywhere, not yet fast)
+        for M, N, Kd in ((1000, 1000, 1000), (4095, 4097, 1023), (1, 4096, 4096), (4096, 4096, 4096), (16, 16, 16)):
+            r.case(f"matmul {M}x{N}x{Kd}", lambda m=M, n=N, kd=Kd: matmul_case(get("matmul"), m, n, kd))
+        for d in (64, 128):
+            for causal in (False, True):
+                variant = f"attention_d{d}" + ("_causal" if causal else "")
+                for n_ctx in (1, 17, 1000, 4096):
+                    z, h = (2, 3) if n_ctx < 4096 else (1, 2)
+                    r.case(f"attention[{variant}] Z={z} H={h} N_CTX={n_ctx}",
+                           lambda v=variant, z=z, h=h, n=n_ctx, d=d, c=causal: attention_case(get(v), z, h, n, d, c))
 
     if tkc:
         for which in ("x", "out"):

@@ -32,6 +32,8 @@ SIGNATURES = {
     "vector_add": [_P, _P, _P, _I32],
     "softmax": [_P, _P, _I32, _I32, _I32, _I32],
     "layer_norm_fwd": [_P, _P, _P, _P, _P, _P, _I32, _I32, _I32, _F32],
+    "matmul": [_P, _P, _P] + [_I32] * 9,
+    "attention_fwd": [_P, _P, _P, _F32, _P, _P] + [_I32] * 19,
 }
 
 

@@ -1,0 +1,131 @@
+/* tl.dot (lower/dot.c chose how). impl "fma": both operands, already in
+ * the compute type (f32, i32 or f64), go to the op's scratch as their
+ * row-major [batch, M, K] and [batch, K, N]; after a barrier each thread
+ * runs a loop over K that multiplies and adds into the registers it holds
+ * of the result (from the accumulator operand, or zero). Correct on every
+ * target; the tensor-core impls are further files.
+ * Needs: the scratch of lower/scratch.c (scratch_dot), the result and the
+ * accumulator in one layout (lower/layouts.c). */
+#include "internal.h"
+
+#include <string.h>
+
+static unsigned log2u(int64_t v) {
+    unsigned l = 0;
+    while (((int64_t)1 << l) < v) l++;
+    return l;
+}
+
+/* every register of v to its row-major slot: slot (base + flat index) */
+static void write_operand(cg *c, const tk_tir_value *v, int64_t base, unsigned word) {
+    const cgval *vv = cg_get(c, v);
+    for (uint32_t r = 0; r < vv->n; r++) {
+        LLVMValueRef slot = LLVMBuildAdd(c->b, cg_reg_flat(c, v->layout, r), cg_i32(c, base), "");
+        LLVMBuildStore(c->b, vv->r[r], cg_smem_addr(c, LLVMBuildMul(c->b, slot, cg_i32(c, word), "")));
+    }
+}
+
+static LLVMValueRef read_slot(cg *c, LLVMTypeRef t, LLVMValueRef slot, unsigned word) {
+    return LLVMBuildLoad2(c->b, t, cg_smem_addr(c, LLVMBuildMul(c->b, slot, cg_i32(c, word), "")), "");
+}
+
+static void emit_fma(cg *c, const tk_tir_op *op) {
+    const tk_tir_value *a = op->operands.data[0], *b = op->operands.data[1], *res = op->results.data[0];
+    const tk_type *t = res->type;
+    uint32_t rank = t->rank;
+    int64_t batch = rank == 3 ? t->shape[0] : 1, m = t->shape[rank - 2], n = t->shape[rank - 1];
+    int64_t k = a->type->shape[rank - 1];
+    unsigned word = cg_scratch_slot(c), log_m = log2u(m), log_n = log2u(n);
+    bool flt = cg_is_float(t);
+    LLVMTypeRef et = cg_elem_type(c, t);
+    int64_t b_base = batch * m * k;
+    write_operand(c, a, 0, word);
+    write_operand(c, b, b_base, word);
+    cg_barrier(c);
+
+    /* Register r's element is the thread's (register 0's) XOR a constant
+     * (tk_ll_reg_index), so its batch, row and column are the thread's
+     * XOR constants: the registers that share a row of a (a column of b)
+     * share its loads. Each distinct row is one slot a_row + kk, each
+     * column b_col + kk * n. */
+    uint32_t regs = cg_nregs(res);
+    LLVMValueRef flat0 = cg_reg_flat(c, res->layout, 0);
+    LLVMValueRef b0 = LLVMBuildLShr(c->b, flat0, cg_i32(c, log_m + log_n), "");
+    LLVMValueRef m0 = LLVMBuildAnd(c->b, LLVMBuildLShr(c->b, flat0, cg_i32(c, log_n), ""), cg_i32(c, m - 1), "");
+    LLVMValueRef n0 = LLVMBuildAnd(c->b, flat0, cg_i32(c, n - 1), "");
+    uint64_t *row_key = TK_NEW_ARRAY(c->arena, uint64_t, regs), *col_key = TK_NEW_ARRAY(c->arena, uint64_t, regs);
+    uint32_t *row_of = TK_NEW_ARRAY(c->arena, uint32_t, regs), *col_of = TK_NEW_ARRAY(c->arena, uint32_t, regs);
+    LLVMValueRef *a_row = TK_NEW_ARRAY(c->arena, LLVMValueRef, regs);
+    LLVMValueRef *b_col = TK_NEW_ARRAY(c->arena, LLVMValueRef, regs);
+    uint32_t rows = 0, cols = 0;
+    for (uint32_t r = 0; r < regs; r++) {
+        uint64_t R = tk_ll_reg_index(res->layout, r);
+        uint64_t bR = R >> (log_m + log_n), mR = (R >> log_n) & (uint64_t)(m - 1), nR = R & (uint64_t)(n - 1);
+        uint64_t rk = bR << 32 | mR, ck = bR << 32 | nR;
+        uint32_t i = 0, j = 0;
+        while (i < rows && row_key[i] != rk) i++;
+        while (j < cols && col_key[j] != ck) j++;
+        LLVMValueRef bi = LLVMBuildXor(c->b, b0, cg_i32(c, (int64_t)bR), "");
+        if (i == rows) {
+            row_key[rows++] = rk;
+            LLVMValueRef mi = LLVMBuildXor(c->b, m0, cg_i32(c, (int64_t)mR), "");
+            a_row[i] = LLVMBuildAdd(c->b, LLVMBuildMul(c->b, bi, cg_i32(c, m * k), ""),
+                                    LLVMBuildMul(c->b, mi, cg_i32(c, k), ""), "");
+        }
+        if (j == cols) {
+            col_key[cols++] = ck;
+            LLVMValueRef ni = LLVMBuildXor(c->b, n0, cg_i32(c, (int64_t)nR), "");
+            b_col[j] = LLVMBuildAdd(c->b, LLVMBuildAdd(c->b, LLVMBuildMul(c->b, bi, cg_i32(c, k * n), ""), ni, ""),
+                                    cg_i32(c, b_base), "");
+        }
+        row_of[r] = i;
+        col_of[r] = j;
+    }
+    LLVMValueRef *acc0 = TK_NEW_ARRAY(c->arena, LLVMValueRef, regs);
+    const cgval *accv = op->operands.len > 2 ? cg_get(c, op->operands.data[2]) : NULL;
+    for (uint32_t r = 0; r < regs; r++) acc0[r] = accv ? accv->r[accv->n == 1 ? 0 : r] : LLVMConstNull(et);
+
+    /* for kk in [0, K): acc[r] += a[row r, kk] * b[kk, col r] */
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(c->b);
+    LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "dot.k");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "dot.done");
+    LLVMBuildBr(c->b, body);
+    LLVMPositionBuilderAtEnd(c->b, body);
+    LLVMValueRef kk = LLVMBuildPhi(c->b, c->t_i32, "");
+    LLVMValueRef *acc = TK_NEW_ARRAY(c->arena, LLVMValueRef, regs);
+    LLVMValueRef *next = TK_NEW_ARRAY(c->arena, LLVMValueRef, regs);
+    for (uint32_t r = 0; r < regs; r++) acc[r] = LLVMBuildPhi(c->b, et, "");
+    LLVMValueRef kn = LLVMBuildMul(c->b, kk, cg_i32(c, n), "");
+    LLVMValueRef *xa = TK_NEW_ARRAY(c->arena, LLVMValueRef, rows), *xb = TK_NEW_ARRAY(c->arena, LLVMValueRef, cols);
+    for (uint32_t i = 0; i < rows; i++) xa[i] = read_slot(c, et, LLVMBuildAdd(c->b, a_row[i], kk, ""), word);
+    for (uint32_t j = 0; j < cols; j++) xb[j] = read_slot(c, et, LLVMBuildAdd(c->b, b_col[j], kn, ""), word);
+    for (uint32_t r = 0; r < regs; r++) {
+        LLVMValueRef x = xa[row_of[r]], y = xb[col_of[r]];
+        if (flt) {
+            LLVMValueRef args[3] = {x, y, acc[r]};
+            next[r] = cg_call(c, et == c->t_f64 ? "llvm.fma.f64" : "llvm.fma.f32", et, args, 3);
+        } else {
+            next[r] = LLVMBuildAdd(c->b, acc[r], LLVMBuildMul(c->b, x, y, ""), "");
+        }
+    }
+    LLVMValueRef k1 = LLVMBuildAdd(c->b, kk, cg_i32(c, 1), "");
+    LLVMBasicBlockRef latch = LLVMGetInsertBlock(c->b);
+    LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntSLT, k1, cg_i32(c, k), ""), body, done);
+    LLVMValueRef zero = cg_i32(c, 0);
+    LLVMAddIncoming(kk, &zero, &pre, 1);
+    LLVMAddIncoming(kk, &k1, &latch, 1);
+    for (uint32_t r = 0; r < regs; r++) {
+        LLVMAddIncoming(acc[r], &acc0[r], &pre, 1);
+        LLVMAddIncoming(acc[r], &next[r], &latch, 1);
+    }
+    LLVMPositionBuilderAtEnd(c->b, done);
+    cgval out = cg_newval(c, regs);
+    memcpy(out.r, next, sizeof(LLVMValueRef) * regs);
+    *cg_get(c, res) = out;
+}
+
+void cg_emit_dot(cg *c, const tk_tir_op *op) {
+    const char *impl = tk_tir_attr_text(op, "impl");
+    if (impl && !strcmp(impl, "fma")) emit_fma(c, op);
+    else cg_not_yet(c, op, tk_arena_printf(c->arena, "tl.dot as \"%s\"", impl ? impl : "?"));
+}
