@@ -202,9 +202,9 @@ deps:
 	  fi; \
 	fi
 
-# Compiles every reference kernel tkc can generate code for (the others are
-# type-checked: tl.dot is not generated yet), and runs the GPU tests when a
-# GPU and Python with torch are there.
+# Compiles every reference kernel (one that uses something code generation
+# does not have yet is type-checked only, and says so), and runs the GPU
+# tests when a GPU and Python with torch are there.
 run: deps
 	@$(MAKE) --no-print-directory all $(BUILD)/libtkrt.a
 	@mkdir -p $(BUILD)/kernels
