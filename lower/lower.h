@@ -72,6 +72,28 @@ void tk_ll_project(tk_ll *out, const tk_ll *in, const int64_t *shape);
  * max_phase) (1, 1, 1: no swizzle). */
 void tk_ll_shared(tk_ll *out, uint32_t rank, const int64_t *shape, uint32_t vec, uint32_t per_phase,
                   uint32_t max_phase);
+/* Tensor-core layouts (layout_mma.c), rank 2, after Triton's definitions.
+ * The accumulator of mma.sync (instr_n = 8: an m16n8 tile a warp) or of
+ * wgmma (instr_n = N of m64nNk16: a warp holds 16 rows, instr_n columns):
+ * register: col 1; lanes: col 2, 4, row 1, 2, 4; register: row 8; then
+ * columns 8, 16 .. instr_n; warps[0] x warps[1] over rows and columns, the
+ * rows' first when warps_rows_first (wgmma: warp w of a warpgroup holds
+ * rows 16w..) else the columns' (mma.sync, Triton's warp order [1, 0]);
+ * the tile repeated along columns, then rows. */
+void tk_ll_mma_acc(tk_ll *out, const int64_t *shape, uint32_t instr_n, const uint32_t *warps, bool warps_rows_first);
+/* An mma.sync operand in registers (op_idx 0: A [M, K]; 1: B [K, N]) for
+ * an accumulator with those warps; k_width = 32 / element bits: k_width
+ * registers along K, 4 lanes along K, 8 along M (N); the warps of the
+ * accumulator, copies along K; repeated along K, then M (N). */
+void tk_ll_mma_operand(tk_ll *out, const int64_t *shape, uint32_t op_idx, uint32_t k_width, const uint32_t *warps,
+                       bool warps_rows_first);
+/* The swizzled shared layout wgmma descriptors and ldmatrix read (Triton's
+ * NVMMA shared layout), the last dimension contiguous: atoms of 8 rows x
+ * swizzle_bytes (32, 64, 128), each row's 16-byte vectors XORed with
+ * (row / per_phase) % max_phase ((4, 2), (2, 4), (1, 8)); atoms stacked
+ * down the rows, then across the columns. False for another swizzle or a
+ * shape smaller than one atom. */
+bool tk_ll_nvmma_shared(tk_ll *out, const int64_t *shape, uint32_t elem_bits, uint32_t swizzle_bytes);
 /* The inverse of a bijective layout of registers only (a shared layout):
  * flat index bit i -> offset, a shared layout of shape [numel]. False when
  * `in` is not one. */

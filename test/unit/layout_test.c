@@ -285,6 +285,114 @@ static void shared_layouts(void) {
     }
 }
 
+/* ---- tensor-core layouts, against the PTX ISA's fragment tables ---- */
+
+/* the flat index register r of (lane, warp) holds */
+static uint64_t element_of(const tk_ll *l, uint64_t r, uint32_t lane, uint32_t warp) {
+    uint64_t e = tk_ll_reg_index(l, r);
+    for (uint32_t i = 0; i < TK_LL_LANE_BITS; i++)
+        if (lane >> i & 1) e ^= l->lane[i];
+    for (uint32_t i = 0; i < l->warp_bits; i++)
+        if (warp >> i & 1) e ^= l->warp[i];
+    return e;
+}
+
+static void mma_layouts(void) {
+    /* mma.sync m16n8 accumulator: c_r at row lane/4 + 8 (r/2), column
+     * 2 (lane % 4) + r % 2 */
+    int64_t s16x8[2] = {16, 8};
+    uint32_t one[2] = {1, 1};
+    tk_ll acc;
+    tk_ll_mma_acc(&acc, s16x8, 8, one, false);
+    CHECK(acc.reg_bits == 2 && acc.warp_bits == 0);
+    for (uint32_t lane = 0; lane < 32; lane++)
+        for (uint32_t r = 0; r < 4; r++)
+            CHECK(element_of(&acc, r, lane, 0) == flat2(8, lane / 4 + 8 * (r / 2), 2 * (lane % 4) + r % 2));
+    CHECK(bijective(&acc, 1));
+
+    /* repeated over [32, 16]: along the columns first, then the rows */
+    int64_t s32x16[2] = {32, 16};
+    tk_ll_mma_acc(&acc, s32x16, 8, one, false);
+    CHECK(acc.reg_bits == 4 && acc.reg[2] == flat2(16, 0, 8) && acc.reg[3] == flat2(16, 16, 0));
+    /* 2 x 2 warps, the columns' first (Triton's warp order [1, 0]) */
+    int64_t s32x32[2] = {32, 32};
+    uint32_t w22[2] = {2, 2};
+    tk_ll_mma_acc(&acc, s32x32, 8, w22, false);
+    CHECK(acc.warp_bits == 2 && acc.warp[0] == flat2(32, 0, 8) && acc.warp[1] == flat2(32, 16, 0));
+    CHECK(bijective(&acc, 4));
+    /* 4 warps over a [16, 8] tile: three of them hold copies */
+    uint32_t w41[2] = {4, 1};
+    tk_ll_mma_acc(&acc, s16x8, 8, w41, true);
+    CHECK(acc.warp[0] == 0 && acc.warp[1] == 0);
+
+    /* wgmma m64nNk16 accumulator, a warpgroup: row 16 w + lane/4 + 8 ((r/2) % 2),
+     * column 8 (r/4) + 2 (lane % 4) + r % 2, N/2 registers */
+    int64_t s64x32[2] = {64, 32};
+    tk_ll_mma_acc(&acc, s64x32, 32, w41, true);
+    CHECK(tk_ll_num_regs(&acc) == 16 && acc.warp_bits == 2);
+    for (uint32_t w = 0; w < 4; w++)
+        for (uint32_t lane = 0; lane < 32; lane++)
+            for (uint32_t r = 0; r < 16; r++)
+                CHECK(element_of(&acc, r, lane, w) ==
+                      flat2(32, 16 * w + lane / 4 + 8 * ((r / 2) % 2), 8 * (r / 4) + 2 * (lane % 4) + r % 2));
+
+    /* mma.sync m16n8k16 operands, 16-bit: a_i at row g + 8 ((i/2) % 2),
+     * column 2t + i % 2 + 8 (i/4); b_i at row 2t + i % 2 + 8 (i/2), column g
+     * (g = lane / 4, t = lane % 4) */
+    tk_ll a, b;
+    int64_t s16x16[2] = {16, 16};
+    tk_ll_mma_operand(&a, s16x16, 0, 2, one, false);
+    tk_ll_mma_operand(&b, s16x8, 1, 2, one, false);
+    CHECK(tk_ll_num_regs(&a) == 8 && tk_ll_num_regs(&b) == 4);
+    for (uint32_t lane = 0; lane < 32; lane++) {
+        uint32_t g = lane / 4, t = lane % 4;
+        for (uint32_t i = 0; i < 8; i++)
+            CHECK(element_of(&a, i, lane, 0) == flat2(16, g + 8 * ((i / 2) % 2), 2 * t + i % 2 + 8 * (i / 4)));
+        for (uint32_t i = 0; i < 4; i++)
+            CHECK(element_of(&b, i, lane, 0) == flat2(8, 2 * t + i % 2 + 8 * (i / 2), g));
+    }
+    /* 8-bit (m16n8k32): a_i at row g + 8 ((i/4) % 2), column 4t + i % 4 + 16 (i/8) */
+    int64_t s16x32[2] = {16, 32};
+    tk_ll_mma_operand(&a, s16x32, 0, 4, one, false);
+    for (uint32_t lane = 0; lane < 32; lane++)
+        for (uint32_t i = 0; i < 16; i++)
+            CHECK(element_of(&a, i, lane, 0) ==
+                  flat2(32, lane / 4 + 8 * ((i / 4) % 2), 4 * (lane % 4) + i % 4 + 16 * (i / 8)));
+    /* 2 x 2 warps: A copies across the accumulator's column warps, B across its row warps */
+    tk_ll_mma_operand(&a, s32x16, 0, 2, w22, false);
+    CHECK(a.warp_bits == 2 && a.warp[0] == 0 && a.warp[1] == flat2(16, 16, 0));
+    int64_t s16x16b[2] = {16, 16};
+    tk_ll_mma_operand(&b, s16x16b, 1, 2, w22, false);
+    CHECK(b.warp_bits == 2 && b.warp[0] == flat2(16, 0, 8) && b.warp[1] == 0);
+}
+
+/* wgmma's swizzled shared layouts: within an atom of 8 rows, row r's
+ * 16-byte vector v sits at vector v ^ ((r / per_phase) % max_phase) */
+static void nvmma_shared(void) {
+    struct { uint32_t bytes, per_phase; } cases[] = {{128, 1}, {64, 2}, {32, 4}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        uint32_t cols = cases[k].bytes / 2; /* f16 */
+        int64_t shape[2] = {64, 2 * (int64_t)cols};
+        tk_ll s, inv;
+        CHECK(tk_ll_nvmma_shared(&s, shape, 16, cases[k].bytes));
+        CHECK(tk_ll_invert(&inv, &s));
+        uint32_t max_phase = 8 / cases[k].per_phase;
+        for (int64_t r = 0; r < 64; r++)
+            for (int64_t c = 0; c < shape[1]; c++) {
+                int64_t atom = c / cols, cc = c % cols;
+                uint64_t want = (uint64_t)(atom * 64 * cols + r * cols +
+                                           (((cc / 8) ^ ((r % 8) / cases[k].per_phase % max_phase)) * 8) + cc % 8);
+                CHECK(tk_ll_reg_index(&inv, flat2(shape[1], r, c)) == want);
+            }
+    }
+    /* 128-byte rows of f32 are 32 elements, of 8-bit ones 128 */
+    int64_t f32_shape[2] = {8, 32}, small[2] = {8, 16};
+    tk_ll s;
+    CHECK(tk_ll_nvmma_shared(&s, f32_shape, 32, 128) && s.reg[5] == flat2(32, 1, 4));
+    CHECK(!tk_ll_nvmma_shared(&s, small, 16, 128)); /* narrower than one atom */
+    CHECK(!tk_ll_nvmma_shared(&s, f32_shape, 32, 16));
+}
+
 int main(void) {
     shared_layouts();
     join_split_cat();
@@ -293,6 +401,8 @@ int main(void) {
     blocked_2d();
     replicated();
     unbroadcast();
+    mma_layouts();
+    nvmma_shared();
     if (failures) {
         printf("%d failures\n", failures);
         return 1;
