@@ -2,15 +2,19 @@
  * AccelerateMatmul): the op gets an attribute impl, which --emit=tir-gpu
  * shows and the layout, scratch and codegen rules follow.
  *
- * Today every dot is "fma": both operands go to shared memory as words of
- * the compute type (f32; i32 for i8; f64 for f64), and each thread
- * accumulates its elements of the result with FMAs over K. It is correct
- * on every target for every dtype pairing, and slow; mma.sync and wgmma
- * come as further impls. For "fma" this pass makes the conversions
- * explicit: operands and accumulator cast to the compute type before the
- * dot, the result cast to its dtype after (f16 for out_dtype=f16), so the
- * dot itself multiplies one type. fp8 operands convert there too, which
- * targets before sm_89 report.
+ * "mma_sync": f16 and bf16 operands with an f32 accumulator, on every
+ * target (sm_80 and newer): the operands in mma.sync's operand layouts
+ * and the result in its accumulator layout (tk_ll_mma_*; layouts.c), warps
+ * split over M and N as the attributes warps_m and warps_n say, one
+ * m16n8k16 instruction per tile of 16 x 8 and step of 16 along K.
+ * "fma" for every other dtype: both operands go to shared memory as words
+ * of the compute type (f32; i32 for i8; f64 for f64), and each thread
+ * accumulates its elements of the result with FMAs over K; correct on
+ * every target, slow. For both this pass makes the conversions explicit:
+ * the accumulator (and for "fma" the operands) cast to the compute type
+ * before the dot, the result cast to its dtype after (f16 for
+ * out_dtype=f16). fp8 operands convert there too, which targets before
+ * sm_89 report.
  * Needs: SSA. Keeps: semantics (the FMA path rounds once per FMA in f32,
  * which is at least as accurate as tf32 and the tensor-core paths). */
 #include "internal.h"
@@ -46,10 +50,19 @@ static void choose_block(tk_arena *arena, tk_tir_kernel *k, tk_tir_block *blk) {
             tk_vec_push(arena, &ops, op);
             continue;
         }
-        struct tk_sema_attr impl = {"impl", "fma", 0};
+        tk_dtype in = tir_elem(op->operands.data[0]->type)->dtype;
+        bool mma = (in == TK_F16 || in == TK_BF16) && op->results.data[0]->type->rank == 2;
+        struct tk_sema_attr impl = {"impl", mma ? "mma_sync" : "fma", 0};
         tk_vec_push(arena, &op->attrs, impl);
-        tk_dtype ct = compute_dtype(tir_elem(op->operands.data[0]->type)->dtype);
-        for (uint32_t j = 0; j < op->operands.len; j++)
+        tk_dtype ct = compute_dtype(in);
+        if (mma) {
+            uint32_t warps[2];
+            tk_tir_dot_warps(op->results.data[0]->type->shape, k->num_warps, warps);
+            struct tk_sema_attr wm = {"warps_m", NULL, warps[0]}, wn = {"warps_n", NULL, warps[1]};
+            tk_vec_push(arena, &op->attrs, wm);
+            tk_vec_push(arena, &op->attrs, wn);
+        }
+        for (uint32_t j = mma ? 2 : 0; j < op->operands.len; j++)
             op->operands.data[j] = cast_to(arena, k, op->operands.data[j], ct, op, &ops);
         tk_vec_push(arena, &ops, op);
         /* the product in the compute type, then the result's dtype */
@@ -71,7 +84,20 @@ static void choose_block(tk_arena *arena, tk_tir_kernel *k, tk_tir_block *blk) {
     blk->ops.cap = ops.cap;
 }
 
+/* Triton's warpsPerTile for mma.sync: warps doubled along whichever of M
+ * (16 rows a warp) and N (8 columns) has more tiles per warp left, while
+ * it has any; warps beyond both hold copies along M. */
+void tk_tir_dot_warps(const int64_t *shape, uint32_t num_warps, uint32_t *warps) {
+    warps[0] = warps[1] = 1;
+    while (warps[0] * warps[1] < num_warps) {
+        int64_t m_left = shape[0] / (16 * (int64_t)warps[0]), n_left = shape[1] / (8 * (int64_t)warps[1]);
+        if (m_left >= n_left && m_left > 1) warps[0] *= 2;
+        else if (n_left > 1) warps[1] *= 2;
+        else warps[0] *= 2;
+    }
+}
+
 void tir_pass_dot(tk_arena *arena, const tk_target *target, tk_tir_kernel *k) {
-    (void)target; /* every target takes "fma" today */
+    (void)target; /* every target tkc has (sm_80 and newer) has mma.sync */
     choose_block(arena, k, k->body);
 }

@@ -272,12 +272,46 @@ static bool assign_join_split_cat(layout_ctx *c, op_list *out, tk_tir_op *op) {
     return true;
 }
 
+/* A stored tile whose conversion to the coalesced layout would take more
+ * shared memory than this is stored from where it is (an mma.sync
+ * accumulator of 128 x 256 f32 would take 128 KB, more than sm_86 has):
+ * narrower stores, but no conversion. */
+enum { LARGEST_STORE_CONVERSION = 48 * 1024 };
+
+static int64_t conversion_bytes(const tk_type *t) {
+    int64_t n = tk_tir_scratch_word_bytes(t);
+    for (uint32_t d = 0; d < t->rank; d++) n *= t->shape[d];
+    return n;
+}
+
+static bool is_mma_sync(const tk_tir_op *op) {
+    const char *impl = op && op->code == TIR_DOT ? tk_tir_attr_text(op, "impl") : NULL;
+    return impl && !strcmp(impl, "mma_sync");
+}
+
+/* the accumulator layout of an mma.sync dot (dot.c chose its warps) */
+static const tk_ll *mma_acc_layout(layout_ctx *c, const tk_tir_op *dot) {
+    uint32_t warps[2] = {(uint32_t)tk_tir_attr_int(dot, "warps_m", 1), (uint32_t)tk_tir_attr_int(dot, "warps_n", 1)};
+    tk_ll *acc = TK_NEW(c->arena, tk_ll);
+    tk_ll_mma_acc(acc, dot->results.data[0]->type->shape, 8, warps, false);
+    return acc;
+}
+
 static void assign_op(layout_ctx *c, op_list *out, tk_tir_op *op) {
     if (op->code == TIR_FOR || op->code == TIR_WHILE) {
         uint32_t first = op->code == TIR_FOR ? 3 : 0;
         uint32_t n = op->operands.len - first;
         const tk_ll **want = TK_NEW_ARRAY(c->arena, const tk_ll *, n + 1);
         for (uint32_t i = 0; i < n; i++) want[i] = op->operands.data[first + i]->layout;
+        /* a value carried to an mma.sync dot's result (an accumulator)
+         * stays in the accumulator layout across trips: its initial
+         * value is converted (or rematerialized) once, before the loop */
+        const tk_tir_op *y = op->code == TIR_FOR ? last_op(op->regions.data[0]) : NULL;
+        for (uint32_t i = 0; y && y->code == TIR_YIELD && i < n && i < y->operands.len; i++)
+            if (is_mma_sync(y->operands.data[i]->def)) {
+                want[i] = mma_acc_layout(c, y->operands.data[i]->def);
+                ensure(c, out, op, first + i, want[i]);
+            }
         for (uint32_t r = 0; r < op->regions.len; r++) {
             tk_tir_block *blk = op->regions.data[r];
             uint32_t skip = op->code == TIR_FOR ? 1 : 0;
@@ -318,7 +352,8 @@ static void assign_op(layout_ctx *c, op_list *out, tk_tir_op *op) {
             want = default_layout(c, ptr->type);
             tk_tir_value *v = op->code == TIR_STORE ? op->operands.data[1] : NULL;
             if (v && v->type->kind == TK_TYPE_TILE && remat_cost(v, REMAT_BUDGET) < 0 &&
-                tk_ll_contiguous_regs(v->layout) >= tk_ll_contiguous_regs(want))
+                (tk_ll_contiguous_regs(v->layout) >= tk_ll_contiguous_regs(want) ||
+                 conversion_bytes(v->type) > LARGEST_STORE_CONVERSION))
                 want = v->layout;
         }
         if (!want) want = common_layout(op);
@@ -358,12 +393,27 @@ static void assign_op(layout_ctx *c, op_list *out, tk_tir_op *op) {
             r->layout = l;
             break;
         }
-        case TIR_DOT:
+        case TIR_DOT: {
+            if (is_mma_sync(op)) {
+                /* mma.sync's accumulator and operand layouts (dot.c) */
+                uint32_t warps[2] = {(uint32_t)tk_tir_attr_int(op, "warps_m", 1),
+                                     (uint32_t)tk_tir_attr_int(op, "warps_n", 1)};
+                const tk_ll *acc = mma_acc_layout(c, op);
+                tk_ll *la = TK_NEW(c->arena, tk_ll), *lb = TK_NEW(c->arena, tk_ll);
+                tk_ll_mma_operand(la, op->operands.data[0]->type->shape, 0, 2, warps, false);
+                tk_ll_mma_operand(lb, op->operands.data[1]->type->shape, 1, 2, warps, false);
+                r->layout = acc;
+                ensure(c, out, op, 0, la);
+                ensure(c, out, op, 1, lb);
+                if (op->operands.len > 2) ensure(c, out, op, 2, acc);
+                break;
+            }
             /* impl "fma": the result and the accumulator in the default
              * layout; a and b in any (they go through shared memory) */
             r->layout = default_layout(c, r->type);
             if (op->operands.len > 2) ensure(c, out, op, 2, r->layout);
             break;
+        }
         case TIR_BROADCAST: {
             /* the operand as a slice of the result: registers only */
             r->layout = default_layout(c, r->type);

@@ -87,6 +87,9 @@ void tk_ll_mma_acc(tk_ll *out, const int64_t *shape, uint32_t instr_n, const uin
  * accumulator, copies along K; repeated along K, then M (N). */
 void tk_ll_mma_operand(tk_ll *out, const int64_t *shape, uint32_t op_idx, uint32_t k_width, const uint32_t *warps,
                        bool warps_rows_first);
+/* How mma.sync splits num_warps over a [M, N] result (dot.c): warps[0]
+ * along M, warps[1] along N. */
+void tk_tir_dot_warps(const int64_t *shape, uint32_t num_warps, uint32_t *warps);
 /* The swizzled shared layout wgmma descriptors and ldmatrix read (Triton's
  * NVMMA shared layout), the last dimension contiguous: atoms of 8 rows x
  * swizzle_bytes (32, 64, 128), each row's 16-byte vectors XORed with
