@@ -1,9 +1,10 @@
 /* tl.dot (lower/dot.c chose how). impl "mma_sync": the operands already
  * in mma.sync's operand layouts and the accumulator in its layout
- * (lower/layout_mma.c), one m16n8k16 instruction (inline PTX) per tile of
- * the result a thread's warp holds and step of 16 along K; a register
- * index is its bits: A [k1, m8, k8, K steps, M tiles], B [k1, k8, K steps,
- * N tiles], C [n1, m8, N tiles, M tiles] (the layouts' register order).
+ * (lower/layout_mma.c), one instruction (inline PTX: m16n8k16 for 16-bit
+ * operands, m16n8k8 tf32, m16n8k32 s8) per tile of the result a thread's
+ * warp holds and step along K; a register index is its bits, per step
+ * 4 k_width of A, 2 k_width of B (k_width = 32 / element bits), then the
+ * K steps, then the M (N) tiles; C [n1, m8, N tiles, M tiles].
  * impl "fma": both operands, already in
  * the compute type (f32, i32 or f64), go to the op's scratch as their
  * row-major [batch, M, K] and [batch, K, N]; after a barrier each thread
@@ -130,11 +131,16 @@ static void emit_fma(cg *c, const tk_tir_op *op) {
     *cg_get(c, res) = out;
 }
 
-/* two 16-bit registers as the b32 mma.sync takes */
-static LLVMValueRef pack2(cg *c, LLVMValueRef lo, LLVMValueRef hi) {
-    LLVMTypeRef vt = LLVMVectorType(LLVMTypeOf(lo), 2);
-    LLVMValueRef v = LLVMBuildInsertElement(c->b, LLVMGetPoison(vt), lo, cg_i32(c, 0), "");
-    v = LLVMBuildInsertElement(c->b, v, hi, cg_i32(c, 1), "");
+/* k_width registers of 32 / k_width bits as the b32 mma.sync takes; f32
+ * (k_width 1) rounded to tf32 first, as Triton does */
+static LLVMValueRef pack(cg *c, const LLVMValueRef *x, uint32_t k_width) {
+    if (k_width == 1) {
+        LLVMValueRef v = x[0];
+        return cg_asm_call(c, c->t_i32, "cvt.rna.tf32.f32 $0, $1;", "=r,f", &v, 1, false);
+    }
+    LLVMTypeRef vt = LLVMVectorType(LLVMTypeOf(x[0]), k_width);
+    LLVMValueRef v = LLVMGetPoison(vt);
+    for (uint32_t i = 0; i < k_width; i++) v = LLVMBuildInsertElement(c->b, v, x[i], cg_i32(c, i), "");
     return LLVMBuildBitCast(c->b, v, c->t_i32, "");
 }
 
@@ -142,32 +148,40 @@ static void emit_mma_sync(cg *c, const tk_tir_op *op) {
     const tk_tir_value *a = op->operands.data[0], *b = op->operands.data[1], *res = op->results.data[0];
     const cgval *av = cg_get(c, a), *bv = cg_get(c, b);
     const cgval *accv = op->operands.len > 2 ? cg_get(c, op->operands.data[2]) : NULL;
+    tk_dtype in = cg_elem_of(a->type)->dtype;
+    uint32_t k_width = 32 / tk_dtype_bits(in), k_step = 8 * k_width;
     int64_t m = res->type->shape[0], n = res->type->shape[1], k = a->type->shape[1];
     int64_t wm = tk_tir_attr_int(op, "warps_m", 1), wn = tk_tir_attr_int(op, "warps_n", 1);
     uint32_t mt = (uint32_t)(m / (16 * wm) > 1 ? m / (16 * wm) : 1), nt = (uint32_t)(n / (8 * wn) > 1 ? n / (8 * wn) : 1);
-    uint32_t kt = (uint32_t)(k / 16);
-    bool bf16 = cg_elem_of(a->type)->dtype == TK_BF16;
-    if (av->n != 8 * kt * mt || bv->n != 4 * kt * nt || cg_nregs(res) != 4 * nt * mt) {
+    uint32_t kt = (uint32_t)(k / k_step), a_per = 4 * k_width, b_per = 2 * k_width;
+    if (av->n != a_per * kt * mt || bv->n != b_per * kt * nt || cg_nregs(res) != 4 * nt * mt) {
         cg_not_yet(c, op, "tl.dot with these mma.sync operand layouts");
         return;
     }
-    const char *text = bf16 ? "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
-                              "{$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};"
-                            : "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
-                              "{$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};";
-    LLVMTypeRef f4[4] = {c->t_f32, c->t_f32, c->t_f32, c->t_f32};
-    LLVMTypeRef rt = LLVMStructTypeInContext(c->ctx, f4, 4, 0);
+    const char *shape = in == TK_I8 ? "m16n8k32.row.col.s32.s8.s8.s32"
+                        : in == TK_F32 ? "m16n8k8.row.col.f32.tf32.tf32.f32"
+                        : in == TK_BF16 ? "m16n8k16.row.col.f32.bf16.bf16.f32"
+                                        : "m16n8k16.row.col.f32.f16.f16.f32";
+    char text[160];
+    snprintf(text, sizeof text, "mma.sync.aligned.%s {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, "
+             "{$10, $11, $12, $13};", shape);
+    bool integer = in == TK_I8;
+    LLVMTypeRef et = integer ? c->t_i32 : c->t_f32;
+    LLVMTypeRef e4[4] = {et, et, et, et};
+    LLVMTypeRef rt = LLVMStructTypeInContext(c->ctx, e4, 4, 0);
+    const char *constraints = integer ? "=r,=r,=r,=r,r,r,r,r,r,r,0,1,2,3" : "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3";
     cgval out = cg_newval(c, 4 * nt * mt);
-    for (uint32_t i = 0; i < out.n; i++) out.r[i] = accv ? accv->r[accv->n == 1 ? 0 : i] : LLVMConstNull(c->t_f32);
+    for (uint32_t i = 0; i < out.n; i++) out.r[i] = accv ? accv->r[accv->n == 1 ? 0 : i] : LLVMConstNull(et);
     for (uint32_t mi = 0; mi < mt; mi++)
         for (uint32_t ni = 0; ni < nt; ni++) {
             LLVMValueRef *d = &out.r[4 * (ni + nt * mi)];
             for (uint32_t ki = 0; ki < kt; ki++) {
-                const LLVMValueRef *ar = &av->r[8 * (ki + kt * mi)], *br = &bv->r[4 * (ki + kt * ni)];
-                LLVMValueRef args[14] = {pack2(c, ar[0], ar[1]), pack2(c, ar[2], ar[3]), pack2(c, ar[4], ar[5]),
-                                         pack2(c, ar[6], ar[7]), pack2(c, br[0], br[1]), pack2(c, br[2], br[3]),
-                                         d[0], d[1], d[2], d[3]};
-                LLVMValueRef r = cg_asm_call(c, rt, text, "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3", args, 10, false);
+                const LLVMValueRef *ar = &av->r[a_per * (ki + kt * mi)], *br = &bv->r[b_per * (ki + kt * ni)];
+                LLVMValueRef args[10];
+                for (uint32_t j = 0; j < 4; j++) args[j] = pack(c, &ar[j * k_width], k_width);
+                for (uint32_t j = 0; j < 2; j++) args[4 + j] = pack(c, &br[j * k_width], k_width);
+                for (uint32_t j = 0; j < 4; j++) args[6 + j] = d[j];
+                LLVMValueRef r = cg_asm_call(c, rt, text, constraints, args, 10, false);
                 for (uint32_t j = 0; j < 4; j++) d[j] = LLVMBuildExtractValue(c->b, r, j, "");
             }
         }

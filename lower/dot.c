@@ -2,11 +2,13 @@
  * AccelerateMatmul): the op gets an attribute impl, which --emit=tir-gpu
  * shows and the layout, scratch and codegen rules follow.
  *
- * "mma_sync": f16 and bf16 operands with an f32 accumulator, on every
- * target (sm_80 and newer): the operands in mma.sync's operand layouts
- * and the result in its accumulator layout (tk_ll_mma_*; layouts.c), warps
- * split over M and N as the attributes warps_m and warps_n say, one
- * m16n8k16 instruction per tile of 16 x 8 and step of 16 along K.
+ * "mma_sync" on every target (sm_80 and newer) for f16 and bf16 operands
+ * (m16n8k16, f32 accumulator), f32 with input_precision "tf32", Triton's
+ * default (m16n8k8 on operands rounded to tf32), and i8 (m16n8k32, i32
+ * accumulator): the operands in mma.sync's operand layouts and the result
+ * in its accumulator layout (tk_ll_mma_*; layouts.c), warps split over M
+ * and N as the attributes warps_m and warps_n say, one instruction per
+ * tile of 16 x 8 and step along K.
  * "fma" for every other dtype: both operands go to shared memory as words
  * of the compute type (f32; i32 for i8; f64 for f64), and each thread
  * accumulates its elements of the result with FMAs over K; correct on
@@ -18,6 +20,8 @@
  * Needs: SSA. Keeps: semantics (the FMA path rounds once per FMA in f32,
  * which is at least as accurate as tf32 and the tensor-core paths). */
 #include "internal.h"
+
+#include <string.h>
 
 static tk_dtype compute_dtype(tk_dtype d) {
     if (d == TK_F64) return TK_F64;
@@ -51,7 +55,9 @@ static void choose_block(tk_arena *arena, tk_tir_kernel *k, tk_tir_block *blk) {
             continue;
         }
         tk_dtype in = tir_elem(op->operands.data[0]->type)->dtype;
-        bool mma = (in == TK_F16 || in == TK_BF16) && op->results.data[0]->type->rank == 2;
+        const char *precision = tk_tir_attr_text(op, "precision");
+        bool tf32 = in == TK_F32 && (!precision || !strcmp(precision, "tf32"));
+        bool mma = (in == TK_F16 || in == TK_BF16 || in == TK_I8 || tf32) && op->results.data[0]->type->rank == 2;
         struct tk_sema_attr impl = {"impl", mma ? "mma_sync" : "fma", 0};
         tk_vec_push(arena, &op->attrs, impl);
         tk_dtype ct = compute_dtype(in);

@@ -400,8 +400,10 @@ static void assign_op(layout_ctx *c, op_list *out, tk_tir_op *op) {
                                      (uint32_t)tk_tir_attr_int(op, "warps_n", 1)};
                 const tk_ll *acc = mma_acc_layout(c, op);
                 tk_ll *la = TK_NEW(c->arena, tk_ll), *lb = TK_NEW(c->arena, tk_ll);
-                tk_ll_mma_operand(la, op->operands.data[0]->type->shape, 0, 2, warps, false);
-                tk_ll_mma_operand(lb, op->operands.data[1]->type->shape, 1, 2, warps, false);
+                /* k_width: the elements of an operand a 32-bit register holds */
+                uint32_t k_width = 32 / tk_dtype_bits(tir_elem(op->operands.data[0]->type)->dtype);
+                tk_ll_mma_operand(la, op->operands.data[0]->type->shape, 0, k_width, warps, false);
+                tk_ll_mma_operand(lb, op->operands.data[1]->type->shape, 1, k_width, warps, false);
                 r->layout = acc;
                 ensure(c, out, op, 0, la);
                 ensure(c, out, op, 1, lb);

@@ -4,8 +4,9 @@ pairing, non-square M, N, K from 16 to 256, transposed operands, the
 accumulator forms (acc=, +=, a loop over K), out_dtype=f16, a @ b, and a
 batched 3-D product. Tolerances per dtype: exact for i8 -> i32; relative
 to sum |a||b| 1e-5 for f32 products of f16/bf16/fp8/f32 inputs (the fma
-path accumulates in f32 with one rounding per step), 1e-12 for f64, 2e-3
-for f16 results."""
+path accumulates in f32 with one rounding per step), 2^-10 for f32 with
+input_precision tf32 (Triton's default: mma.sync on operands rounded to
+tf32), 1e-12 for f64, 2e-3 for f16 results."""
 
 try:
     import torch
@@ -109,7 +110,7 @@ def op(x: *{ta}, y: *{tb}, out: *{to}, n: i32):
 """
 
     @case(f"tl.dot {ta} x {tb} -> {to} [{M}, {K}] @ [{K}, {N}] {form}{extra}", src)
-    def check_dot(run, torch, ta=ta, tb=tb, to=to, M=M, N=N, K=K, form=form):
+    def check_dot(run, torch, ta=ta, tb=tb, to=to, M=M, N=N, K=K, form=form, extra=extra):
         a = inputs(ta, M * K, 1).view(M, K)
         b = inputs(tb, K * N, 2).view(K, N)
         ad, bd = a.double(), b.double()
@@ -127,6 +128,9 @@ def op(x: *{ta}, y: *{tb}, out: *{to}, n: i32):
         a_dev = a.t().contiguous() if form == "trans" else a
         if ta == "i8":
             tol = 0.0
+        elif ta == "f32" and "input_precision" not in extra:
+            # tf32 (Triton's default): operands rounded to 10-bit mantissas
+            tol = 2.0 ** -10 * scale(ad, bd)
         elif to == "f64":
             tol = 1e-12 * scale(ad, bd)
         elif to == "f16":
