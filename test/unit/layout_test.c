@@ -366,6 +366,23 @@ static void mma_layouts(void) {
     CHECK(b.warp_bits == 2 && b.warp[0] == flat2(16, 0, 8) && b.warp[1] == 0);
 }
 
+/* how mma.sync spreads warps over a result (Triton's warpsPerTile): along
+ * whichever of M (16 rows a warp) and N (8 columns) has more tiles left */
+static void dot_warps(void) {
+    uint32_t w[2];
+    int64_t s1[2] = {128, 256}, s2[2] = {64, 64}, s3[2] = {16, 16}, s4[2] = {256, 16};
+    tk_tir_dot_warps(s1, 8, w);
+    CHECK(w[0] == 2 && w[1] == 4);
+    tk_tir_dot_warps(s2, 4, w);
+    CHECK(w[0] == 2 && w[1] == 2);
+    tk_tir_dot_warps(s3, 4, w); /* one tile along M: the extra warps hold copies along M */
+    CHECK(w[0] == 2 && w[1] == 2);
+    tk_tir_dot_warps(s4, 8, w);
+    CHECK(w[0] == 8 && w[1] == 1);
+    tk_tir_dot_warps(s2, 1, w);
+    CHECK(w[0] == 1 && w[1] == 1);
+}
+
 /* wgmma's swizzled shared layouts: within an atom of 8 rows, row r's
  * 16-byte vector v sits at vector v ^ ((r / per_phase) % max_phase) */
 static void nvmma_shared(void) {
@@ -402,6 +419,7 @@ int main(void) {
     replicated();
     unbroadcast();
     mma_layouts();
+    dot_warps();
     nvmma_shared();
     if (failures) {
         printf("%d failures\n", failures);
