@@ -67,24 +67,49 @@ static void add_incoming(LLVMValueRef *phis, LLVMValueRef *vals, uint32_t n, LLV
     for (uint32_t i = 0; i < n; i++) LLVMAddIncoming(phis[i], &vals[i], &from, 1);
 }
 
+/* A loop's start: the carried values (op's operands from `first` on),
+ * header, body and exit blocks, the builder in the header; then
+ * loop_phis gives the carried values their phis there. */
+typedef struct loop_start {
+    uint32_t n;                /* carried registers */
+    LLVMValueRef *init;        /* their values on entry */
+    LLVMBasicBlockRef pre, header, body, exit;
+} loop_start;
+
+static loop_start begin_loop(cg *c, const tk_tir_op *op, uint32_t first, const char *kind) {
+    loop_start l = {count_regs(&op->operands, first), NULL, NULL, NULL, NULL, NULL};
+    l.init = TK_NEW_ARRAY(c->arena, LLVMValueRef, l.n + 1);
+    yielded(c, op, first, l.init);
+    char name[32];
+    l.pre = LLVMGetInsertBlock(c->b);
+    snprintf(name, sizeof name, "%s.header", kind);
+    l.header = LLVMAppendBasicBlockInContext(c->ctx, c->fn, name);
+    snprintf(name, sizeof name, "%s.body", kind);
+    l.body = LLVMAppendBasicBlockInContext(c->ctx, c->fn, name);
+    snprintf(name, sizeof name, "%s.exit", kind);
+    l.exit = LLVMAppendBasicBlockInContext(c->ctx, c->fn, name);
+    LLVMBuildBr(c->b, l.header);
+    LLVMPositionBuilderAtEnd(c->b, l.header);
+    return l;
+}
+
+static LLVMValueRef *loop_phis(cg *c, const loop_start *l, const tk_tir_values *vs, uint32_t first) {
+    LLVMValueRef *phis = TK_NEW_ARRAY(c->arena, LLVMValueRef, l->n + 1);
+    phis_for(c, vs, first, phis);
+    add_incoming(phis, l->init, l->n, l->pre);
+    return phis;
+}
+
 static void emit_for(cg *c, const tk_tir_op *op) {
     LLVMValueRef lo = cg_get(c, op->operands.data[0])->r[0], hi = cg_get(c, op->operands.data[1])->r[0];
     LLVMValueRef step = cg_get(c, op->operands.data[2])->r[0];
     const tk_type *ivt = op->operands.data[0]->type;
-    uint32_t n = count_regs(&op->operands, 3);
-    LLVMValueRef *init = TK_NEW_ARRAY(c->arena, LLVMValueRef, n + 1);
-    yielded(c, op, 3, init);
-    LLVMBasicBlockRef pre = LLVMGetInsertBlock(c->b);
-    LLVMBasicBlockRef header = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "for.header");
-    LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "for.body");
-    LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "for.exit");
-    LLVMBuildBr(c->b, header);
-    LLVMPositionBuilderAtEnd(c->b, header);
+    loop_start l = begin_loop(c, op, 3, "for");
+    LLVMBasicBlockRef body = l.body, exit = l.exit, header = l.header;
+    uint32_t n = l.n;
     LLVMValueRef iv = LLVMBuildPhi(c->b, LLVMTypeOf(lo), "iv");
-    LLVMValueRef *phis = TK_NEW_ARRAY(c->arena, LLVMValueRef, n + 1);
-    phis_for(c, &op->results, 0, phis);
-    add_incoming(&iv, &lo, 1, pre);
-    add_incoming(phis, init, n, pre);
+    LLVMValueRef *phis = loop_phis(c, &l, &op->results, 0);
+    add_incoming(&iv, &lo, 1, l.pre);
     LLVMValueRef up = cg_compare(c, TK_BINOP_LT, ivt, iv, hi), down = cg_compare(c, TK_BINOP_GT, ivt, iv, hi);
     LLVMValueRef positive = LLVMBuildICmp(c->b, LLVMIntSGT, step, LLVMConstNull(LLVMTypeOf(step)), "");
     LLVMBuildCondBr(c->b, LLVMBuildSelect(c->b, positive, up, down, ""), body, exit);
@@ -133,18 +158,10 @@ static void emit_if(cg *c, const tk_tir_op *op) {
 }
 
 static void emit_while(cg *c, const tk_tir_op *op) {
-    uint32_t n = count_regs(&op->operands, 0);
-    LLVMValueRef *init = TK_NEW_ARRAY(c->arena, LLVMValueRef, n + 1);
-    yielded(c, op, 0, init);
-    LLVMBasicBlockRef pre = LLVMGetInsertBlock(c->b);
-    LLVMBasicBlockRef header = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "while.header");
-    LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "while.body");
-    LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "while.exit");
-    LLVMBuildBr(c->b, header);
-    LLVMPositionBuilderAtEnd(c->b, header);
-    LLVMValueRef *phis = TK_NEW_ARRAY(c->arena, LLVMValueRef, n + 1);
-    phis_for(c, &op->operands, 0, phis);
-    add_incoming(phis, init, n, pre);
+    loop_start l = begin_loop(c, op, 0, "while");
+    LLVMBasicBlockRef body = l.body, exit = l.exit, header = l.header;
+    uint32_t n = l.n;
+    LLVMValueRef *phis = loop_phis(c, &l, &op->operands, 0);
     const tk_tir_block *before = op->regions.data[0], *after = op->regions.data[1];
     bind_args(c, before, 0, phis);
     cg_emit_block(c, before);
