@@ -5,12 +5,11 @@
  * warp holds and step along K; a register index is its bits, per step
  * 4 k_width of A, 2 k_width of B (k_width = 32 / element bits), then the
  * K steps, then the M (N) tiles; C [n1, m8, N tiles, M tiles].
- * impl "fma": both operands, already in
- * the compute type (f32, i32 or f64), go to the op's scratch as their
- * row-major [batch, M, K] and [batch, K, N]; after a barrier each thread
- * runs a loop over K that multiplies and adds into the registers it holds
- * of the result (from the accumulator operand, or zero). Correct on every
- * target; the tensor-core impls are further files.
+ * impl "fma": both operands, already in the compute type (f32 or f64),
+ * go to the op's scratch as their row-major [batch, M, K] and [batch, K,
+ * N]; after a barrier each thread runs a loop over K that multiplies and
+ * adds into the registers it holds of the result (from the accumulator
+ * operand, or zero). Both run on every target.
  * Needs: the scratch of lower/scratch.c (scratch_dot), the result and the
  * accumulator in one layout (lower/layouts.c). */
 #include "internal.h"

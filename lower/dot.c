@@ -17,8 +17,8 @@
  * before the dot, the result cast to its dtype after (f16 for
  * out_dtype=f16). fp8 operands convert there too, which targets before
  * sm_89 report.
- * Needs: SSA. Keeps: semantics (the FMA path rounds once per FMA in f32,
- * which is at least as accurate as tf32 and the tensor-core paths). */
+ * Needs: SSA. Keeps: semantics, within the rounding each precision
+ * allows (tf32 rounds the operands; the FMA path rounds once per step). */
 #include "internal.h"
 
 #include <string.h>
@@ -103,7 +103,8 @@ void tk_tir_dot_warps(const int64_t *shape, uint32_t num_warps, uint32_t *warps)
     }
 }
 
-void tir_pass_dot(tk_arena *arena, const tk_target *target, tk_tir_kernel *k) {
-    (void)target; /* every target tkc has (sm_80 and newer) has mma.sync */
+/* Every target tkc has (sm_80 and newer) has mma.sync, so the choice does
+ * not depend on it yet; wgmma (sm_90a) will. */
+void tir_pass_dot(tk_arena *arena, tk_tir_kernel *k) {
     choose_block(arena, k, k->body);
 }
