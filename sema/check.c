@@ -2935,16 +2935,22 @@ static void check_kernel(checker *c, const tk_def *def) {
         }
         add_constexpr(c, &base, p->name, dv, p->default_value->loc, "has its default here");
     }
+    TK_VEC(binding) defined = {0}; /* the -D values of constexpr parameters */
     for (uint32_t i = 0; i < c->options->defines.len; i++) {
         const tk_sema_define *d = &c->options->defines.data[i];
         const char *name = tk_intern_cstr(c->names, d->name);
         const tk_param *p = find_param(def, name);
         const tk_type *t;
         if (!p || !annotation_type(c, p->annotation, &t) || t) continue;
-        add_constexpr(c, &base, name, define_value(c, d->value, p->loc), p->loc,
-                      tk_arena_printf(c->arena, "is set by -D %s=%s", d->name, d->value));
+        value dv = define_value(c, d->value, p->loc);
+        add_constexpr(c, &base, name, dv, p->loc, tk_arena_printf(c->arena, "is set by -D %s=%s", d->name, d->value));
+        binding b = {0};
+        b.name = name;
+        b.val = dv;
+        tk_vec_push(c->arena, &defined, b);
     }
     TK_VEC(variant) variants = {0};
+    bool any_config = false;
     if (k.configs) {
         for (uint32_t i = 0; i < k.configs->u.items.len; i++) {
             const tk_expr *cfg = k.configs->u.items.data[i];
@@ -2956,7 +2962,7 @@ static void check_kernel(checker *c, const tk_def *def) {
             }
             variant v = copy_variant(c, &base);
             v.config = (int)i;
-            bool ok = true;
+            bool ok = true, picked = true;
             /* config(NAME=value, ...), or Triton's Config({'NAME': value, ...}, num_warps=...) */
             const tk_expr_list *args = &cfg->u.call.args;
             const tk_expr *dict = args->len && args->data[0]->kind == TK_EXPR_DICT ? args->data[0] : NULL;
@@ -3008,11 +3014,19 @@ static void check_kernel(checker *c, const tk_def *def) {
                     ok = false;
                     continue;
                 }
+                /* -D NAME=V picks the configs that set NAME to V */
+                for (uint32_t d = 0; d < defined.len; d++)
+                    if (defined.data[d].name == name && v_is_number(&defined.data[d].val) && v_is_number(&val) &&
+                        v_as_double(&defined.data[d].val) != v_as_double(&val))
+                        picked = false;
                 add_constexpr(c, &v, name, val, a ? a->loc : tk_loc_span(key->loc, val_expr->loc),
                               "comes from this autotune config");
             }
-            if (ok) tk_vec_push(c->arena, &variants, v);
+            if (ok && picked) tk_vec_push(c->arena, &variants, v);
+            any_config |= ok;
         }
+        if (any_config && !variants.len)
+            sema_error(c, k.configs->loc, "no autotune config of '%s' has the values the -D options give", def->name);
         if (k.key) {
             if (k.key->kind != TK_EXPR_LIST && k.key->kind != TK_EXPR_TUPLE) {
                 sema_error(c, k.key->loc, "key= is a list of parameter names");
