@@ -163,8 +163,11 @@ class Group:
         for impl in self.impls:
             impl.fn = impl.verify = None
 
+    unit = "GB/s"  # matmul groups: TFLOP/s, nbytes being their flops
+
     def gbps(self, impl):
-        return self.nbytes / (impl.ms * 1e-3) / 1e9 if impl and impl.ms else None
+        scale = 1e12 if self.unit == "TFLOP/s" else 1e9
+        return self.nbytes / (impl.ms * 1e-3) / scale if impl and impl.ms else None
 
     def best(self, column):
         ok = [i for i in self.impls if i.column == column and i.ms]
@@ -250,6 +253,32 @@ def layernorm_group(M, N, use_tkc):
     return Group("layernorm fwd f16", f"{M}x{N}", nbytes, impls, [y_ref, mean_ref, rstd_ref])
 
 
+# The configs of kernels/matmul.tk, in its order (test/gpu/variants builds
+# matmul_cI with -D for each, and matmul_cI_sm80 for sm_80).
+MATMUL_CONFIGS = [(128, 256, 64, 8, 8, 3), (256, 128, 64, 8, 8, 3), (128, 128, 64, 8, 4, 4),
+                  (128, 64, 32, 8, 4, 4), (64, 128, 32, 8, 4, 4), (64, 64, 32, 8, 4, 5)]
+
+
+def matmul_group(M, N, K, config_index, use_tkc, sm80=False):
+    """f16 matmul, one config for tkc and Triton alike; torch.matmul (cuBLAS)
+    beside them. `nbytes` holds the flops: the table shows TFLOP/s."""
+    cfg = MATMUL_CONFIGS[config_index]
+    a = torch.randn(M, K, device=DEV).half()
+    b = torch.randn(K, N, device=DEV).half()
+    o_tkc, o_tri = (torch.empty(M, N, device=DEV).half() for _ in range(2))
+    impls = []
+    if use_tkc:
+        for suffix, label in (("", "sm_90a"),) + ((("_sm80", "sm_80"),) if sm80 else ()):
+            impls.append(tkc_impl(f"tkc {label}", f"matmul_c{config_index}{suffix}",
+                                  (a, b, o_tkc, M, N, K, K, 1, N, 1, N, 1), [o_tkc]))
+    impls.append(triton_impl("tutorial 03", lambda: tk.matmul(a, b, o_tri, cfg), [o_tri]))
+    impls.append(torch_impl("torch.matmul", lambda: torch.matmul(a, b)))
+    shape = f"{M}x{N}x{K} BM={cfg[0]} BN={cfg[1]} BK={cfg[2]} w={cfg[4]} s={cfg[5]}"
+    g = Group("matmul f16", shape, 2 * M * N * K, impls, [a.double() @ b.double()])
+    g.unit = "TFLOP/s"
+    return g
+
+
 # ---- reporting ---------------------------------------------------------------
 
 def fmt(v, spec):
@@ -274,13 +303,14 @@ def table_rows(groups):
             if i.error:
                 notes.append(f"{g.kernel} {g.shape}: {i.label}: {i.error}")
         tkcs = [i for i in g.impls if i.column == "tkc"] or [None]
+        unit = "" if g.unit == "GB/s" else " (TFLOP/s)"
         for t in tkcs:
             name = g.kernel if t is None or len(tkcs) == 1 else f"{g.kernel} ({t.label})"
             t_gb = g.gbps(t)
             tkc_cell = t.cell if t is not None and t.error else fmt(t_gb, ".0f")
             best_other = max([v for v in (tri_gb, tor_gb) if v], default=None)
             spread = g.spread()
-            rows.append([name, g.shape, tkc_cell, fmt(tri_gb, ".0f"), fmt(tor_gb, ".0f"),
+            rows.append([name + unit, g.shape, tkc_cell, fmt(tri_gb, ".0f"), fmt(tor_gb, ".0f"),
                          fmt(t_gb / tri_gb if t_gb and tri_gb else None, ".2f"),
                          fmt(t_gb / best_other if t_gb and best_other else None, ".2f"),
                          "—" if spread is None else f"{spread * 100:.1f}%"])
@@ -421,6 +451,11 @@ def main():
         ("layernorm", lambda: layernorm_group(8192, 8192, use_tkc)),
         ("copy", lambda: copy_group(GiB)),
     ]
+    for i in range(len(MATMUL_CONFIGS)):
+        makers.append(("matmul", lambda i=i: matmul_group(4096, 4096, 4096, i, use_tkc, sm80=True)))
+    for i in (0, 2):
+        makers.append(("matmul", lambda i=i: matmul_group(8192, 8192, 8192, i, use_tkc)))
+        makers.append(("matmul", lambda i=i: matmul_group(3000, 5000, 2000, i, use_tkc)))
     groups = []
     failed = False
     # One non-default stream for everything, as Triton's tutorials do: tkc's

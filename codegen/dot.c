@@ -14,6 +14,8 @@
  * accumulator in one layout (lower/layouts.c). */
 #include "internal.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 static unsigned log2u(int64_t v) {
@@ -187,9 +189,131 @@ static void emit_mma_sync(cg *c, const tk_tir_op *op) {
     *cg_get(c, res) = out;
 }
 
+/* The buffer a view operand of a wgmma dot reads. */
+static const tk_tir_buffer *view_buffer(cg *c, const tk_tir_value *v) {
+    return &c->k->buffers.data[tk_tir_attr_int(v->def, "buffer", 0)];
+}
+
+/* Byte offset of element (row, col) in a buffer's stage, row a multiple
+ * of 8 and col of 8: the swizzle atoms of tk_ll_nvmma_shared (rows of
+ * swizzle_bytes, 8 rows an atom, atoms down the rows, then a column of
+ * atoms after another); an atom's first row is not permuted. */
+static int64_t atom_offset(const tk_tir_buffer *b, int64_t row, int64_t col, unsigned bytes) {
+    int64_t cols = b->swizzle_bytes / bytes;
+    return col / cols * b->tile->shape[0] * b->swizzle_bytes + row * b->swizzle_bytes + col % cols * bytes;
+}
+
+/* A shared-memory matrix descriptor (PTX ISA, wgmma: address, leading and
+ * stride byte offsets >> 4, swizzle mode in bits 62-63: 1 = 128B, 2 = 64B,
+ * 3 = 32B) of the stage at `addr` plus byte_offset (which may depend on
+ * the warp). */
+static LLVMValueRef descriptor(cg *c, LLVMValueRef addr, LLVMValueRef byte_offset, int64_t lbo, int64_t sbo,
+                               uint32_t swizzle) {
+    uint64_t mode = swizzle == 128 ? 1 : swizzle == 64 ? 2 : 3;
+    LLVMValueRef a = LLVMBuildAdd(c->b, LLVMBuildPtrToInt(c->b, addr, c->t_i64, ""),
+                                  LLVMBuildZExt(c->b, byte_offset, c->t_i64, ""), "");
+    a = LLVMBuildAnd(c->b, LLVMBuildLShr(c->b, a, LLVMConstInt(c->t_i64, 4, 0), ""), LLVMConstInt(c->t_i64, 0x3FFF, 0), "");
+    uint64_t high = ((uint64_t)(lbo >> 4) & 0x3FFF) << 16 | ((uint64_t)(sbo >> 4) & 0x3FFF) << 32 | mode << 62;
+    return LLVMBuildOr(c->b, a, LLVMConstInt(c->t_i64, high, 0), "");
+}
+
+/* impl "wgmma" (sm_90a): A [M, K] and B [K, N] are views of swizzled
+ * buffers (K contiguous in A's rows, N in B's: B is read transposed,
+ * tnspB = 1). Each warpgroup (4 warps down the rows) issues
+ * m64nNk16 for each 64-row tile it holds and each step of 16 along K,
+ * N = the columns its warps span; the accumulator registers run in the
+ * instruction's order (tk_ll_mma_acc with warps down the rows). Then a
+ * commit and a wait for the group, the accumulator threaded through the
+ * wait so that nothing reads it before. */
+static void emit_wgmma(cg *c, const tk_tir_op *op) {
+    const tk_tir_value *a = op->operands.data[0], *b = op->operands.data[1], *res = op->results.data[0];
+    const tk_tir_buffer *ba = view_buffer(c, a), *bb = view_buffer(c, b);
+    tk_dtype in = cg_elem_of(a->type)->dtype;
+    unsigned bytes = tk_dtype_bits(in) / 8;
+    int64_t m = res->type->shape[0], n = res->type->shape[1], k = a->type->shape[1];
+    int64_t wm = tk_tir_attr_int(op, "warps_m", 4), wn = tk_tir_attr_int(op, "warps_n", 1);
+    int64_t instr_n = n / wn, reps = m / (16 * wm), per = instr_n / 2;
+    if (cg_nregs(res) != (uint32_t)(reps * per) || per > 128 || !ba->swizzle_bytes || !bb->swizzle_bytes) {
+        cg_not_yet(c, op, "tl.dot with these wgmma shapes");
+        return;
+    }
+    const cgval *accv = op->operands.len > 2 ? cg_get(c, op->operands.data[2]) : NULL;
+    cgval out = cg_newval(c, (uint32_t)(reps * per));
+    for (uint32_t i = 0; i < out.n; i++) out.r[i] = accv ? accv->r[accv->n == 1 ? 0 : i] : LLVMConstNull(c->t_f32);
+
+    /* this warp's warpgroup: rows 64 * g of each repetition, columns
+     * instr_n * col_warp */
+    LLVMValueRef row_warp = LLVMBuildURem(c->b, c->warp, cg_i32(c, wm), "");
+    LLVMValueRef col_warp = LLVMBuildUDiv(c->b, c->warp, cg_i32(c, wm), "");
+    LLVMValueRef group_rows = LLVMBuildMul(c->b, LLVMBuildUDiv(c->b, row_warp, cg_i32(c, 4), ""), cg_i32(c, 64), "");
+    LLVMValueRef a_warp = LLVMBuildMul(c->b, group_rows, cg_i32(c, ba->swizzle_bytes), "");
+    /* the warp's first column: whole atoms of columns, plus an offset in one */
+    int64_t b_cols = bb->swizzle_bytes / bytes;
+    LLVMValueRef first_col = LLVMBuildMul(c->b, col_warp, cg_i32(c, instr_n), "");
+    LLVMValueRef b_warp = LLVMBuildAdd(
+        c->b, LLVMBuildMul(c->b, LLVMBuildUDiv(c->b, first_col, cg_i32(c, b_cols), ""),
+                           cg_i32(c, bb->tile->shape[0] * bb->swizzle_bytes), ""),
+        LLVMBuildMul(c->b, LLVMBuildURem(c->b, first_col, cg_i32(c, b_cols), ""), cg_i32(c, bytes), ""), "");
+    LLVMValueRef a_addr = cg_get(c, a)->r[0], b_addr = cg_get(c, b)->r[0];
+
+    char text[4096];
+    size_t t = (size_t)snprintf(text, sizeof text,
+                                "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, $%u, 0;\n\twgmma.mma_async.sync.aligned.m64n%"
+                                PRId64 "k16.f32.%s.%s {", (unsigned)(2 * per + 2), instr_n,
+                                in == TK_BF16 ? "bf16" : "f16", in == TK_BF16 ? "bf16" : "f16");
+    for (int64_t i = 0; i < per; i++) t += (size_t)snprintf(text + t, sizeof text - t, "%s$%u", i ? ", " : "", (unsigned)i);
+    snprintf(text + t, sizeof text - t, "}, $%u, $%u, p, 1, 1, 0, 1;\n\t}", (unsigned)(2 * per), (unsigned)(2 * per + 1));
+    char *constraints = TK_NEW_ARRAY(c->arena, char, (size_t)per * 8 + 32);
+    size_t q = 0;
+    for (int64_t i = 0; i < per; i++) q += (size_t)sprintf(constraints + q, "=f,");
+    for (int64_t i = 0; i < per; i++) q += (size_t)sprintf(constraints + q, "%u,", (unsigned)i);
+    sprintf(constraints + q, "l,l,r");
+    LLVMTypeRef *fields = TK_NEW_ARRAY(c->arena, LLVMTypeRef, (size_t)per);
+    for (int64_t i = 0; i < per; i++) fields[i] = c->t_f32;
+    LLVMTypeRef rt = LLVMStructTypeInContext(c->ctx, fields, (unsigned)per, 0);
+    LLVMValueRef *args = TK_NEW_ARRAY(c->arena, LLVMValueRef, (size_t)per + 3);
+
+    cg_call(c, "llvm.nvvm.wgmma.fence.sync.aligned", c->t_void, NULL, 0);
+    for (int64_t rep = 0; rep < reps; rep++) {
+        LLVMValueRef *d = &out.r[rep * per];
+        for (int64_t kk = 0; kk < k / 16; kk++) {
+            int64_t a_off = atom_offset(ba, rep * 16 * wm, kk * 16, bytes);
+            int64_t b_off = kk * 16 * bb->swizzle_bytes; /* 16 rows down, in every column of atoms */
+            LLVMValueRef da = descriptor(c, a_addr, LLVMBuildAdd(c->b, a_warp, cg_i32(c, a_off), ""), 16,
+                                         8 * (int64_t)ba->swizzle_bytes, ba->swizzle_bytes);
+            LLVMValueRef db = descriptor(c, b_addr, LLVMBuildAdd(c->b, b_warp, cg_i32(c, b_off), ""),
+                                         bb->tile->shape[0] * (int64_t)bb->swizzle_bytes,
+                                         8 * (int64_t)bb->swizzle_bytes, bb->swizzle_bytes);
+            for (int64_t i = 0; i < per; i++) args[i] = d[i];
+            args[per] = da;
+            args[per + 1] = db;
+            args[per + 2] = cg_i32(c, 1);
+            LLVMValueRef r = cg_asm_call(c, rt, text, constraints, args, (unsigned)per + 3, true);
+            for (int64_t i = 0; i < per; i++) d[i] = LLVMBuildExtractValue(c->b, r, (unsigned)i, "");
+        }
+    }
+    cg_call(c, "llvm.nvvm.wgmma.commit_group.sync.aligned", c->t_void, NULL, 0);
+    /* the wait, with every accumulator register passing through it */
+    for (uint32_t base = 0; base < out.n; base += 128) {
+        uint32_t cnt = out.n - base < 128 ? out.n - base : 128;
+        char *cons = TK_NEW_ARRAY(c->arena, char, (size_t)cnt * 8 + 8);
+        size_t z = 0;
+        for (uint32_t i = 0; i < cnt; i++) z += (size_t)sprintf(cons + z, "=f,");
+        for (uint32_t i = 0; i < cnt; i++) z += (size_t)sprintf(cons + z, "%s%u", i ? "," : "", i);
+        LLVMTypeRef *wf = TK_NEW_ARRAY(c->arena, LLVMTypeRef, cnt);
+        for (uint32_t i = 0; i < cnt; i++) wf[i] = c->t_f32;
+        LLVMTypeRef wt = LLVMStructTypeInContext(c->ctx, wf, cnt, 0);
+        const char *wait = base == 0 ? "wgmma.wait_group.sync.aligned 0;" : "";
+        LLVMValueRef r = cg_asm_call(c, wt, wait, cons, &out.r[base], cnt, true);
+        for (uint32_t i = 0; i < cnt; i++) out.r[base + i] = LLVMBuildExtractValue(c->b, r, i, "");
+    }
+    *cg_get(c, res) = out;
+}
+
 void cg_emit_dot(cg *c, const tk_tir_op *op) {
     const char *impl = tk_tir_attr_text(op, "impl");
-    if (impl && !strcmp(impl, "mma_sync")) emit_mma_sync(c, op);
+    if (impl && !strcmp(impl, "wgmma")) emit_wgmma(c, op);
+    else if (impl && !strcmp(impl, "mma_sync")) emit_mma_sync(c, op);
     else if (impl && !strcmp(impl, "fma")) emit_fma(c, op);
     else cg_not_yet(c, op, tk_arena_printf(c->arena, "tl.dot as \"%s\"", impl ? impl : "?"));
 }

@@ -2,7 +2,7 @@
  * the helpers more than one op family uses (prefix cg_), by the file that
  * defines them. One file an op family: types.c, ptx.c (the one place inline
  * PTX is built), convert.c, elementwise.c, cast.c, memory.c, reduce.c,
- * random.c, shape.c, debug.c, atomic.c, dot.c, control.c (the op dispatch and
+ * random.c, shape.c, debug.c, atomic.c, dot.c, async.c, control.c (the op dispatch and
  * control flow) and module.c; target.c takes the built module to PTX and a
  * cubin, header.c writes the launch header. */
 #ifndef TK_CODEGEN_INTERNAL_H
@@ -89,7 +89,7 @@ LLVMValueRef cg_i32(cg *c, int64_t v);
 LLVMValueRef cg_declare(cg *c, const char *name, LLVMTypeRef ret, LLVMTypeRef *params, unsigned n);
 /* A call of intrinsic or external function name, typed by its arguments (at most 8). */
 LLVMValueRef cg_call(cg *c, const char *name, LLVMTypeRef ret, LLVMValueRef *args, unsigned n);
-/* Inline PTX with LLVM constraints (at most 128 arguments): every inline-PTX builder goes through it. */
+/* Inline PTX with LLVM constraints (at most 260 arguments): every inline-PTX builder goes through it. */
 LLVMValueRef cg_asm_call(cg *c, LLVMTypeRef ret, const char *text, const char *constraints,
                          LLVMValueRef *args, unsigned n, bool side_effects);
 /* The PTX special register name ("tid.x", "ctaid.y", ...), as i32. */
@@ -151,6 +151,18 @@ LLVMValueRef cg_cast_rtz(cg *c, const tk_tir_op *op, tk_dtype from, tk_dtype to,
 LLVMTypeRef cg_mem_type(cg *c, const tk_type *pointee);
 /* A load or store through a pointer or pointer tile (block pointers reported). */
 void cg_emit_memory(cg *c, const tk_tir_op *op);
+/* How many registers of pointer tile ptr one access covers (consecutive
+ * elements its layout and axis facts allow, at most 16 bytes). */
+uint32_t cg_access_width(const tk_tir_value *ptr, unsigned bytes);
+/* One element loaded where pred holds, `other` where not (op's cache
+ * modifiers). */
+LLVMValueRef cg_masked_load_scalar(cg *c, const tk_tir_op *op, LLVMValueRef addr, LLVMValueRef pred,
+                                   LLVMValueRef other, LLVMTypeRef et, unsigned bytes);
+
+/* ---- async.c: shared-memory buffers of pipelined loops ---- */
+
+/* local_view, async_copy, async_commit, async_wait, local_load. */
+void cg_emit_async(cg *c, const tk_tir_op *op);
 
 /* ---- reduce.c: reductions and scans ---- */
 

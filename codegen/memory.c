@@ -51,7 +51,7 @@ static const char *cache_suffix(const tk_tir_op *op) {
 /* How many registers one access covers: consecutive registers holding
  * consecutive elements, limited by the pointer's contiguity and alignment
  * and by 16 bytes. */
-static uint32_t access_width(const tk_tir_value *ptr, unsigned bytes) {
+uint32_t cg_access_width(const tk_tir_value *ptr, unsigned bytes) {
     if (ptr->type->kind != TK_TYPE_TILE || !ptr->layout) return 1;
     uint32_t w = tk_ll_contiguous_regs(ptr->layout);
     uint32_t last = ptr->type->rank - 1;
@@ -107,8 +107,8 @@ static LLVMValueRef bits_to_elem(cg *c, LLVMValueRef v, LLVMTypeRef et) {
     return LLVMBuildBitCast(c->b, v, et, "");
 }
 
-static LLVMValueRef masked_load_scalar(cg *c, const tk_tir_op *op, LLVMValueRef addr, LLVMValueRef pred,
-                                       LLVMValueRef other, LLVMTypeRef et, unsigned bytes) {
+LLVMValueRef cg_masked_load_scalar(cg *c, const tk_tir_op *op, LLVMValueRef addr, LLVMValueRef pred,
+                                   LLVMValueRef other, LLVMTypeRef et, unsigned bytes) {
     const char *cons;
     LLVMTypeRef wt;
     const char *w = word_ptx(bytes, &cons, &wt, c);
@@ -184,7 +184,7 @@ static void predicated_access(cg *c, const tk_tir_op *op, bool is_load, LLVMValu
                               LLVMValueRef *elems, LLVMValueRef *others, uint32_t w, LLVMTypeRef et,
                               unsigned bytes) {
     if (w == 1) {
-        if (is_load) elems[0] = masked_load_scalar(c, op, addr, pred, others[0], et, bytes);
+        if (is_load) elems[0] = cg_masked_load_scalar(c, op, addr, pred, others[0], et, bytes);
         else masked_store_scalar(c, op, addr, pred, elems[0], bytes);
         return;
     }
@@ -233,7 +233,7 @@ void cg_emit_memory(cg *c, const tk_tir_op *op) {
     cgval *ov = other ? cg_get(c, other) : NULL;
     cgval *vv = value ? cg_get(c, value) : NULL;
     uint32_t n = pv->n;
-    uint32_t w = access_width(ptr, bytes);
+    uint32_t w = cg_access_width(ptr, bytes);
     if (w * bytes < 4) w = 1;
     uint32_t last = ptr->type->kind == TK_TYPE_TILE ? ptr->type->rank - 1 : 0;
     bool uniform = !mask || w == 1 || (mask->has_axis && mask->constancy[last] >= (int64_t)w);
@@ -301,7 +301,7 @@ void cg_emit_memory(cg *c, const tk_tir_op *op) {
                     LLVMValueRef p = LLVMBuildAnd(c->b, mv->r[r0 + i], not_all, "");
                     if (own) p = LLVMBuildAnd(c->b, p, own, "");
                     LLVMValueRef a = i ? LLVMBuildGEP2(c->b, et, addr, (LLVMValueRef[]){cg_i32(c, i)}, 1, "") : addr;
-                    if (is_load) elems[i] = masked_load_scalar(c, op, a, p, elems[i], et, bytes);
+                    if (is_load) elems[i] = cg_masked_load_scalar(c, op, a, p, elems[i], et, bytes);
                     else masked_store_scalar(c, op, a, p, elems[i], bytes);
                 }
             }

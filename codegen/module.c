@@ -67,6 +67,8 @@ static bool emit_kernel(cg *c, const tk_tir_kernel *k, const char *entry) {
             c->smem = LLVMAddGlobalInAddressSpace(c->mod, LLVMArrayType2(c->t_i8, 0), "tk_smem", 3);
             LLVMSetAlignment(c->smem, 16);
         }
+        /* swizzled buffers repeat their pattern every 1024 bytes (smem.c) */
+        if (k->buffers.len && LLVMGetAlignment(c->smem) < 1024) LLVMSetAlignment(c->smem, 1024);
     }
     c->entry = LLVMAppendBasicBlockInContext(c->ctx, fn, "entry");
     LLVMBasicBlockRef start = LLVMAppendBasicBlockInContext(c->ctx, fn, "start");

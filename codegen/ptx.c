@@ -25,8 +25,15 @@ LLVMValueRef cg_call(cg *c, const char *name, LLVMTypeRef ret, LLVMValueRef *arg
 
 LLVMValueRef cg_asm_call(cg *c, LLVMTypeRef ret, const char *text, const char *constraints,
                          LLVMValueRef *args, unsigned n, bool side_effects) {
-    LLVMTypeRef params[128]; /* inline_asm_elementwise: 8 inputs of 8 registers at pack 8 */
-    for (unsigned i = 0; i < n && i < 128; i++) params[i] = LLVMTypeOf(args[i]);
+    /* wgmma: up to 128 accumulator registers and its descriptors */
+    enum { MAX_ASM_ARGS = 260 };
+    LLVMTypeRef params[MAX_ASM_ARGS];
+    if (n > MAX_ASM_ARGS) {
+        tk_error(c->diag, (tk_loc){0}, "internal compiler error: inline PTX with %u operands", n);
+        c->failed = true;
+        n = 0;
+    }
+    for (unsigned i = 0; i < n; i++) params[i] = LLVMTypeOf(args[i]);
     LLVMTypeRef fty = LLVMFunctionType(ret, params, n, 0);
     LLVMValueRef a = LLVMGetInlineAsm(fty, text, strlen(text), constraints, strlen(constraints),
                                       side_effects, 0, LLVMInlineAsmDialectATT, 0);

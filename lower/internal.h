@@ -27,6 +27,14 @@ static inline uint32_t tir_rank(const tk_type *t) { return t->kind == TK_TYPE_TI
 typedef void (*tir_visit_fn)(tk_tir_op *op, void *ctx);
 void tir_walk(tk_tir_block *blk, tir_visit_fn fn, void *ctx);
 
+/* The pointer parameter a pointer value is derived from (through addptr,
+ * splat, broadcast, reshape, permute, hints), or NULL. */
+const tk_tir_value *tir_root_pointer(const tk_tir_kernel *k, const tk_tir_value *v);
+/* May a store or atomic in blk write through pointer parameter root (NULL:
+ * unknown, so yes)? Distinct pointer parameters are taken not to alias, as
+ * Triton's pipeliner does. */
+bool tir_block_may_write(tk_arena *arena, const tk_tir_kernel *k, tk_tir_block *blk, const tk_tir_value *root);
+
 /* source positions already warned about, across a program's variants */
 typedef TK_VEC(tk_loc) tk_tir_warned;
 void tir_check_offsets(tk_arena *arena, tk_diag *diag, tk_tir_kernel *k, tk_tir_warned *warned);
@@ -42,6 +50,7 @@ void tir_pass_dce(tk_arena *arena, tk_tir_kernel *k);
 void tir_pass_licm(tk_arena *arena, tk_tir_kernel *k);
 void tir_pass_pipeline(tk_arena *arena, tk_tir_kernel *k);
 void tir_pass_dot(tk_arena *arena, tk_tir_kernel *k);
+void tir_pass_pipeline_dots(tk_arena *arena, tk_diag *diag, tk_tir_kernel *k, const tk_target *target);
 void tir_pass_axis_info(tk_arena *arena, tk_tir_kernel *k);
 bool tir_pass_layouts(tk_arena *arena, tk_diag *diag, tk_tir_kernel *k);
 void tir_pass_shared_memory(tk_arena *arena, tk_tir_kernel *k);

@@ -78,8 +78,8 @@ static uint32_t access_width(const tk_tir_value *ptr) {
 
 static void collect_widths(tk_tir_op *op, void *ctx_) {
     layout_ctx *c = ctx_;
-    if (op->code != TIR_LOAD && op->code != TIR_STORE) return;
-    tk_tir_value *ptr = op->operands.data[0];
+    if (op->code != TIR_LOAD && op->code != TIR_STORE && op->code != TIR_ASYNC_COPY) return;
+    tk_tir_value *ptr = op->operands.data[op->code == TIR_ASYNC_COPY ? 1 : 0];
     if (ptr->type->kind != TK_TYPE_TILE) return;
     shape_vec *s = find_shape(c, ptr->type);
     uint32_t w = access_width(ptr);
@@ -284,17 +284,52 @@ static int64_t conversion_bytes(const tk_type *t) {
     return n;
 }
 
-static bool is_mma_sync(const tk_tir_op *op) {
+static bool has_impl(const tk_tir_op *op, const char *name) {
     const char *impl = op && op->code == TIR_DOT ? tk_tir_attr_text(op, "impl") : NULL;
-    return impl && !strcmp(impl, "mma_sync");
+    return impl && !strcmp(impl, name);
 }
 
-/* the accumulator layout of an mma.sync dot (dot.c chose its warps) */
+/* a tensor-core dot: its result in an accumulator layout */
+static bool is_mma(const tk_tir_op *op) { return has_impl(op, "mma_sync") || has_impl(op, "wgmma"); }
+
+static void dot_warps(const tk_tir_op *dot, uint32_t *warps) {
+    warps[0] = (uint32_t)tk_tir_attr_int(dot, "warps_m", 1);
+    warps[1] = (uint32_t)tk_tir_attr_int(dot, "warps_n", 1);
+}
+
+/* the accumulator layout of an mma.sync or wgmma dot (dot.c and
+ * pipeline_dot.c chose its warps): wgmma's warps of a warpgroup go down
+ * the rows, and one instruction spans N / warps_n columns */
 static const tk_ll *mma_acc_layout(layout_ctx *c, const tk_tir_op *dot) {
-    uint32_t warps[2] = {(uint32_t)tk_tir_attr_int(dot, "warps_m", 1), (uint32_t)tk_tir_attr_int(dot, "warps_n", 1)};
+    uint32_t warps[2];
+    dot_warps(dot, warps);
+    const int64_t *shape = dot->results.data[0]->type->shape;
     tk_ll *acc = TK_NEW(c->arena, tk_ll);
-    tk_ll_mma_acc(acc, dot->results.data[0]->type->shape, 8, warps, false);
+    if (has_impl(dot, "wgmma")) tk_ll_mma_acc(acc, shape, (uint32_t)(shape[1] / warps[1]), warps, true);
+    else tk_ll_mma_acc(acc, shape, 8, warps, false);
     return acc;
+}
+
+/* the layout mma.sync takes operand i (0: A, 1: B) in */
+static const tk_ll *mma_operand_layout(layout_ctx *c, const tk_tir_op *dot, uint32_t i) {
+    uint32_t warps[2];
+    dot_warps(dot, warps);
+    /* k_width: the elements of an operand a 32-bit register holds */
+    uint32_t k_width = 32 / tk_dtype_bits(tir_elem(dot->operands.data[0]->type)->dtype);
+    tk_ll *l = TK_NEW(c->arena, tk_ll);
+    tk_ll_mma_operand(l, dot->operands.data[i]->type->shape, i, k_width, warps, false);
+    return l;
+}
+
+/* A tile read from shared memory for an mma.sync operand is read there in
+ * the operand's layout: no conversion after. */
+static void preset_local_loads(tk_tir_op *op, void *ctx_) {
+    layout_ctx *c = ctx_;
+    if (!has_impl(op, "mma_sync")) return;
+    for (uint32_t i = 0; i < 2; i++) {
+        tk_tir_value *v = op->operands.data[i];
+        if (v->def && v->def->code == TIR_LOCAL_LOAD) v->layout = mma_operand_layout(c, op, i);
+    }
 }
 
 static void assign_op(layout_ctx *c, op_list *out, tk_tir_op *op) {
@@ -308,7 +343,7 @@ static void assign_op(layout_ctx *c, op_list *out, tk_tir_op *op) {
          * value is converted (or rematerialized) once, before the loop */
         const tk_tir_op *y = op->code == TIR_FOR ? last_op(op->regions.data[0]) : NULL;
         for (uint32_t i = 0; y && y->code == TIR_YIELD && i < n && i < y->operands.len; i++)
-            if (is_mma_sync(y->operands.data[i]->def)) {
+            if (is_mma(y->operands.data[i]->def)) {
                 want[i] = mma_acc_layout(c, y->operands.data[i]->def);
                 ensure(c, out, op, first + i, want[i]);
             }
@@ -337,6 +372,14 @@ static void assign_op(layout_ctx *c, op_list *out, tk_tir_op *op) {
         }
         fix_terminator(c, op->regions.data[0], want, n, 0);
         fix_terminator(c, op->regions.data[1], want, n, 0);
+        tk_vec_push(c->arena, out, op);
+        return;
+    }
+    if (op->code == TIR_ASYNC_COPY) {
+        /* the view keeps its shared layout; the pointers, mask and other
+         * take the coalesced layout a load of them would */
+        const tk_ll *want = default_layout(c, op->operands.data[1]->type);
+        for (uint32_t i = 1; i < op->operands.len; i++) ensure(c, out, op, i, want);
         tk_vec_push(c->arena, out, op);
         return;
     }
@@ -394,19 +437,16 @@ static void assign_op(layout_ctx *c, op_list *out, tk_tir_op *op) {
             break;
         }
         case TIR_DOT: {
-            if (is_mma_sync(op)) {
-                /* mma.sync's accumulator and operand layouts (dot.c) */
-                uint32_t warps[2] = {(uint32_t)tk_tir_attr_int(op, "warps_m", 1),
-                                     (uint32_t)tk_tir_attr_int(op, "warps_n", 1)};
+            if (is_mma(op)) {
+                /* the accumulator layout; mma.sync's operands in its
+                 * operand layouts, wgmma's stay the shared-memory views
+                 * they are */
                 const tk_ll *acc = mma_acc_layout(c, op);
-                tk_ll *la = TK_NEW(c->arena, tk_ll), *lb = TK_NEW(c->arena, tk_ll);
-                /* k_width: the elements of an operand a 32-bit register holds */
-                uint32_t k_width = 32 / tk_dtype_bits(tir_elem(op->operands.data[0]->type)->dtype);
-                tk_ll_mma_operand(la, op->operands.data[0]->type->shape, 0, k_width, warps, false);
-                tk_ll_mma_operand(lb, op->operands.data[1]->type->shape, 1, k_width, warps, false);
                 r->layout = acc;
-                ensure(c, out, op, 0, la);
-                ensure(c, out, op, 1, lb);
+                if (has_impl(op, "mma_sync")) {
+                    ensure(c, out, op, 0, mma_operand_layout(c, op, 0));
+                    ensure(c, out, op, 1, mma_operand_layout(c, op, 1));
+                }
                 if (op->operands.len > 2) ensure(c, out, op, 2, acc);
                 break;
             }
@@ -416,6 +456,12 @@ static void assign_op(layout_ctx *c, op_list *out, tk_tir_op *op) {
             if (op->operands.len > 2) ensure(c, out, op, 2, r->layout);
             break;
         }
+        case TIR_LOCAL_VIEW:
+            r->layout = c->kernel->buffers.data[tk_tir_attr_int(op, "buffer", 0)].layout;
+            break;
+        case TIR_LOCAL_LOAD:
+            if (!r->layout) r->layout = default_layout(c, r->type);
+            break;
         case TIR_BROADCAST: {
             /* the operand as a slice of the result: registers only */
             r->layout = default_layout(c, r->type);
@@ -456,7 +502,7 @@ static void check_register_arrays(tk_tir_op *op, void *ctx_) {
     layout_ctx *c = ctx_;
     for (uint32_t i = 0; i < op->results.len && !c->failed; i++) {
         const tk_tir_value *v = op->results.data[i];
-        if (v->type->kind != TK_TYPE_TILE || !v->layout) continue;
+        if (v->type->kind != TK_TYPE_TILE || !v->layout || v->layout->shared) continue; /* views hold no registers */
         uint64_t words = tk_ll_num_regs(v->layout) * (uint64_t)(elem_bytes_of(v->type) > 4 ? 2 : 1);
         if (words <= MAX_REGISTERS_PER_VALUE) continue;
         uint64_t warps = c->kernel->num_warps;
@@ -473,6 +519,7 @@ static void check_register_arrays(tk_tir_op *op, void *ctx_) {
 bool tir_pass_layouts(tk_arena *arena, tk_diag *diag, tk_tir_kernel *k) {
     layout_ctx c = {arena, diag, k, {0}, {0}, false};
     tir_walk(k->body, collect_widths, &c);
+    tir_walk(k->body, preset_local_loads, &c);
     assign_block(&c, k->body);
     if (!c.failed) tir_walk(k->body, check_register_arrays, &c);
     return !c.failed;

@@ -206,6 +206,20 @@ struct tk_tir_block {
     tk_tir_op *parent;    /* the op owning this region; NULL for a kernel body */
 };
 
+/* A tile kept in shared memory `stages` times over (pipeline_dot.c): the
+ * copies a pipelined loop's loads fill ahead of the dot that reads them.
+ * One stage is laid out by `layout` (a shared layout: tk_ll_nvmma_shared
+ * when swizzle_bytes is 32, 64 or 128, else plain rows); smem.c places the
+ * stages stage_bytes apart from `offset`, before any scratch. */
+typedef struct tk_tir_buffer {
+    const tk_type *tile;      /* one stage's tile */
+    uint32_t stages;
+    uint32_t swizzle_bytes;   /* 0: plain rows */
+    const tk_ll *layout;
+    uint32_t stage_bytes, offset;
+    tk_loc loc;               /* the load it replaced */
+} tk_tir_buffer;
+
 typedef struct tk_tir_kernel {
     const tk_sema_kernel *sema;   /* name, params, grid, constexprs */
     /* Triton's specialization, ahead of time: integer parameters (bit i =
@@ -220,6 +234,7 @@ typedef struct tk_tir_kernel {
      * depth of loops that do not say tl.range(..., num_stages=) */
     uint32_t num_stages;
     uint32_t value_count;
+    TK_VEC(tk_tir_buffer) buffers; /* local_view's attribute `buffer` indexes them */
     uint32_t shared_bytes;        /* set by the shared-memory pass */
 } tk_tir_kernel;
 

@@ -25,6 +25,9 @@ static bool run_dce(pass_env *e, tk_tir_kernel *k) { return tir_pass_dce(e->aren
 static bool run_licm(pass_env *e, tk_tir_kernel *k) { return tir_pass_licm(e->arena, k), true; }
 static bool run_pipeline(pass_env *e, tk_tir_kernel *k) { return tir_pass_pipeline(e->arena, k), true; }
 static bool run_dot(pass_env *e, tk_tir_kernel *k) { return tir_pass_dot(e->arena, k), true; }
+static bool run_pipeline_dots(pass_env *e, tk_tir_kernel *k) {
+    return tir_pass_pipeline_dots(e->arena, e->diag, k, e->opts->target), true;
+}
 static bool run_axis_info(pass_env *e, tk_tir_kernel *k) { return tir_pass_axis_info(e->arena, k), true; }
 static bool run_layouts(pass_env *e, tk_tir_kernel *k) { return tir_pass_layouts(e->arena, e->diag, k); }
 static bool run_shared_memory(pass_env *e, tk_tir_kernel *k) {
@@ -44,8 +47,9 @@ static const struct tir_pass {
     {"cse", false, true, run_cse},
     {"dce", false, false, run_dce},
     {"licm", false, true, run_licm},
-    {"pipeline", true, true, run_pipeline},
     {"dot", true, true, run_dot},
+    {"pipeline-dots", true, false, run_pipeline_dots},
+    {"pipeline", true, true, run_pipeline},
     {"axis-info", true, false, run_axis_info},
     {"layouts", true, true, run_layouts},
     {"dce-after-layouts", true, false, run_dce},

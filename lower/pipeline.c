@@ -90,7 +90,7 @@ static tk_tir_value *for_trip(pipe_ctx *c, tk_tir_value *v, tk_tir_value *iv, op
 }
 
 /* The pointer parameter a pointer value is derived from, or NULL. */
-static const tk_tir_value *root_pointer(const tk_tir_kernel *k, const tk_tir_value *v) {
+const tk_tir_value *tir_root_pointer(const tk_tir_kernel *k, const tk_tir_value *v) {
     while (v->def && (v->def->code == TIR_ADDPTR || v->def->code == TIR_SPLAT || v->def->code == TIR_BROADCAST ||
                       v->def->code == TIR_RESHAPE || v->def->code == TIR_PERMUTE || v->def->code == TIR_HINT))
         v = v->def->operands.data[0];
@@ -111,9 +111,18 @@ static void note_write(tk_tir_op *op, void *ctx) {
     bool store = op->code == TIR_STORE;
     bool atomic = tk_tir_props(op) & TIR_P_ATOMIC;
     if (!store && !atomic) return;
-    const tk_tir_value *root = op->operands.len ? root_pointer(w->k, op->operands.data[0]) : NULL;
+    const tk_tir_value *root = op->operands.len ? tir_root_pointer(w->k, op->operands.data[0]) : NULL;
     if (!root) w->unknown = true;
     else tk_vec_push(w->arena, &w->roots, root);
+}
+
+bool tir_block_may_write(tk_arena *arena, const tk_tir_kernel *k, tk_tir_block *blk, const tk_tir_value *root) {
+    writes w = {k, {0}, false, arena};
+    tir_walk(blk, note_write, &w);
+    if (!root || w.unknown) return true;
+    for (uint32_t i = 0; i < w.roots.len; i++)
+        if (w.roots.data[i] == root) return true;
+    return false;
 }
 
 /* `in range` for the induction variable value x: x < hi going up, x > hi going down */
@@ -203,18 +212,14 @@ static int64_t bytes_per_thread(const pipe_ctx *c, const tk_tir_op *load) {
     return (n + threads - 1) / threads;
 }
 
-static bool qualifies(pipe_ctx *c, const tk_tir_op *op, const writes *w) {
+static bool qualifies(pipe_ctx *c, const tk_tir_op *op, tk_tir_block *body) {
     if (op->dead || op->code != TIR_LOAD || tk_tir_attr_int(op, "volatile", 0)) return false;
     if (op->results.data[0]->type->kind != TK_TYPE_TILE) return false;
     const tk_type *pt = op->operands.data[0]->type;
     if (pt->kind != TK_TYPE_TILE || tir_elem(pt)->kind != TK_TYPE_POINTER) return false; /* block pointers */
     for (uint32_t i = 0; i < op->operands.len; i++)
         if (!from_iv(c, op->operands.data[i], 0)) return false;
-    const tk_tir_value *root = root_pointer(c->k, op->operands.data[0]);
-    if (!root || w->unknown) return false;
-    for (uint32_t i = 0; i < w->roots.len; i++)
-        if (w->roots.data[i] == root) return false;
-    return true;
+    return !tir_block_may_write(c->arena, c->k, body, tir_root_pointer(c->k, op->operands.data[0]));
 }
 
 /* Pipelines loop's loads; the first trip's go into `before`. */
@@ -222,8 +227,6 @@ static void pipeline_loop(pipe_ctx *c, tk_tir_op *loop, op_list *before) {
     tk_tir_block *body = loop->regions.data[0];
     c->body = body;
     c->iv = body->args.data[0];
-    writes w = {c->k, {0}, false, c->arena};
-    tir_walk(body, note_write, &w);
     op_list head = {0};
     tk_tir_value *next = NULL;
     tk_tir_op *yield = NULL;
@@ -234,7 +237,7 @@ static void pipeline_loop(pipe_ctx *c, tk_tir_op *loop, op_list *before) {
     int64_t budget = PREFETCH_BYTES;
     for (uint32_t i = 0; i < nops; i++) {
         tk_tir_op *load = body->ops.data[i];
-        if (!qualifies(c, load, &w) || bytes_per_thread(c, load) > budget) continue;
+        if (!qualifies(c, load, body) || bytes_per_thread(c, load) > budget) continue;
         budget -= bytes_per_thread(c, load);
         if (!next) {
             tk_tir_op *add = new_op(c, TIR_BINARY, TK_BINOP_ADD, loop->loc, c->iv->type);

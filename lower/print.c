@@ -135,6 +135,14 @@ void tk_tir_print(FILE *out, const tk_tir_program *program, bool gpu) {
         }
         if (gpu) fprintf(out, " shared=%u", kernel->shared_bytes);
         fputc('\n', out);
+        for (uint32_t i = 0; gpu && i < kernel->buffers.len; i++) {
+            const tk_tir_buffer *b = &kernel->buffers.data[i];
+            fprintf(out, "buffer %u: %u x ", i, b->stages);
+            tk_type_print(out, b->tile);
+            fprintf(out, " at %u, %u bytes a stage, swizzle %u ", b->offset, b->stage_bytes, b->swizzle_bytes);
+            tk_ll_print(out, b->layout);
+            fputc('\n', out);
+        }
         print_block(out, kernel->body, 0, gpu);
     }
 }

@@ -6,8 +6,12 @@
  * regions when both fit in a little memory, so the next op's writes never
  * meet the previous op's reads and barriers.c needs no barrier between
  * them (a reduction's max followed by its sum: one barrier each, not two).
+ * The buffers of pipelined loops (pipeline_dot.c) live across whole
+ * loops: they come first, each stage on a 1024-byte boundary, and the
+ * scratch regions after them.
  * Needs: layouts. Sets each op's scratch_offset, scratch_bytes,
- * scratch_slot and scratch_layout, and the kernel's shared_bytes. */
+ * scratch_slot and scratch_layout, the buffers' offsets, and the kernel's
+ * shared_bytes. */
 #include "internal.h"
 
 #include <stdlib.h>
@@ -51,6 +55,27 @@ static void mark_used(tk_tir_op *op, void *ctx) {
     for (uint32_t i = 0; i < op->operands.len; i++) s->used[op->operands.data[i]->id] = true;
 }
 
+static void shift_op(tk_tir_op *op, void *ctx) {
+    if (op->scratch_bytes) op->scratch_offset += *(const uint32_t *)ctx;
+}
+
+/* A 128-byte swizzle repeats every 1024 bytes, and wgmma descriptors take
+ * its pattern from the address bits: every stage starts on such a
+ * boundary. */
+enum { BUFFER_ALIGN = 1024 };
+
+/* The pipelined loops' buffers, from offset 0; the bytes they take. */
+static uint32_t place_buffers(tk_tir_kernel *k) {
+    uint32_t at = 0;
+    for (uint32_t i = 0; i < k->buffers.len; i++) {
+        tk_tir_buffer *b = &k->buffers.data[i];
+        b->stage_bytes = (b->stage_bytes + BUFFER_ALIGN - 1) / BUFFER_ALIGN * BUFFER_ALIGN;
+        b->offset = at;
+        at += b->stage_bytes * b->stages;
+    }
+    return at;
+}
+
 void tir_pass_shared_memory(tk_arena *arena, tk_tir_kernel *k) {
     smem_ctx s = {0};
     s.arena = arena;
@@ -66,6 +91,12 @@ void tir_pass_shared_memory(tk_arena *arena, tk_tir_kernel *k) {
     } else {
         k->shared_bytes = (uint32_t)largest; /* every op at offset 0 */
     }
+    /* buffers live across whole loops: scratch goes after them */
+    uint32_t buffers = place_buffers(k);
+    if (buffers) {
+        tir_walk(k->body, shift_op, &buffers);
+        k->shared_bytes += buffers;
+    }
 }
 
 static void find_largest(tk_tir_op *op, void *ctx) {
@@ -75,6 +106,23 @@ static void find_largest(tk_tir_op *op, void *ctx) {
 
 bool tir_check_shared_memory(tk_arena *arena, tk_diag *diag, const tk_target *target, tk_tir_kernel *k) {
     if (!target || k->shared_bytes <= target->smem_per_block) return true;
+    if (k->buffers.len) {
+        /* the pipeline's buffers: name the tiles and the depth */
+        const tk_tir_buffer *b0 = &k->buffers.data[0];
+        uint32_t bytes = 0;
+        const char *tiles = "";
+        for (uint32_t i = 0; i < k->buffers.len; i++) {
+            const tk_tir_buffer *b = &k->buffers.data[i];
+            bytes += b->stage_bytes * b->stages;
+            tiles = tk_arena_printf(arena, "%s%s%s", tiles, i ? " and " : "", tk_type_str(arena, b->tile));
+        }
+        tk_error(diag, b0->loc, "kernel '%s' needs %u bytes of shared memory, more than the %u a block may have "
+                 "on %s: num_stages=%u keeps %u copies of the dot's tiles %s (%u bytes)",
+                 k->sema->name, k->shared_bytes, target->smem_per_block, target->name, b0->stages, b0->stages,
+                 tiles, bytes);
+        tk_note(diag, b0->loc, "use fewer stages (num_stages) or smaller tiles (BM, BN, BK)");
+        return false;
+    }
     const tk_tir_op *largest = NULL;
     tir_walk(k->body, find_largest, &largest);
     tk_loc at = largest ? largest->loc : k->sema->loc;

@@ -9,7 +9,9 @@
 #                                of its PTX)
 #   test/golden/ops/NAME.tk      one op family: NAME.tir and NAME.tir-gpu (expected
 #                                dumps), NAME.ptx-check (checks of its PTX), and its
-#                                PTX assembled by ptxas for every target
+#                                PTX assembled by ptxas for every target; for another
+#                                target than sm_90a, NAME.sm_80.tir-gpu and
+#                                NAME.sm_80.ptx-check (any target the name gives)
 #   test/golden/cli/NAME.args    tkc's arguments; NAME.out its output and exit status
 #   test/unit/NAME_test.c        a C unit test, built by make into build/unit/NAME_test
 #                                (UNIT_TESTS lists the binaries), which prints "ok" last
@@ -102,9 +104,9 @@ add_counts() { # output-file name
     fi
 }
 
-emit_case() { # source expected emit-stage name
+emit_case() { # source expected emit-stage name [arch]
     want "$4" || return 0
-    "$TKC" --emit="$3" "$1" >"$tmp/out" 2>"$tmp/err"
+    "$TKC" --emit="$3" ${5:+--arch="$5"} "$1" >"$tmp/out" 2>"$tmp/err"
     status=$?
     if [ $status -ne 0 ]; then
         failed "$4 (exit status $status)" "$tmp/err" 20
@@ -140,14 +142,14 @@ ptxas_or_refused_case() { # source arch
     fi
 }
 
-# the PTX tkc writes (default target) against its hand-written check file
-ptx_check_case() { # source check-file
+# the PTX tkc writes (default target, or arch) against its hand-written check file
+ptx_check_case() { # source check-file [arch]
     want "$2" || return 0
     if [ ! -f "$2" ]; then
         failed "$2 is missing (write it by hand: test/ptx_check.sh says the format)"
         return
     fi
-    if ! "$TKC" --emit=ptx "$1" >"$tmp/case.ptx" 2>"$tmp/err"; then
+    if ! "$TKC" --emit=ptx ${3:+--arch="$3"} "$1" >"$tmp/case.ptx" 2>"$tmp/err"; then
         failed "$2 ($TKC --emit=ptx $1 failed)" "$tmp/err" 20
         return
     fi
@@ -268,6 +270,12 @@ for src in test/golden/ops/*.tk; do
     for stage in tir tir-gpu; do
         required_case "$src" "$base.$stage" "$stage"
     done
+    # another target's dump where a file names it: NAME.sm_80.tir-gpu
+    for f in "$base".sm_*.tir-gpu; do
+        [ -f "$f" ] || continue
+        arch=${f#"$base".}
+        emit_case "$src" "$f" tir-gpu "$f" "${arch%.tir-gpu}"
+    done
     if [ "$UPDATE" = 1 ]; then
         want "$base.ptx-check" && update_note
         continue
@@ -278,6 +286,11 @@ for src in test/golden/ops/*.tk; do
         continue
     fi
     ptx_check_case "$src" "$base.ptx-check"
+    for f in "$base".sm_*.ptx-check; do
+        [ -f "$f" ] || continue
+        arch=${f#"$base".}
+        ptx_check_case "$src" "$f" "${arch%.ptx-check}"
+    done
     # every target: sm_89's fp8 needs PTX ISA 8.1 and the cache hints 7.4,
     # which LLVM does not pick itself; before sm_89, fp8 is refused
     ptxas_case "$src" sm_90a

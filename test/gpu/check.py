@@ -669,9 +669,15 @@ def main():
                lambda m=M, n=N: layernorm_case(get("layernorm_b8192"), m, n))
 
     if tkc:
-        # tl.dot (impl "fma" for now: correct everywhere, not yet fast)
+        # matmul.tk through its launcher (the first config), then every
+        # config alone on sm_90a (wgmma) and sm_80 (mma.sync)
         for M, N, Kd in ((1000, 1000, 1000), (4095, 4097, 1023), (1, 4096, 4096), (4096, 4096, 4096), (16, 16, 16)):
             r.case(f"matmul {M}x{N}x{Kd}", lambda m=M, n=N, kd=Kd: matmul_case(get("matmul"), m, n, kd))
+        for variant in [f"matmul_c{i}{arch}" for arch in ("", "_sm80") for i in range(6)]:
+            for M, N, Kd in ((1000, 1000, 1000), (4095, 4097, 1023), (1, 4096, 4096), (4096, 4096, 4096),
+                             (33, 17, 5)):
+                r.case(f"matmul[{variant}] {M}x{N}x{Kd}",
+                       lambda v=variant, m=M, n=N, kd=Kd: matmul_case(get(v), m, n, kd))
         for d in (64, 128):
             for causal in (False, True):
                 variant = f"attention_d{d}" + ("_causal" if causal else "")

@@ -181,3 +181,138 @@ def check_ragged(run, torch):
     b = inputs("f16", 45 * 70, 7).view(45, 70)
     ref = a.double() @ b.double()
     return check_product(run, torch.float32, a, b, ref, 1e-5 * 45 * 16)
+
+
+# ---- pipelined K loops (lower/pipeline_dot.c) --------------------------------
+# One program computes out[M, N] = A[M, :K] @ B[:K, N], walking K in BK
+# steps with masked loads that feed tl.dot: the loop is pipelined num_stages
+# deep through shared memory (cp.async), and on sm_90a f16/bf16 becomes
+# wgmma. Rows are lda / ldb elements apart (multiples of 16 bytes where the
+# case wants 16-byte copies). Cases: ragged K whose last step ends inside a
+# 16-byte vector (mixed masks), `other` not 0 (element-wise copies), fewer
+# trips than stages, one trip, a reverse loop, a step known only at run time,
+# carried pointers (a_ptrs += BK), 8 warps (two warpgroups along N, one
+# starting inside a swizzle atom), two 64-column atoms along K, 32- and
+# 64-byte swizzles, tf32, i8, bf16, num_stages=1 (not pipelined), a loop
+# that writes through the pointer it loads (not pipelined), an operand two
+# dots share, and a pipelined loop inside another loop.
+
+# (name, dtype, M, N, K, BK, warps, stages, lda, ldb, other, form)
+PIPELINED = [
+    ("ragged K, mixed vectors", "f16", 64, 64, 100, 32, 4, 3, 104, 64, "0.0", "index"),
+    ("carried pointers", "f16", 64, 64, 100, 32, 4, 3, 104, 64, "0.0", "carried"),
+    ("other=1.0", "f16", 64, 64, 45, 16, 4, 3, 48, 64, "1.0", "index"),
+    ("8 warps, N=64", "f16", 64, 64, 96, 32, 8, 3, 96, 64, "0.0", "index"),
+    ("8 warps, N=32", "f16", 64, 32, 64, 16, 8, 2, 64, 32, "0.0", "index"),
+    ("BK=128, 2 row tiles", "f16", 128, 32, 300, 128, 4, 2, 304, 32, "0.0", "carried"),
+    ("BK=16, 4 stages", "f16", 64, 64, 64, 16, 4, 4, 64, 64, "0.0", "index"),
+    ("one trip", "f16", 64, 64, 20, 32, 4, 3, 32, 64, "0.0", "index"),
+    ("two trips, 4 stages", "f16", 64, 64, 50, 32, 4, 4, 56, 64, "0.0", "carried"),
+    ("bf16 ragged", "bf16", 64, 128, 200, 64, 4, 3, 200, 128, "0.0", "carried"),
+    ("tf32", "f32", 32, 32, 70, 16, 4, 3, 72, 32, "0.0", "index"),
+    ("i8", "i8", 32, 32, 100, 32, 4, 3, 112, 32, "0", "index"),
+    ("reverse loop", "f16", 64, 64, 100, 32, 4, 3, 104, 64, "0.0", "reverse"),
+    ("step at run time", "f16", 64, 64, 100, 32, 4, 3, 104, 64, "0.0", "runtime_step"),
+    ("num_stages=1", "f16", 64, 64, 100, 32, 4, 1, 104, 64, "0.0", "index"),
+    ("writes its own input", "f16", 64, 64, 64, 32, 4, 3, 64, 64, "0.0", "writes"),
+    ("two dots share A", "f16", 64, 64, 96, 32, 4, 3, 96, 64, "0.0", "two_dots"),
+    ("inside another loop", "f16", 64, 64, 96, 32, 4, 3, 96, 64, "0.0", "nested"),
+]
+
+
+def pipelined_source(t, M, N, K, BK, warps, stages, lda, ldb, other, form):
+    rng = f"tl.range(0, cdiv({K}, {BK}), num_stages={stages})"
+    a_at = f"x + rm[:, None] * {lda} + kb * {BK} + rk[None, :]"
+    b_at = f"y + (kb * {BK} + rk[:, None]) * {ldb} + rn[None, :]"
+    a_mask = f"kb * {BK} + rk[None, :] < {K}"
+    b_mask = f"kb * {BK} + rk[:, None] < {K}"
+    acc_t = "tl.int32" if t == "i8" else "tl.float32"
+    loads = (f"        a = tl.load({a_at}, mask={a_mask}, other={other})\n"
+             f"        b = tl.load({b_at}, mask={b_mask}, other={other})\n")
+    head = f"    acc = tl.zeros([{M}, {N}], dtype={acc_t})\n"
+    if form == "carried":
+        head += (f"    a_ptrs = x + rm[:, None] * {lda} + rk[None, :]\n"
+                 f"    b_ptrs = y + rk[:, None] * {ldb} + rn[None, :]\n")
+        loop = f"    for kb in {rng}:\n"
+        body = (f"        a = tl.load(a_ptrs, mask={a_mask}, other={other})\n"
+                f"        b = tl.load(b_ptrs, mask={b_mask}, other={other})\n"
+                f"        acc = tl.dot(a, b, acc)\n"
+                f"        a_ptrs += {BK}\n"
+                f"        b_ptrs += {BK} * {ldb}\n")
+    elif form == "reverse":
+        loop = f"    for kb in range(cdiv({K}, {BK}) - 1, -1, -1):\n"
+        body = loads + "        acc = tl.dot(a, b, acc)\n"
+    elif form == "runtime_step":
+        loop = f"    for kb in range(0, cdiv({K}, {BK}), n):\n"
+        body = loads + "        acc = tl.dot(a, b, acc)\n"
+    elif form == "writes":
+        # each trip reads B's rows, then bumps the first one it read: a
+        # pipeline that read ahead would miss the bump
+        loop = f"    for kb in {rng}:\n"
+        body = (loads + "        acc = tl.dot(a, b, acc)\n"
+                f"        tl.store(y + (kb * {BK} + {BK}) * {ldb} + rn, "
+                f"tl.load(y + (kb * {BK} + {BK}) * {ldb} + rn, mask=kb * {BK} + {BK} < {K}) + 1.0, "
+                f"mask=kb * {BK} + {BK} < {K})\n")
+    elif form == "two_dots":
+        loop = f"    for kb in {rng}:\n"
+        body = (loads + "        acc = tl.dot(a, b, acc)\n"
+                "        acc = tl.dot(a, b * 2.0, acc)\n")
+    elif form == "nested":
+        head = f"    total = tl.zeros([{M}, {N}], dtype={acc_t})\n"
+        loop = (f"    for rep in range(0, 2):\n"
+                f"        acc = tl.zeros([{M}, {N}], dtype={acc_t})\n"
+                f"        for kb in {rng}:\n")
+        body = ("    " + loads.replace("\n        ", "\n            ") + "            acc = tl.dot(a, b, acc)\n"
+                "        total += acc\n"
+                "    acc = total\n")
+    else:
+        loop = f"    for kb in {rng}:\n"
+        body = loads + "        acc = tl.dot(a, b, acc)\n"
+    return f"""
+@kernel(grid=(1,), num_warps={warps})
+def op(x: *{t}, y: *{t}, out: *{'i32' if t == 'i8' else 'f32'}, n: i32):
+    rm = tl.arange(0, {M})
+    rn = tl.arange(0, {N})
+    rk = tl.arange(0, {BK})
+{head}{loop}{body}    tl.store(out + rm[:, None] * {N} + rn[None, :], acc)
+"""
+
+
+for name, t, M, N, K, BK, warps, stages, lda, ldb, other, form in PIPELINED:
+    src = pipelined_source(t, M, N, K, BK, warps, stages, lda, ldb, other, form)
+
+    @case(f"tl.dot pipelined loop: {name} ({t} [{M}, {K}] @ [{K}, {N}], BK={BK}, "
+          f"{warps} warps, num_stages={stages})", src)
+    def check_pipelined(run, torch, t=t, M=M, N=N, K=K, BK=BK, lda=lda, ldb=ldb, other=other, form=form):
+        kpad = -(-K // BK) * BK
+        a_full = inputs(t, M * lda, 11).view(M, lda)
+        b_full = inputs(t, (kpad + BK) * ldb, 12).view(kpad + BK, ldb)
+        # what the loads see: elements past K read as `other`
+        a_seen = a_full[:, :kpad].double().clone()
+        b_seen = b_full[:kpad, :N].double().clone()
+        fill = float(other)
+        a_seen[:, K:] = fill
+        b_seen[K:, :] = fill
+        if form == "writes":
+            for kb in range(kpad // BK):
+                nxt = kb * BK + BK
+                if nxt < K:  # bumped (in f16) before the trip that reads it
+                    b_seen[nxt, :] = (b_full[nxt, :N].float() + 1.0).to(b_full.dtype).double()
+        ref = a_seen @ b_seen
+        if form == "two_dots":
+            ref = ref + a_seen @ (b_seen * 2.0)
+        if form == "nested":
+            ref = 2 * ref
+        x, y = dev(a_full.contiguous()), dev(b_full.contiguous())
+        out_t = torch.int32 if t == "i8" else torch.float32
+        out = dev(torch.full((M, N), -7, dtype=out_t))
+        if run(x, y, out, 1) != 0:
+            return "launch failed"
+        torch.cuda.synchronize()
+        got = out.cpu().double()
+        if torch.isnan(got).any():
+            return "NaN in the output (an element not written)"
+        s = (a_seen.abs() @ b_seen.abs()).max().item() * (3 if form == "two_dots" else 2 if form == "nested" else 1)
+        tol = 0.0 if t == "i8" else (2.0 ** -10 if t == "f32" else 1e-5) * s
+        err = (got - ref).abs().max().item()
+        return None if err <= tol else f"max error {err:.3g} > {tol:.3g}"

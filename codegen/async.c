@@ -1,0 +1,182 @@
+/* The shared-memory buffers of pipelined loops (lower/pipeline_dot.c).
+ * local_view: one stage of a buffer, held as its address (one register,
+ * a shared-memory pointer). async_copy: each thread copies the elements
+ * its pointer registers name into the view, where the buffer's layout puts
+ * them, as cp.async of 4, 8 or 16 bytes; a masked-off vector is zero-
+ * filled (src-size 0). A vector whose mask is neither all on nor all off,
+ * or any copy whose `other` is not 0, is loaded element by element and
+ * stored with st.shared instead (never both for one vector: a zero-fill
+ * landing later would overwrite it). async_commit and async_wait are
+ * cp.async's commit_group and wait_group; the wait is followed by a
+ * fence.proxy.async when a wgmma reads the buffers (cp.async writes are
+ * generic-proxy writes) and by the program's barrier. local_load reads a
+ * view into the registers of its result's layout, as wide as the layouts
+ * allow.
+ * Needs: smem.c's buffer offsets, layouts (a view's is its buffer's). */
+#include "internal.h"
+
+#include <math.h>
+#include <string.h>
+
+static const tk_tir_buffer *buffer_of(cg *c, const tk_tir_op *op) {
+    return &c->k->buffers.data[tk_tir_attr_int(op, "buffer", 0)];
+}
+
+static unsigned elem_bytes(const tk_type *t) {
+    unsigned b = tk_dtype_bits(cg_elem_of(t)->dtype) / 8;
+    return b ? b : 1;
+}
+
+/* thread bits -> element offsets in the view, for registers of layout l */
+static const tk_ll *offsets_in(cg *c, const tk_ll *view, const tk_ll *l) {
+    tk_ll inverse;
+    tk_ll *out = TK_NEW(c->arena, tk_ll);
+    tk_ll_invert(&inverse, view);
+    tk_ll_compose(out, &inverse, l);
+    return out;
+}
+
+static LLVMValueRef smem_at(cg *c, LLVMValueRef base, LLVMValueRef byte_offset) {
+    return LLVMBuildGEP2(c->b, c->t_i8, base, &byte_offset, 1, "");
+}
+
+/* is register r a copy of a lower register (a zero basis among its bits)? */
+static bool register_copy(const tk_ll *l, uint32_t r) {
+    for (uint32_t i = 0; i < l->reg_bits; i++)
+        if ((r >> i & 1) && !l->reg[i]) return true;
+    return false;
+}
+
+/* is v a splat of the constant 0 (+0.0 for floats)? */
+static bool is_zero(const tk_tir_value *v) {
+    if (!v) return true;
+    if (v->def && v->def->code == TIR_SPLAT) v = v->def->operands.data[0];
+    if (!v->def || v->def->code != TIR_CONST) return false;
+    if (tk_dtype_is_float(cg_elem_of(v->type)->dtype)) return v->def->value.f == 0.0 && !signbit(v->def->value.f);
+    return v->def->value.i == 0;
+}
+
+static void emit_view(cg *c, const tk_tir_op *op) {
+    const tk_tir_buffer *b = buffer_of(c, op);
+    LLVMValueRef off = LLVMBuildAdd(c->b, LLVMBuildMul(c->b, cg_operand(c, op, 0, 0), cg_i32(c, b->stage_bytes), ""),
+                                    cg_i32(c, b->offset), "");
+    cgval out = cg_newval(c, 1);
+    out.r[0] = smem_at(c, c->smem, off);
+    *cg_get(c, op->results.data[0]) = out;
+}
+
+static void cp_async(cg *c, LLVMValueRef dst, LLVMValueRef src, unsigned bytes, LLVMValueRef src_size) {
+    char name[64];
+    snprintf(name, sizeof name, "llvm.nvvm.cp.async.%s.shared.global.%u.s", bytes == 16 ? "cg" : "ca", bytes);
+    LLVMValueRef args[3] = {dst, src, src_size};
+    cg_call(c, name, c->t_void, args, 3);
+}
+
+/* elements [r, r + w) one by one: each loaded where its mask holds (else
+ * `other`), all stored to dst */
+static void copy_elements(cg *c, const tk_tir_op *op, LLVMValueRef dst, uint32_t r, uint32_t w, unsigned bytes,
+                          LLVMTypeRef et) {
+    const cgval *pv = cg_get(c, op->operands.data[1]);
+    for (uint32_t i = 0; i < w; i++) {
+        LLVMValueRef m = op->operands.len > 2 ? cg_operand(c, op, 2, r + i) : LLVMConstInt(c->t_i1, 1, 0);
+        LLVMValueRef other = op->operands.len > 3 ? cg_operand(c, op, 3, r + i) : LLVMConstNull(et);
+        LLVMValueRef x = cg_masked_load_scalar(c, op, pv->r[r + i], m, other, et, bytes);
+        LLVMValueRef at = smem_at(c, dst, cg_i32(c, (int64_t)i * bytes));
+        LLVMSetAlignment(LLVMBuildStore(c->b, x, at), bytes);
+    }
+}
+
+static void emit_async_copy(cg *c, const tk_tir_op *op) {
+    const tk_tir_value *view = op->operands.data[0], *ptr = op->operands.data[1];
+    const tk_tir_value *mask = op->operands.len > 2 ? op->operands.data[2] : NULL;
+    const tk_tir_value *other = op->operands.len > 3 ? op->operands.data[3] : NULL;
+    unsigned bytes = elem_bytes(view->type);
+    LLVMTypeRef et = cg_elem_type(c, view->type);
+    const tk_ll *offsets = offsets_in(c, view->layout, ptr->layout);
+    uint32_t w = cg_access_width(ptr, bytes), sv = tk_ll_smem_vector(offsets, bytes);
+    if (sv < w) w = sv;
+    bool async = w * bytes >= 4 && is_zero(other);
+    /* masks alike across each vector: one test a vector */
+    uint32_t last = ptr->type->rank - 1;
+    bool uniform = !mask || w == 1 || (mask->has_axis && mask->constancy[last] % w == 0);
+    LLVMValueRef base = cg_get(c, view)->r[0];
+    const cgval *pv = cg_get(c, ptr);
+    for (uint32_t r = 0; r < pv->n; r += w) {
+        if (register_copy(ptr->layout, r)) continue;
+        LLVMValueRef dst = smem_at(c, base, LLVMBuildMul(c->b, cg_reg_flat(c, offsets, r), cg_i32(c, bytes), ""));
+        if (!async) {
+            copy_elements(c, op, dst, r, w, bytes, et);
+            continue;
+        }
+        LLVMValueRef full = cg_i32(c, w * bytes), zero = cg_i32(c, 0);
+        if (uniform) {
+            LLVMValueRef size = mask ? LLVMBuildSelect(c->b, cg_operand(c, op, 2, r), full, zero, "") : full;
+            cp_async(c, dst, pv->r[r], w * bytes, size);
+            continue;
+        }
+        LLVMValueRef all = cg_operand(c, op, 2, r), any = all;
+        for (uint32_t i = 1; i < w; i++) {
+            all = LLVMBuildAnd(c->b, all, cg_operand(c, op, 2, r + i), "");
+            any = LLVMBuildOr(c->b, any, cg_operand(c, op, 2, r + i), "");
+        }
+        LLVMValueRef mixed = LLVMBuildAnd(c->b, any, LLVMBuildNot(c->b, all, ""), "");
+        LLVMBasicBlockRef slow = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "copy.mixed");
+        LLVMBasicBlockRef fast = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "copy.async");
+        LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "copy.done");
+        LLVMBuildCondBr(c->b, mixed, slow, fast);
+        LLVMPositionBuilderAtEnd(c->b, slow);
+        copy_elements(c, op, dst, r, w, bytes, et);
+        LLVMBuildBr(c->b, done);
+        LLVMPositionBuilderAtEnd(c->b, fast);
+        cp_async(c, dst, pv->r[r], w * bytes, LLVMBuildSelect(c->b, all, full, zero, ""));
+        LLVMBuildBr(c->b, done);
+        LLVMPositionBuilderAtEnd(c->b, done);
+    }
+}
+
+static bool has_wgmma(const tk_tir_block *blk) {
+    for (uint32_t i = 0; i < blk->ops.len; i++) {
+        const tk_tir_op *op = blk->ops.data[i];
+        const char *impl = op->code == TIR_DOT && !op->dead ? tk_tir_attr_text(op, "impl") : NULL;
+        if (impl && !strcmp(impl, "wgmma")) return true;
+        for (uint32_t r = 0; r < op->regions.len; r++)
+            if (has_wgmma(op->regions.data[r])) return true;
+    }
+    return false;
+}
+
+static void emit_wait(cg *c, const tk_tir_op *op) {
+    LLVMValueRef pending = cg_i32(c, tk_tir_attr_int(op, "pending", 0));
+    cg_call(c, "llvm.nvvm.cp.async.wait.group", c->t_void, &pending, 1);
+    if (has_wgmma(c->k->body)) cg_asm_call(c, c->t_void, "fence.proxy.async.shared::cta;", "", NULL, 0, true);
+    cg_barrier(c);
+}
+
+static void emit_local_load(cg *c, const tk_tir_op *op) {
+    const tk_tir_value *view = op->operands.data[0], *res = op->results.data[0];
+    unsigned bytes = elem_bytes(res->type);
+    LLVMTypeRef et = cg_elem_type(c, res->type);
+    const tk_ll *offsets = offsets_in(c, view->layout, res->layout);
+    uint32_t vec = tk_ll_smem_vector(offsets, bytes);
+    LLVMValueRef base = cg_get(c, view)->r[0];
+    uint32_t n = cg_nregs(res);
+    cgval out = cg_newval(c, n);
+    for (uint32_t r = 0; r < n; r += vec) {
+        LLVMValueRef at = smem_at(c, base, LLVMBuildMul(c->b, cg_reg_flat(c, offsets, r), cg_i32(c, bytes), ""));
+        LLVMValueRef v = LLVMBuildLoad2(c->b, vec > 1 ? LLVMVectorType(et, vec) : et, at, "");
+        LLVMSetAlignment(v, vec * bytes);
+        for (uint32_t i = 0; i < vec; i++) out.r[r + i] = vec > 1 ? LLVMBuildExtractElement(c->b, v, cg_i32(c, i), "") : v;
+    }
+    *cg_get(c, res) = out;
+}
+
+void cg_emit_async(cg *c, const tk_tir_op *op) {
+    switch (op->code) {
+    case TIR_LOCAL_VIEW: emit_view(c, op); return;
+    case TIR_ASYNC_COPY: emit_async_copy(c, op); return;
+    case TIR_ASYNC_COMMIT: cg_call(c, "llvm.nvvm.cp.async.commit.group", c->t_void, NULL, 0); return;
+    case TIR_ASYNC_WAIT: emit_wait(c, op); return;
+    case TIR_LOCAL_LOAD: emit_local_load(c, op); return;
+    default: cg_not_yet(c, op, tk_tir_opcode_name(op->code)); return;
+    }
+}

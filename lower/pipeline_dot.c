@@ -1,0 +1,524 @@
+/* Multi-stage pipelining of the loads that feed a tensor-core dot
+ * (Triton's software pipeliner for matmul loops), and wgmma where the
+ * target has it.
+ *
+ * A `for` loop of S = num_stages >= 2 (tl.range(..., num_stages=), else the
+ * kernel's) whose body computes tl.dot (impl mma_sync, dot.c) on a tile it
+ * loads there gets, for each such load, a shared-memory buffer of S
+ * stages. Trip t's tile goes to stage t mod S, copied by cp.async
+ * (async_copy) S - 1 trips ahead:
+ *   before the loop: trips 0 .. S-2 copied, one commit group each;
+ *   each trip: async_wait (at most S - 2 groups still in flight, then a
+ *   barrier: this trip's stage is complete and every thread is done with
+ *   the stage the previous trip read); the dot's operand read from this
+ *   trip's stage (local_load into mma.sync's operand layout, or for wgmma
+ *   the stage itself); trip t + S - 1's copy into the stage trip t - 1
+ *   read, and a commit; then the rest of the body;
+ *   after the loop: async_wait 0.
+ * A copy for a trip past the loop's end is masked off (zero-fill).
+ *
+ * The loads' addresses may use the induction variable, values from
+ * outside the loop, and loop-carried values that only advance themselves
+ * (`a_ptrs += BK`): those run S - 1 trips ahead in new carried values, and
+ * the originals, unused now, go in DCE.
+ *
+ * On targets with wgmma (sm_90a), a dot with f16 or bf16 operands that
+ * both come from buffers, M a multiple of 64 and N of 8, becomes impl
+ * "wgmma": its operands are the stages themselves (shared-memory
+ * descriptors), its warps split as Triton's Hopper rule says.
+ *
+ * Needs: dot.c's impl, LICM. Keeps: semantics where the loop does not
+ * write through the loads' pointer parameters (as Triton, distinct
+ * parameters are taken not to alias). */
+#include "internal.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+typedef TK_VEC(tk_tir_op *) op_list;
+
+typedef struct dp_ctx {
+    tk_arena *arena;
+    tk_diag *diag;
+    tk_tir_kernel *k;
+    const tk_target *target;
+    tk_tir_op *loop;
+    tk_tir_block *body;
+    uint32_t nvalues;     /* ids below this existed before the pass */
+    tk_tir_value **subst; /* by id: a body value's copy in the trip being built */
+    bool *ahead;          /* by body-arg index: a carried value that runs ahead */
+    uint32_t *uses;       /* by id: uses inside the body */
+} dp_ctx;
+
+static tk_tir_value *new_value(dp_ctx *c, const tk_type *t, tk_tir_op *def) {
+    return tir_new_value(c->arena, c->k, t, def);
+}
+
+static tk_tir_op *emit(dp_ctx *c, op_list *out, tk_tir_block *at, tk_tir_opcode code, int sub, const tk_type *t,
+                       tk_tir_value *a, tk_tir_value *b) {
+    tk_tir_op *op = tir_new_op(c->arena, code, sub, c->loop->loc);
+    op->parent = at;
+    if (a) tk_vec_push(c->arena, &op->operands, a);
+    if (b) tk_vec_push(c->arena, &op->operands, b);
+    if (t) tk_vec_push(c->arena, &op->results, new_value(c, t, op));
+    tk_vec_push(c->arena, out, op);
+    return op;
+}
+
+static tk_tir_value *constant(dp_ctx *c, op_list *out, tk_tir_block *at, const tk_type *t, int64_t v) {
+    tk_tir_op *op = emit(c, out, at, TIR_CONST, 0, t, NULL, NULL);
+    op->value.i = v;
+    return op->results.data[0];
+}
+
+static tk_tir_value *binary(dp_ctx *c, op_list *out, tk_tir_block *at, int op, tk_tir_value *a, tk_tir_value *b) {
+    return emit(c, out, at, TIR_BINARY, op, a->type, a, b)->results.data[0];
+}
+
+static int body_arg(const dp_ctx *c, const tk_tir_value *v) {
+    for (uint32_t i = 0; i < c->body->args.len; i++)
+        if (c->body->args.data[i] == v) return (int)i;
+    return -1;
+}
+
+static bool address_op(const tk_tir_op *op) {
+    switch (op->code) {
+    case TIR_CONST: case TIR_SPLAT: case TIR_MAKE_RANGE: case TIR_BROADCAST: case TIR_RESHAPE:
+    case TIR_PERMUTE: case TIR_UNARY: case TIR_BINARY: case TIR_CMP: case TIR_SELECT: case TIR_CAST:
+    case TIR_BITCAST: case TIR_ADDPTR: case TIR_HINT: case TIR_PROGRAM_ID: case TIR_NUM_PROGRAMS:
+        return op->results.len == 1 && op->regions.len == 0 && !op->dead;
+    default:
+        return false;
+    }
+}
+
+/* Can v be computed for a later trip: from the induction variable, values
+ * from outside, carried values marked ahead, through address ops? */
+static bool computable(const dp_ctx *c, const tk_tir_value *v, int depth) {
+    int arg = body_arg(c, v);
+    if (arg == 0) return true;
+    if (arg > 0) return c->ahead[arg];
+    if (!v->def || v->def->parent != c->body) return true;
+    if (!address_op(v->def) || depth > 64) return false;
+    for (uint32_t i = 0; i < v->def->operands.len; i++)
+        if (!computable(c, v->def->operands.data[i], depth + 1)) return false;
+    return true;
+}
+
+static const tk_tir_op *yield_of(const tk_tir_block *body) {
+    for (uint32_t i = body->ops.len; i-- > 0;)
+        if (!body->ops.data[i]->dead) return body->ops.data[i]->code == TIR_YIELD ? body->ops.data[i] : NULL;
+    return NULL;
+}
+
+/* The carried values that only advance themselves by address math: all
+ * candidates at first, then drop those whose next value is not computable
+ * until nothing changes. */
+static void find_ahead(dp_ctx *c, const tk_tir_op *yield) {
+    uint32_t n = c->body->args.len;
+    for (uint32_t i = 1; i < n; i++) c->ahead[i] = true;
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (uint32_t i = 1; i < n; i++)
+            if (c->ahead[i] && !computable(c, yield->operands.data[i - 1], 0)) {
+                c->ahead[i] = false;
+                changed = true;
+            }
+    }
+}
+
+/* v for the trip whose induction variable and ahead values subst holds */
+static tk_tir_value *for_trip(dp_ctx *c, tk_tir_value *v, op_list *out, tk_tir_block *at) {
+    if (v->id < c->nvalues && c->subst[v->id]) return c->subst[v->id];
+    if (!v->def || v->def->parent != c->body) return v;
+    const tk_tir_op *def = v->def;
+    tk_tir_op *op = tir_clone_op(c->arena, def, at);
+    for (uint32_t i = 0; i < def->operands.len; i++)
+        tk_vec_push(c->arena, &op->operands, for_trip(c, def->operands.data[i], out, at));
+    tk_tir_value *r = tir_copy_value(c->arena, c->k, v, op);
+    tk_vec_push(c->arena, &op->results, r);
+    tk_vec_push(c->arena, out, op);
+    if (v->id < c->nvalues) c->subst[v->id] = r;
+    return r;
+}
+
+/* subst reset to: induction variable iv, ahead carried values vals[] */
+static void begin_trip(dp_ctx *c, tk_tir_value *iv, tk_tir_value **vals) {
+    memset(c->subst, 0, sizeof(tk_tir_value *) * c->nvalues);
+    c->subst[c->body->args.data[0]->id] = iv;
+    for (uint32_t i = 1; i < c->body->args.len; i++)
+        if (c->ahead[i]) c->subst[c->body->args.data[i]->id] = vals[i];
+}
+
+/* i1: does the trip with induction variable x run? */
+static tk_tir_value *trip_runs(dp_ctx *c, tk_tir_value *x, op_list *out, tk_tir_block *at) {
+    tk_tir_value *hi = c->loop->operands.data[1], *step = c->loop->operands.data[2];
+    const tk_type *i1 = tk_type_scalar(c->arena, TK_I1);
+    tk_tir_value *up = emit(c, out, at, TIR_CMP, TK_BINOP_LT, i1, x, hi)->results.data[0];
+    if (step->def && step->def->code == TIR_CONST && step->def->value.i > 0) return up;
+    tk_tir_value *zero = constant(c, out, at, step->type, 0);
+    tk_tir_value *positive = emit(c, out, at, TIR_CMP, TK_BINOP_GT, i1, step, zero)->results.data[0];
+    tk_tir_value *down = emit(c, out, at, TIR_CMP, TK_BINOP_GT, i1, x, hi)->results.data[0];
+    tk_tir_op *pick = emit(c, out, at, TIR_SELECT, 0, i1, positive, up);
+    tk_vec_push(c->arena, &pick->operands, down);
+    return pick->results.data[0];
+}
+
+/* one pipelined load and its buffer */
+typedef struct staged {
+    tk_tir_op *load;
+    uint32_t buffer;
+} staged;
+
+static const tk_type *i32_type(dp_ctx *c) { return tk_type_scalar(c->arena, TK_I32); }
+
+static tk_tir_value *view(dp_ctx *c, op_list *out, tk_tir_block *at, const staged *s, tk_tir_value *stage) {
+    tk_tir_op *op = emit(c, out, at, TIR_LOCAL_VIEW, 0, s->load->results.data[0]->type, stage, NULL);
+    struct tk_sema_attr a = {"buffer", NULL, s->buffer};
+    tk_vec_push(c->arena, &op->attrs, a);
+    return op->results.data[0];
+}
+
+/* the copy of load s for the trip subst describes, into `stage`, off when
+ * `runs` is false */
+static void copy_for_trip(dp_ctx *c, op_list *out, tk_tir_block *at, const staged *s, tk_tir_value *stage,
+                          tk_tir_value *runs) {
+    const tk_tir_op *load = s->load;
+    const tk_type *t = load->results.data[0]->type;
+    tk_tir_value *dst = view(c, out, at, s, stage);
+    tk_tir_value *ptr = for_trip(c, load->operands.data[0], out, at);
+    const tk_type *mask_t = tk_type_tile(c->arena, tk_type_scalar(c->arena, TK_I1), t->rank, t->shape);
+    tk_tir_value *mask = emit(c, out, at, TIR_SPLAT, 0, mask_t, runs, NULL)->results.data[0];
+    if (load->operands.len > 1)
+        mask = binary(c, out, at, TK_BINOP_AND, for_trip(c, load->operands.data[1], out, at), mask);
+    tk_tir_value *other = load->operands.len > 2 ? for_trip(c, load->operands.data[2], out, at) : NULL;
+    tk_tir_op *cp = emit(c, out, at, TIR_ASYNC_COPY, 0, NULL, dst, ptr);
+    tk_vec_push(c->arena, &cp->operands, mask);
+    if (other) tk_vec_push(c->arena, &cp->operands, other);
+    cp->attrs = load->attrs; /* cache modifiers */
+}
+
+/* stage + 1, wrapping at S */
+static tk_tir_value *next_stage(dp_ctx *c, op_list *out, tk_tir_block *at, tk_tir_value *stage, uint32_t stages) {
+    tk_tir_value *one = constant(c, out, at, i32_type(c), 1), *zero = constant(c, out, at, i32_type(c), 0);
+    tk_tir_value *n = binary(c, out, at, TK_BINOP_ADD, stage, one);
+    tk_tir_value *wrap = emit(c, out, at, TIR_CMP, TK_BINOP_EQ, tk_type_scalar(c->arena, TK_I1), n,
+                              constant(c, out, at, i32_type(c), stages))->results.data[0];
+    tk_tir_op *pick = emit(c, out, at, TIR_SELECT, 0, i32_type(c), wrap, zero);
+    tk_vec_push(c->arena, &pick->operands, n);
+    return pick->results.data[0];
+}
+
+/* the widest swizzle whose rows fit the tile's rows (0: plain) */
+static uint32_t swizzle_for(const tk_type *t) {
+    int64_t row_bytes = t->shape[1] * (int64_t)tk_dtype_bits(tir_elem(t)->dtype) / 8;
+    if (t->shape[0] < 8) return 0;
+    for (uint32_t s = 128; s >= 32; s /= 2)
+        if (row_bytes >= s) return s;
+    return 0;
+}
+
+static uint32_t add_buffer(dp_ctx *c, const tk_tir_op *load, uint32_t stages) {
+    tk_tir_buffer b = {0};
+    b.tile = load->results.data[0]->type;
+    b.stages = stages;
+    b.loc = load->loc;
+    tk_ll *l = TK_NEW(c->arena, tk_ll);
+    b.swizzle_bytes = swizzle_for(b.tile);
+    uint32_t bits = tk_dtype_bits(tir_elem(b.tile)->dtype);
+    if (!b.swizzle_bytes || !tk_ll_nvmma_shared(l, b.tile->shape, bits, b.swizzle_bytes)) {
+        b.swizzle_bytes = 0;
+        tk_ll_shared(l, 2, b.tile->shape, 1, 1, 1);
+    }
+    b.layout = l;
+    b.stage_bytes = (uint32_t)(b.tile->shape[0] * b.tile->shape[1] * bits / 8);
+    tk_vec_push(c->arena, &c->k->buffers, b);
+    return c->k->buffers.len - 1;
+}
+
+static void count_uses(tk_tir_op *op, void *ctx) {
+    dp_ctx *c = ctx;
+    for (uint32_t i = 0; i < op->operands.len; i++)
+        if (op->operands.data[i]->id < c->nvalues) c->uses[op->operands.data[i]->id]++;
+}
+
+static bool is_mma_dot(const tk_tir_op *op) {
+    const char *impl = op->code == TIR_DOT && !op->dead ? tk_tir_attr_text(op, "impl") : NULL;
+    return impl && !strcmp(impl, "mma_sync");
+}
+
+static const tk_tir_value *strip_address(const tk_tir_value *v) {
+    while (v->def && (v->def->code == TIR_ADDPTR || v->def->code == TIR_SPLAT || v->def->code == TIR_BROADCAST ||
+                      v->def->code == TIR_RESHAPE || v->def->code == TIR_PERMUTE || v->def->code == TIR_HINT))
+        v = v->def->operands.data[0];
+    return v;
+}
+
+/* The pointer parameter ptr derives from, through a carried value that
+ * only advances itself (a_ptrs += BK) to its initial value; NULL if none. */
+static const tk_tir_value *loop_root(const dp_ctx *c, const tk_tir_value *ptr) {
+    const tk_tir_value *v = strip_address(ptr);
+    int arg = body_arg(c, v);
+    if (arg > 0) {
+        const tk_tir_op *y = yield_of(c->body);
+        if (!y || strip_address(y->operands.data[arg - 1]) != v) return NULL;
+        v = c->loop->operands.data[3 + arg - 1];
+    }
+    return tir_root_pointer(c->k, v);
+}
+
+/* operand i of dot, when it is a load of this body the pipeline can take */
+static tk_tir_op *pipelinable(dp_ctx *c, const tk_tir_op *dot, uint32_t i) {
+    tk_tir_value *v = dot->operands.data[i];
+    tk_tir_op *load = v->def;
+    if (!load || load->code != TIR_LOAD || load->parent != c->body || load->dead) return NULL;
+    if (tk_tir_attr_int(load, "volatile", 0) || c->uses[v->id] != 1) return NULL;
+    const tk_type *pt = load->operands.data[0]->type;
+    if (v->type->kind != TK_TYPE_TILE || v->type->rank != 2 || pt->kind != TK_TYPE_TILE ||
+        tir_elem(pt)->kind != TK_TYPE_POINTER)
+        return NULL;
+    for (uint32_t k = 0; k < load->operands.len; k++)
+        if (!computable(c, load->operands.data[k], 0)) return NULL;
+    if (tir_block_may_write(c->arena, c->k, c->body, loop_root(c, load->operands.data[0]))) return NULL;
+    return load;
+}
+
+/* Triton's warps for wgmma: 4 (a warpgroup) along M, doubled along M
+ * while M has rows left for them, then along N. */
+static void wgmma_warps(const int64_t *shape, uint32_t num_warps, uint32_t *warps) {
+    warps[0] = 4, warps[1] = 1;
+    while (warps[0] * warps[1] < num_warps) {
+        if (shape[0] > 16 * (int64_t)warps[0]) warps[0] *= 2;
+        else warps[1] *= 2;
+    }
+}
+
+static void set_attr_int(dp_ctx *c, tk_tir_op *op, const char *name, int64_t v) {
+    for (uint32_t i = 0; i < op->attrs.len; i++)
+        if (!strcmp(op->attrs.data[i].name, name)) {
+            /* attrs may be shared with a clone: copy before writing */
+            struct tk_sema_attr *copy = TK_NEW_ARRAY(c->arena, struct tk_sema_attr, op->attrs.len);
+            memcpy(copy, op->attrs.data, sizeof *copy * op->attrs.len);
+            op->attrs.data = copy;
+            op->attrs.cap = op->attrs.len;
+            op->attrs.data[i].i = v;
+            op->attrs.data[i].text = NULL;
+            return;
+        }
+    struct tk_sema_attr a = {name, NULL, v};
+    tk_vec_push(c->arena, &op->attrs, a);
+}
+
+static void set_attr_text(dp_ctx *c, tk_tir_op *op, const char *name, const char *text) {
+    struct tk_sema_attr *copy = TK_NEW_ARRAY(c->arena, struct tk_sema_attr, op->attrs.len + 1);
+    memcpy(copy, op->attrs.data, sizeof *copy * op->attrs.len);
+    op->attrs.data = copy;
+    op->attrs.cap = op->attrs.len + 1;
+    for (uint32_t i = 0; i < op->attrs.len; i++)
+        if (!strcmp(op->attrs.data[i].name, name)) {
+            op->attrs.data[i].text = text;
+            return;
+        }
+    struct tk_sema_attr a = {name, text, 0};
+    op->attrs.data[op->attrs.len++] = a;
+}
+
+/* wgmma for this dot, whose operands are both views now? */
+static bool wgmma_fits(dp_ctx *c, const tk_tir_op *dot, const staged *a, const staged *b) {
+    if (!c->target || !c->target->has_wgmma || !a || !b) return false;
+    tk_dtype in = tir_elem(dot->operands.data[0]->type)->dtype;
+    if (in != TK_F16 && in != TK_BF16) return false;
+    const tk_type *r = dot->results.data[0]->type;
+    uint32_t warps[2];
+    wgmma_warps(r->shape, c->k->num_warps, warps);
+    int64_t n = r->shape[1] / warps[1], k = dot->operands.data[0]->type->shape[1];
+    const tk_tir_buffer *ba = &c->k->buffers.data[a->buffer], *bb = &c->k->buffers.data[b->buffer];
+    return r->shape[0] % (16 * (int64_t)warps[0]) == 0 && n >= 8 && n <= 256 && n % 8 == 0 && k % 16 == 0 &&
+           ba->swizzle_bytes && bb->swizzle_bytes && r->shape[1] % 8 == 0;
+}
+
+/* Buffers start on 1024-byte boundaries (smem.c). */
+static uint64_t stage_bytes(const tk_tir_buffer *b) { return (b->stage_bytes + 1023) / 1024 * 1024; }
+
+/* The depth the target's shared memory allows for this loop's buffers
+ * (those from `first` on), beside the buffers of loops before it: fewer
+ * stages than asked, with a warning, down to 2; as asked when even 2 do
+ * not fit (smem.c reports that, naming the tiles). */
+static uint32_t fit_stages(dp_ctx *c, const tk_loc *at, uint32_t first, uint32_t stages) {
+    if (!c->target) return stages;
+    uint64_t before = 0, one = 0;
+    for (uint32_t b = 0; b < c->k->buffers.len; b++) {
+        if (b < first) before += stage_bytes(&c->k->buffers.data[b]) * c->k->buffers.data[b].stages;
+        else one += stage_bytes(&c->k->buffers.data[b]);
+    }
+    uint32_t fits = stages;
+    while (fits > 2 && before + one * fits > c->target->smem_per_block) fits--;
+    if (fits == stages || before + one * fits > c->target->smem_per_block) return stages;
+    tk_warning(c->diag, *at, "num_stages=%u would keep %" PRIu64 " bytes of this loop's tiles in shared memory, "
+               "more than the %u a block has on %s: pipelined %u deep instead",
+               stages, before + one * stages, c->target->smem_per_block, c->target->name, fits);
+    return fits;
+}
+
+static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *before, op_list *after) {
+    tk_tir_block *body = loop->regions.data[0];
+    c->loop = loop;
+    c->body = body;
+    tk_tir_op *yield = (tk_tir_op *)yield_of(body);
+    if (!yield || yield->operands.len + 1 != body->args.len) return;
+    c->ahead = TK_NEW_ARRAY(c->arena, bool, body->args.len + 1);
+    c->uses = TK_NEW_ARRAY(c->arena, uint32_t, c->nvalues + 1);
+    tir_walk(body, count_uses, c);
+    find_ahead(c, yield);
+
+    /* the loads to pipeline, and per dot its operands' */
+    TK_VEC(staged) loads = {0};
+    TK_VEC(tk_tir_op *) dots = {0};
+    uint32_t first_buffer = c->k->buffers.len;
+    for (uint32_t i = 0; i < body->ops.len; i++) {
+        tk_tir_op *dot = body->ops.data[i];
+        if (!is_mma_dot(dot)) continue;
+        bool any = false;
+        for (uint32_t j = 0; j < 2; j++) {
+            tk_tir_op *load = pipelinable(c, dot, j);
+            if (!load) continue;
+            staged s = {load, add_buffer(c, load, stages)};
+            tk_vec_push(c->arena, &loads, s);
+            any = true;
+        }
+        if (any) tk_vec_push(c->arena, &dots, dot);
+    }
+    if (!loads.len) return;
+    stages = fit_stages(c, &loads.data[0].load->loc, first_buffer, stages);
+    for (uint32_t b = first_buffer; b < c->k->buffers.len; b++) c->k->buffers.data[b].stages = stages;
+
+    /* ahead values at the start: the initial ones */
+    uint32_t nargs = body->args.len;
+    tk_tir_value **cur = TK_NEW_ARRAY(c->arena, tk_tir_value *, nargs + 1);
+    for (uint32_t i = 1; i < nargs; i++) cur[i] = loop->operands.data[3 + i - 1];
+    tk_tir_block *outside = loop->parent;
+    tk_tir_value *lo = loop->operands.data[0], *step = loop->operands.data[2];
+    const tk_type *ivt = body->args.data[0]->type;
+
+    /* prologue: trips 0 .. S-2 */
+    tk_tir_value *iv = lo;
+    for (uint32_t p = 0; p + 1 < stages; p++) {
+        if (p) iv = binary(c, before, outside, TK_BINOP_ADD, iv, step);
+        begin_trip(c, iv, cur);
+        tk_tir_value *runs = trip_runs(c, iv, before, outside);
+        tk_tir_value *stage = constant(c, before, outside, i32_type(c), p);
+        for (uint32_t l = 0; l < loads.len; l++) copy_for_trip(c, before, outside, &loads.data[l], stage, runs);
+        emit(c, before, outside, TIR_ASYNC_COMMIT, 0, NULL, NULL, NULL);
+        tk_tir_value **next = TK_NEW_ARRAY(c->arena, tk_tir_value *, nargs + 1);
+        for (uint32_t i = 1; i < nargs; i++)
+            if (c->ahead[i]) next[i] = for_trip(c, yield->operands.data[i - 1], before, outside);
+        cur = next;
+    }
+
+    /* new carried values: the ahead ones, then the two stage counters */
+    tk_tir_value **arg_of = TK_NEW_ARRAY(c->arena, tk_tir_value *, nargs + 1);
+    for (uint32_t i = 1; i < nargs; i++) {
+        if (!c->ahead[i]) continue;
+        tk_tir_value *a = tir_copy_value(c->arena, c->k, body->args.data[i], NULL);
+        tk_vec_push(c->arena, &body->args, a);
+        tk_vec_push(c->arena, &loop->operands, cur[i]);
+        tk_vec_push(c->arena, &loop->results, tir_copy_value(c->arena, c->k, body->args.data[i], loop));
+        arg_of[i] = a;
+    }
+    tk_tir_value *read_stage = new_value(c, i32_type(c), NULL), *write_stage = new_value(c, i32_type(c), NULL);
+    tk_vec_push(c->arena, &body->args, read_stage);
+    tk_vec_push(c->arena, &loop->operands, constant(c, before, outside, i32_type(c), 0));
+    tk_vec_push(c->arena, &loop->results, new_value(c, i32_type(c), loop));
+    tk_vec_push(c->arena, &body->args, write_stage);
+    tk_vec_push(c->arena, &loop->operands, constant(c, before, outside, i32_type(c), stages - 1));
+    tk_vec_push(c->arena, &loop->results, new_value(c, i32_type(c), loop));
+
+    /* the body's head: wait, read this trip's stage, copy trip t + S - 1 */
+    op_list head = {0};
+    tk_tir_op *wait = emit(c, &head, body, TIR_ASYNC_WAIT, 0, NULL, NULL, NULL);
+    struct tk_sema_attr pending = {"pending", NULL, stages - 2};
+    tk_vec_push(c->arena, &wait->attrs, pending);
+    tk_tir_value **views = TK_NEW_ARRAY(c->arena, tk_tir_value *, loads.len);
+    for (uint32_t l = 0; l < loads.len; l++) views[l] = view(c, &head, body, &loads.data[l], read_stage);
+    for (uint32_t d = 0; d < dots.len; d++) {
+        tk_tir_op *dot = dots.data[d];
+        const staged *from[2] = {NULL, NULL};
+        tk_tir_value *v[2] = {NULL, NULL};
+        for (uint32_t l = 0; l < loads.len; l++)
+            for (uint32_t j = 0; j < 2; j++)
+                if (dot->operands.data[j] == loads.data[l].load->results.data[0]) from[j] = &loads.data[l], v[j] = views[l];
+        if (wgmma_fits(c, dot, from[0], from[1])) {
+            uint32_t warps[2];
+            wgmma_warps(dot->results.data[0]->type->shape, c->k->num_warps, warps);
+            set_attr_text(c, dot, "impl", "wgmma");
+            set_attr_int(c, dot, "warps_m", warps[0]);
+            set_attr_int(c, dot, "warps_n", warps[1]);
+            dot->operands.data[0] = v[0];
+            dot->operands.data[1] = v[1];
+            continue;
+        }
+        for (uint32_t j = 0; j < 2; j++)
+            if (v[j]) {
+                tk_tir_op *ld = emit(c, &head, body, TIR_LOCAL_LOAD, 0, dot->operands.data[j]->type, v[j], NULL);
+                dot->operands.data[j] = ld->results.data[0];
+            }
+    }
+    for (uint32_t l = 0; l < loads.len; l++) loads.data[l].load->dead = true;
+
+    tk_tir_value *span = emit(c, &head, body, TIR_CONST, 0, ivt, NULL, NULL)->results.data[0];
+    span->def->value.i = stages - 1;
+    tk_tir_value *ahead_iv = binary(c, &head, body, TK_BINOP_ADD, body->args.data[0],
+                                    binary(c, &head, body, TK_BINOP_MUL, step, span));
+    begin_trip(c, ahead_iv, arg_of);
+    tk_tir_value *runs = trip_runs(c, ahead_iv, &head, body);
+    for (uint32_t l = 0; l < loads.len; l++) copy_for_trip(c, &head, body, &loads.data[l], write_stage, runs);
+    emit(c, &head, body, TIR_ASYNC_COMMIT, 0, NULL, NULL, NULL);
+    tk_tir_value **next = TK_NEW_ARRAY(c->arena, tk_tir_value *, nargs + 1);
+    for (uint32_t i = 1; i < nargs; i++)
+        if (c->ahead[i]) next[i] = for_trip(c, yield->operands.data[i - 1], &head, body);
+    tk_tir_value *read_next = next_stage(c, &head, body, read_stage, stages);
+    tk_tir_value *write_next = next_stage(c, &head, body, write_stage, stages);
+
+    for (uint32_t i = 0; i < body->ops.len; i++) tk_vec_push(c->arena, &head, body->ops.data[i]);
+    body->ops.data = head.data;
+    body->ops.len = head.len;
+    body->ops.cap = head.cap;
+    for (uint32_t i = 1; i < nargs; i++)
+        if (c->ahead[i]) tk_vec_push(c->arena, &yield->operands, next[i]);
+    tk_vec_push(c->arena, &yield->operands, read_next);
+    tk_vec_push(c->arena, &yield->operands, write_next);
+
+    /* no copy left in flight after the loop */
+    tk_tir_op *drain = emit(c, after, outside, TIR_ASYNC_WAIT, 0, NULL, NULL, NULL);
+    struct tk_sema_attr none = {"pending", NULL, 0};
+    tk_vec_push(c->arena, &drain->attrs, none);
+}
+
+static void pipeline_block(dp_ctx *c, tk_tir_block *blk) {
+    op_list rebuilt = {0};
+    for (uint32_t i = 0; i < blk->ops.len; i++) {
+        tk_tir_op *op = blk->ops.data[i];
+        for (uint32_t r = 0; r < op->regions.len; r++) pipeline_block(c, op->regions.data[r]);
+        op_list after = {0};
+        int64_t stages = op->code == TIR_FOR ? tk_tir_attr_int(op, "num_stages", c->k->num_stages) : 1;
+        if (!op->dead && stages >= 2) {
+            c->nvalues = c->k->value_count;
+            c->subst = TK_NEW_ARRAY(c->arena, tk_tir_value *, c->nvalues + 1);
+            pipeline_loop(c, op, (uint32_t)stages, &rebuilt, &after);
+        }
+        tk_vec_push(c->arena, &rebuilt, op);
+        for (uint32_t k = 0; k < after.len; k++) tk_vec_push(c->arena, &rebuilt, after.data[k]);
+    }
+    blk->ops.data = rebuilt.data;
+    blk->ops.len = rebuilt.len;
+    blk->ops.cap = rebuilt.cap;
+}
+
+void tir_pass_pipeline_dots(tk_arena *arena, tk_diag *diag, tk_tir_kernel *k, const tk_target *target) {
+    dp_ctx c = {0};
+    c.arena = arena;
+    c.diag = diag;
+    c.k = k;
+    c.target = target;
+    pipeline_block(&c, k->body);
+}
