@@ -308,6 +308,9 @@ static void emit_op(cg *c, const tk_tir_op *op) {
     case TIR_LOCAL_VIEW: case TIR_ASYNC_COPY: case TIR_ASYNC_COMMIT: case TIR_ASYNC_WAIT: case TIR_LOCAL_LOAD:
         cg_emit_async(c, op);
         return;
+    case TIR_DOT_WAIT:
+        cg_emit_dot_wait(c, op);
+        return;
     case TIR_BUILTIN: {
         switch (op->sub) {
         case TK_B_DEBUG_BARRIER: cg_barrier(c); return;

@@ -217,13 +217,44 @@ static LLVMValueRef descriptor(cg *c, LLVMValueRef addr, LLVMValueRef byte_offse
     return LLVMBuildOr(c->b, a, LLVMConstInt(c->t_i64, high, 0), "");
 }
 
+/* wgmma.wait_group `pending`, the registers r[0, n) passing through it
+ * (tied operands, 128 an asm statement: the first one waits), so that
+ * LLVM reads none of them before it. */
+static void wgmma_wait(cg *c, LLVMValueRef *r, uint32_t n, unsigned pending) {
+    char wait[64];
+    snprintf(wait, sizeof wait, "wgmma.wait_group.sync.aligned %u;", pending);
+    for (uint32_t base = 0; base < n; base += 128) {
+        uint32_t cnt = n - base < 128 ? n - base : 128;
+        char *cons = TK_NEW_ARRAY(c->arena, char, (size_t)cnt * 8 + 8);
+        size_t z = 0;
+        for (uint32_t i = 0; i < cnt; i++) z += (size_t)sprintf(cons + z, "=f,");
+        for (uint32_t i = 0; i < cnt; i++) z += (size_t)sprintf(cons + z, "%s%u", i ? "," : "", i);
+        LLVMTypeRef *fields = TK_NEW_ARRAY(c->arena, LLVMTypeRef, cnt);
+        for (uint32_t i = 0; i < cnt; i++) fields[i] = c->t_f32;
+        LLVMTypeRef t = LLVMStructTypeInContext(c->ctx, fields, cnt, 0);
+        LLVMValueRef v = cg_asm_call(c, t, base == 0 ? wait : "", cons, &r[base], cnt, true);
+        for (uint32_t i = 0; i < cnt; i++) r[base + i] = LLVMBuildExtractValue(c->b, v, i, "");
+    }
+}
+
+/* dot_wait: the accumulator once every wgmma writing it is done */
+void cg_emit_dot_wait(cg *c, const tk_tir_op *op) {
+    const cgval *in = cg_get(c, op->operands.data[0]);
+    cgval out = cg_newval(c, in->n);
+    memcpy(out.r, in->r, sizeof(LLVMValueRef) * in->n);
+    wgmma_wait(c, out.r, out.n, 0);
+    *cg_get(c, op->results.data[0]) = out;
+}
+
 /* impl "wgmma" (sm_90a): A [M, K] and B [K, N] are views of swizzled
  * buffers (K contiguous in A's rows, N in B's: B is read transposed,
  * tnspB = 1). Each warpgroup (4 warps down the rows) issues
  * m64nNk16 for each 64-row tile it holds and each step of 16 along K,
  * N = the columns its warps span; the accumulator registers run in the
  * instruction's order (tk_ll_mma_acc with warps down the rows). Then a
- * commit and a wait for the group, the accumulator threaded through the
+ * commit and a wait until at most `pending` groups run (1: this one may go
+ * on into the next trip, whose wgmma chains on the same accumulator; a
+ * dot_wait after the loop ends it), the accumulator threaded through the
  * wait so that nothing reads it before. */
 static void emit_wgmma(cg *c, const tk_tir_op *op) {
     const tk_tir_value *a = op->operands.data[0], *b = op->operands.data[1], *res = op->results.data[0];
@@ -293,20 +324,7 @@ static void emit_wgmma(cg *c, const tk_tir_op *op) {
         }
     }
     cg_call(c, "llvm.nvvm.wgmma.commit_group.sync.aligned", c->t_void, NULL, 0);
-    /* the wait, with every accumulator register passing through it */
-    for (uint32_t base = 0; base < out.n; base += 128) {
-        uint32_t cnt = out.n - base < 128 ? out.n - base : 128;
-        char *cons = TK_NEW_ARRAY(c->arena, char, (size_t)cnt * 8 + 8);
-        size_t z = 0;
-        for (uint32_t i = 0; i < cnt; i++) z += (size_t)sprintf(cons + z, "=f,");
-        for (uint32_t i = 0; i < cnt; i++) z += (size_t)sprintf(cons + z, "%s%u", i ? "," : "", i);
-        LLVMTypeRef *wf = TK_NEW_ARRAY(c->arena, LLVMTypeRef, cnt);
-        for (uint32_t i = 0; i < cnt; i++) wf[i] = c->t_f32;
-        LLVMTypeRef wt = LLVMStructTypeInContext(c->ctx, wf, cnt, 0);
-        const char *wait = base == 0 ? "wgmma.wait_group.sync.aligned 0;" : "";
-        LLVMValueRef r = cg_asm_call(c, wt, wait, cons, &out.r[base], cnt, true);
-        for (uint32_t i = 0; i < cnt; i++) out.r[base + i] = LLVMBuildExtractValue(c->b, r, i, "");
-    }
+    wgmma_wait(c, out.r, out.n, (unsigned)tk_tir_attr_int(op, "pending", 0));
     *cg_get(c, res) = out;
 }
 

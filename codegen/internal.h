@@ -163,6 +163,8 @@ LLVMValueRef cg_masked_load_scalar(cg *c, const tk_tir_op *op, LLVMValueRef addr
 
 /* local_view, async_copy, async_commit, async_wait, local_load. */
 void cg_emit_async(cg *c, const tk_tir_op *op);
+/* dot_wait (dot.c): an accumulator once the wgmma writing it is done. */
+void cg_emit_dot_wait(cg *c, const tk_tir_op *op);
 
 /* ---- reduce.c: reductions and scans ---- */
 

@@ -793,16 +793,29 @@ typedef struct compared_params {
     uint64_t mask;
 } compared_params;
 
-/* integer parameters without a promise compared (splat) with a tile */
+/* the parameters scalar v is computed from by + - * and casts (matmul's
+ * k_left = K - k * BK: K), a few levels deep */
+static void note_params(compared_params *ctx, const tk_tir_value *v, int depth) {
+    if (!v->def) {
+        for (uint32_t a = 0; a < ctx->body->args.len && a < 64; a++)
+            if (ctx->body->args.data[a] == v) ctx->mask |= 1ull << a;
+        return;
+    }
+    const tk_tir_op *d = v->def;
+    bool arith = d->code == TIR_BINARY && (d->sub == TK_BINOP_ADD || d->sub == TK_BINOP_SUB || d->sub == TK_BINOP_MUL);
+    if (depth > 4 || v->type->kind == TK_TYPE_TILE || !(arith || d->code == TIR_CAST)) return;
+    for (uint32_t i = 0; i < d->operands.len; i++) note_params(ctx, d->operands.data[i], depth + 1);
+}
+
+/* integer parameters without a promise compared (splat) with a tile,
+ * directly or through scalar arithmetic */
 static void find_compared(tk_tir_op *op, void *ctx_) {
     compared_params *ctx = ctx_;
     if (op->code != TIR_CMP) return;
     for (uint32_t i = 0; i < op->operands.len; i++) {
         const tk_tir_value *v = op->operands.data[i];
-        if (v->def && v->def->code == TIR_SPLAT) v = v->def->operands.data[0];
-        if (v->def) continue;
-        for (uint32_t a = 0; a < ctx->body->args.len && a < 64; a++)
-            if (ctx->body->args.data[a] == v) ctx->mask |= 1ull << a;
+        if (v->def && v->def->code == TIR_SPLAT) note_params(ctx, v->def->operands.data[0], 0);
+        else if (!v->def) note_params(ctx, v, 0);
     }
 }
 

@@ -169,6 +169,7 @@ typedef struct staged {
     tk_tir_op *load;
     uint32_t buffer;
 } staged;
+typedef TK_VEC(staged) staged_list;
 
 static const tk_type *i32_type(dp_ctx *c) { return tk_type_scalar(c->arena, TK_I32); }
 
@@ -360,6 +361,44 @@ static uint32_t fit_stages(dp_ctx *c, const tk_loc *at, uint32_t first, uint32_t
     return fits;
 }
 
+/* the pipelined loads that operands 0 and 1 of dot come from (or NULL) */
+static void operand_sources(const staged_list *loads, const tk_tir_op *dot, const staged **from) {
+    from[0] = from[1] = NULL;
+    for (uint32_t l = 0; l < loads->len; l++)
+        for (uint32_t j = 0; j < 2; j++)
+            if (dot->operands.data[j] == loads->data[l].load->results.data[0]) from[j] = &loads->data[l];
+}
+
+/* The carried value (index into the loop's results) that dot's
+ * accumulator is, when the loop touches it nowhere else: the dot reads
+ * the body argument and its result goes straight to the yield. -1 if not. */
+static int chained_accumulator(const dp_ctx *c, const tk_tir_op *dot, const tk_tir_op *yield) {
+    if (dot->operands.len < 3) return -1;
+    int arg = body_arg(c, dot->operands.data[2]);
+    const tk_tir_value *r = dot->results.data[0];
+    if (arg < 1 || yield->operands.data[arg - 1] != r) return -1;
+    if (c->uses[dot->operands.data[2]->id] != 1 || c->uses[r->id] != 1) return -1;
+    return arg - 1;
+}
+
+/* Do this loop's buffers (from `first` on) fit `nbuf` deep beside the others? */
+static bool buffers_fit(const dp_ctx *c, uint32_t first, uint32_t nbuf) {
+    uint64_t bytes = 0;
+    for (uint32_t b = 0; b < c->k->buffers.len; b++)
+        bytes += stage_bytes(&c->k->buffers.data[b]) * (b < first ? c->k->buffers.data[b].stages : nbuf);
+    return !c->target || bytes <= c->target->smem_per_block;
+}
+
+/* every use of `from` in blk (and its regions) but `except`'s becomes `to` */
+static void replace_uses_after(tk_tir_block *blk, const tk_tir_value *from, tk_tir_value *to, const tk_tir_op *except) {
+    for (uint32_t i = 0; i < blk->ops.len; i++) {
+        tk_tir_op *op = blk->ops.data[i];
+        for (uint32_t k = 0; k < op->operands.len && op != except; k++)
+            if (op->operands.data[k] == from) op->operands.data[k] = to;
+        for (uint32_t r = 0; r < op->regions.len; r++) replace_uses_after(op->regions.data[r], from, to, except);
+    }
+}
+
 static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *before, op_list *after) {
     tk_tir_block *body = loop->regions.data[0];
     c->loop = loop;
@@ -372,7 +411,7 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
     find_ahead(c, yield);
 
     /* the loads to pipeline, and per dot its operands' */
-    TK_VEC(staged) loads = {0};
+    staged_list loads = {0};
     TK_VEC(tk_tir_op *) dots = {0};
     uint32_t first_buffer = c->k->buffers.len;
     for (uint32_t i = 0; i < body->ops.len; i++) {
@@ -390,7 +429,20 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
     }
     if (!loads.len) return;
     stages = fit_stages(c, &loads.data[0].load->loc, first_buffer, stages);
-    for (uint32_t b = first_buffer; b < c->k->buffers.len; b++) c->k->buffers.data[b].stages = stages;
+    /* a wgmma whose accumulator only feeds the next trip's stays in flight
+     * across the trip's end: one more buffer, so the copy S - 1 trips
+     * ahead never lands in the stage it may still read */
+    bool *wgmma = TK_NEW_ARRAY(c->arena, bool, dots.len + 1), in_flight = false;
+    for (uint32_t d = 0; d < dots.len; d++) {
+        const staged *from[2];
+        operand_sources(&loads, dots.data[d], from);
+        wgmma[d] = wgmma_fits(c, dots.data[d], from[0], from[1]);
+        in_flight |= wgmma[d] && chained_accumulator(c, dots.data[d], yield) >= 0;
+    }
+    uint32_t nbuf = stages;
+    if (in_flight && buffers_fit(c, first_buffer, stages + 1)) nbuf = stages + 1;
+    else in_flight = false;
+    for (uint32_t b = first_buffer; b < c->k->buffers.len; b++) c->k->buffers.data[b].stages = nbuf;
 
     /* ahead values at the start: the initial ones */
     uint32_t nargs = body->args.len;
@@ -440,19 +492,22 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
     tk_vec_push(c->arena, &wait->attrs, pending);
     tk_tir_value **views = TK_NEW_ARRAY(c->arena, tk_tir_value *, loads.len);
     for (uint32_t l = 0; l < loads.len; l++) views[l] = view(c, &head, body, &loads.data[l], read_stage);
+    TK_VEC(int) waited = {0}; /* carried values a dot_wait after the loop completes */
     for (uint32_t d = 0; d < dots.len; d++) {
         tk_tir_op *dot = dots.data[d];
-        const staged *from[2] = {NULL, NULL};
         tk_tir_value *v[2] = {NULL, NULL};
         for (uint32_t l = 0; l < loads.len; l++)
             for (uint32_t j = 0; j < 2; j++)
-                if (dot->operands.data[j] == loads.data[l].load->results.data[0]) from[j] = &loads.data[l], v[j] = views[l];
-        if (wgmma_fits(c, dot, from[0], from[1])) {
+                if (dot->operands.data[j] == loads.data[l].load->results.data[0]) v[j] = views[l];
+        if (wgmma[d]) {
             uint32_t warps[2];
             wgmma_warps(dot->results.data[0]->type->shape, c->k->num_warps, warps);
+            int carried = in_flight ? chained_accumulator(c, dot, yield) : -1;
             set_attr_text(c, dot, "impl", "wgmma");
             set_attr_int(c, dot, "warps_m", warps[0]);
             set_attr_int(c, dot, "warps_n", warps[1]);
+            set_attr_int(c, dot, "pending", carried >= 0 ? 1 : 0);
+            if (carried >= 0) tk_vec_push(c->arena, &waited, carried);
             dot->operands.data[0] = v[0];
             dot->operands.data[1] = v[1];
             continue;
@@ -476,8 +531,8 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
     tk_tir_value **next = TK_NEW_ARRAY(c->arena, tk_tir_value *, nargs + 1);
     for (uint32_t i = 1; i < nargs; i++)
         if (c->ahead[i]) next[i] = for_trip(c, yield->operands.data[i - 1], &head, body);
-    tk_tir_value *read_next = next_stage(c, &head, body, read_stage, stages);
-    tk_tir_value *write_next = next_stage(c, &head, body, write_stage, stages);
+    tk_tir_value *read_next = next_stage(c, &head, body, read_stage, nbuf);
+    tk_tir_value *write_next = next_stage(c, &head, body, write_stage, nbuf);
 
     for (uint32_t i = 0; i < body->ops.len; i++) tk_vec_push(c->arena, &head, body->ops.data[i]);
     body->ops.data = head.data;
@@ -488,10 +543,16 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
     tk_vec_push(c->arena, &yield->operands, read_next);
     tk_vec_push(c->arena, &yield->operands, write_next);
 
-    /* no copy left in flight after the loop */
+    /* no copy left in flight after the loop; an accumulator whose wgmma
+     * may still run is waited for before anything reads it */
     tk_tir_op *drain = emit(c, after, outside, TIR_ASYNC_WAIT, 0, NULL, NULL, NULL);
     struct tk_sema_attr none = {"pending", NULL, 0};
     tk_vec_push(c->arena, &drain->attrs, none);
+    for (uint32_t w = 0; w < waited.len; w++) {
+        tk_tir_value *result = loop->results.data[waited.data[w]];
+        tk_tir_op *done = emit(c, after, outside, TIR_DOT_WAIT, 0, result->type, result, NULL);
+        replace_uses_after(c->k->body, result, done->results.data[0], done);
+    }
 }
 
 static void pipeline_block(dp_ctx *c, tk_tir_block *blk) {

@@ -288,11 +288,11 @@ for name, t, M, N, K, BK, warps, stages, lda, ldb, other, form in PIPELINED:
         a_full = inputs(t, M * lda, 11).view(M, lda)
         b_full = inputs(t, (kpad + BK) * ldb, 12).view(kpad + BK, ldb)
         # what the loads see: elements past K read as `other`
-        a_seen = a_full[:, :kpad].double().clone()
-        b_seen = b_full[:kpad, :N].double().clone()
         fill = float(other)
-        a_seen[:, K:] = fill
-        b_seen[K:, :] = fill
+        a_seen = torch.full((M, kpad), fill, dtype=torch.float64)
+        b_seen = torch.full((kpad, N), fill, dtype=torch.float64)
+        a_seen[:, :K] = a_full[:, :K].double()
+        b_seen[:K, :] = b_full[:K, :N].double()
         if form == "writes":
             for kb in range(kpad // BK):
                 nxt = kb * BK + BK
