@@ -263,14 +263,22 @@ def matmul_group(M, N, K, config_index, use_tkc, sm80=False):
     """f16 matmul, one config for tkc and Triton alike; torch.matmul (cuBLAS)
     beside them. `nbytes` holds the flops: the table shows TFLOP/s."""
     cfg = MATMUL_CONFIGS[config_index]
-    a = torch.randn(M, K, device=DEV).half()
-    b = torch.randn(K, N, device=DEV).half()
-    o_tkc, o_tri = (torch.empty(M, N, device=DEV).half() for _ in range(2))
+    # rows padded to 16 elements (matmul.tk promises strides % 16), the
+    # same views for every implementation
+    def matrix(rows, cols, fill):
+        buf = torch.empty(rows, -(-cols // 16) * 16, device=DEV).half()
+        view = buf[:, :cols]
+        if fill:
+            view.copy_(torch.randn(rows, cols, device=DEV))
+        return view
+    a, b = matrix(M, K, True), matrix(K, N, True)
+    o_tkc, o_tri = matrix(M, N, False), matrix(M, N, False)
     impls = []
     if use_tkc:
         for suffix, label in (("", "sm_90a"),) + ((("_sm80", "sm_80"),) if sm80 else ()):
             impls.append(tkc_impl(f"tkc {label}", f"matmul_c{config_index}{suffix}",
-                                  (a, b, o_tkc, M, N, K, K, 1, N, 1, N, 1), [o_tkc]))
+                                  (a, b, o_tkc, M, N, K, a.stride(0), 1, b.stride(0), 1, o_tkc.stride(0), 1),
+                                  [o_tkc]))
     impls.append(triton_impl("tutorial 03", lambda: tk.matmul(a, b, o_tri, cfg), [o_tri]))
     impls.append(torch_impl("torch.matmul", lambda: torch.matmul(a, b)))
     shape = f"{M}x{N}x{K} BM={cfg[0]} BN={cfg[1]} BK={cfg[2]} w={cfg[4]} s={cfg[5]}"

@@ -10,8 +10,9 @@
  * cp.async's commit_group and wait_group; the wait is followed by a
  * fence.proxy.async when a wgmma reads the buffers (cp.async writes are
  * generic-proxy writes) and by the program's barrier. local_load reads a
- * view into the registers of its result's layout, as wide as the layouts
- * allow.
+ * view into the registers of its result's layout: by ldmatrix where the
+ * layout is mma.sync's 16-bit operand layout (or anything else made of
+ * ldmatrix's 8 x 8 matrices), else as wide as the layouts allow.
  * Needs: smem.c's buffer offsets, layouts (a view's is its buffer's). */
 #include "internal.h"
 
@@ -72,17 +73,36 @@ static void cp_async(cg *c, LLVMValueRef dst, LLVMValueRef src, unsigned bytes, 
     cg_call(c, name, c->t_void, args, 3);
 }
 
-/* elements [r, r + w) one by one: each loaded where its mask holds (else
- * `other`), all stored to dst */
-static void copy_elements(cg *c, const tk_tir_op *op, LLVMValueRef dst, uint32_t r, uint32_t w, unsigned bytes,
-                          LLVMTypeRef et) {
+/* the same where `pred` holds (no branch: predicated PTX) */
+static void cp_async_if(cg *c, LLVMValueRef pred, LLVMValueRef dst, LLVMValueRef src, unsigned bytes,
+                        LLVMValueRef src_size) {
+    char text[160];
+    snprintf(text, sizeof text, "@$0 cp.async.%s.shared.global [ $1 + 0 ], [ $2 + 0 ], %u, $3;",
+             bytes == 16 ? "cg" : "ca", bytes);
+    LLVMValueRef args[4] = {pred, LLVMBuildAddrSpaceCast(c->b, dst, c->t_ptr3, ""), src, src_size};
+    cg_asm_call(c, c->t_void, text, "b,r,l,r", args, 4, true);
+}
+
+/* elements [r, r + w) one by one where `pred` holds: each loaded where its
+ * mask holds (else `other`), all stored to dst (predicated PTX, no branch) */
+static void copy_elements(cg *c, const tk_tir_op *op, LLVMValueRef pred, LLVMValueRef dst, uint32_t r, uint32_t w,
+                          unsigned bytes, LLVMTypeRef et) {
     const cgval *pv = cg_get(c, op->operands.data[1]);
+    LLVMTypeRef bits = bytes == 8 ? c->t_i64 : bytes == 4 ? c->t_i32 : c->t_i16;
     for (uint32_t i = 0; i < w; i++) {
         LLVMValueRef m = op->operands.len > 2 ? cg_operand(c, op, 2, r + i) : LLVMConstInt(c->t_i1, 1, 0);
         LLVMValueRef other = op->operands.len > 3 ? cg_operand(c, op, 3, r + i) : LLVMConstNull(et);
-        LLVMValueRef x = cg_masked_load_scalar(c, op, pv->r[r + i], m, other, et, bytes);
+        LLVMValueRef x = cg_masked_load_scalar(c, op, pv->r[r + i], LLVMBuildAnd(c->b, m, pred, ""), other, et, bytes);
         LLVMValueRef at = smem_at(c, dst, cg_i32(c, (int64_t)i * bytes));
-        LLVMSetAlignment(LLVMBuildStore(c->b, x, at), bytes);
+        if (LLVMIsAConstantInt(pred) && LLVMConstIntGetZExtValue(pred)) {
+            LLVMSetAlignment(LLVMBuildStore(c->b, x, at), bytes);
+            continue;
+        }
+        LLVMValueRef v = et == c->t_i8 ? LLVMBuildZExt(c->b, x, c->t_i16, "") : LLVMBuildBitCast(c->b, x, et == c->t_i8 ? c->t_i16 : bits, "");
+        char text[96];
+        snprintf(text, sizeof text, "@$0 st.shared.b%u [ $1 + 0 ], $2;", bytes == 1 ? 8 : bytes * 8);
+        LLVMValueRef args[3] = {pred, LLVMBuildAddrSpaceCast(c->b, at, c->t_ptr3, ""), v};
+        cg_asm_call(c, c->t_void, text, bytes == 8 ? "b,r,l" : bytes == 4 ? "b,r,r" : "b,r,h", args, 3, true);
     }
 }
 
@@ -105,7 +125,7 @@ static void emit_async_copy(cg *c, const tk_tir_op *op) {
         if (register_copy(ptr->layout, r)) continue;
         LLVMValueRef dst = smem_at(c, base, LLVMBuildMul(c->b, cg_reg_flat(c, offsets, r), cg_i32(c, bytes), ""));
         if (!async) {
-            copy_elements(c, op, dst, r, w, bytes, et);
+            copy_elements(c, op, LLVMConstInt(c->t_i1, 1, 0), dst, r, w, bytes, et);
             continue;
         }
         LLVMValueRef full = cg_i32(c, w * bytes), zero = cg_i32(c, 0);
@@ -120,17 +140,8 @@ static void emit_async_copy(cg *c, const tk_tir_op *op) {
             any = LLVMBuildOr(c->b, any, cg_operand(c, op, 2, r + i), "");
         }
         LLVMValueRef mixed = LLVMBuildAnd(c->b, any, LLVMBuildNot(c->b, all, ""), "");
-        LLVMBasicBlockRef slow = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "copy.mixed");
-        LLVMBasicBlockRef fast = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "copy.async");
-        LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "copy.done");
-        LLVMBuildCondBr(c->b, mixed, slow, fast);
-        LLVMPositionBuilderAtEnd(c->b, slow);
-        copy_elements(c, op, dst, r, w, bytes, et);
-        LLVMBuildBr(c->b, done);
-        LLVMPositionBuilderAtEnd(c->b, fast);
-        cp_async(c, dst, pv->r[r], w * bytes, LLVMBuildSelect(c->b, all, full, zero, ""));
-        LLVMBuildBr(c->b, done);
-        LLVMPositionBuilderAtEnd(c->b, done);
+        copy_elements(c, op, mixed, dst, r, w, bytes, et);
+        cp_async_if(c, LLVMBuildNot(c->b, mixed, ""), dst, pv->r[r], w * bytes, LLVMBuildSelect(c->b, all, full, zero, ""));
     }
 }
 
@@ -152,6 +163,73 @@ static void emit_wait(cg *c, const tk_tir_op *op) {
     cg_barrier(c);
 }
 
+/* The flat index of element (row, col) of l's tile. */
+static uint64_t flat_of(const tk_ll *l, int64_t row, int64_t col) { return (uint64_t)(row * l->shape[1] + col); }
+
+/* Can ldmatrix.x4 read registers of l (16-bit elements, rank 2) in groups
+ * of 8? Register bit 0 and lane bits 0-4 must be one 8 x 8 matrix as
+ * ldmatrix hands it out: a thread holds (row lane/4, columns 2 (lane % 4)
+ * + 0, 1), or with .trans (rows 2 (lane % 4) + 0, 1, column lane / 4);
+ * register bits 1 and 2 pick the four matrices, each on whole 8 x 8
+ * blocks. On success *trans says which, and addr is the layout of the
+ * rows each lane names: lane bits 0-2 the row in a matrix, 3-4 the
+ * matrix, the warps as l's, one register per group of 8. */
+static bool ldmatrix_layout(const tk_ll *l, bool *trans, tk_ll *addr) {
+    if (l->rank != 2 || l->reg_bits < 3 || l->shape[0] < 8 || l->shape[1] < 8) return false;
+    const uint64_t plain[6] = {flat_of(l, 0, 1), flat_of(l, 0, 2), flat_of(l, 0, 4), flat_of(l, 1, 0), flat_of(l, 2, 0),
+                               flat_of(l, 4, 0)};
+    const uint64_t transposed[6] = {flat_of(l, 1, 0), flat_of(l, 2, 0), flat_of(l, 4, 0), flat_of(l, 0, 1),
+                                    flat_of(l, 0, 2), flat_of(l, 0, 4)};
+    const uint64_t got[6] = {l->reg[0], l->lane[0], l->lane[1], l->lane[2], l->lane[3], l->lane[4]};
+    if (!memcmp(got, plain, sizeof got)) *trans = false;
+    else if (!memcmp(got, transposed, sizeof got)) *trans = true;
+    else return false;
+    for (uint32_t b = 1; b < 3; b++) {
+        int64_t row = (int64_t)(l->reg[b] / (uint64_t)l->shape[1]), col = (int64_t)(l->reg[b] % (uint64_t)l->shape[1]);
+        if (!l->reg[b] || row % 8 || col % 8) return false;
+    }
+    *addr = *l;
+    addr->shared = false;
+    addr->reg_bits = l->reg_bits - 3;
+    for (uint32_t b = 0; b < addr->reg_bits; b++) addr->reg[b] = l->reg[b + 3];
+    addr->lane[0] = flat_of(l, 1, 0), addr->lane[1] = flat_of(l, 2, 0), addr->lane[2] = flat_of(l, 4, 0);
+    addr->lane[3] = l->reg[1], addr->lane[4] = l->reg[2];
+    return true;
+}
+
+/* Each group of 8 registers by one ldmatrix.x4 (.trans): lane 8j + r
+ * names row r of matrix j; register 2j + i of the group gets half i of
+ * the matrix's word j. The rows must be 16 contiguous bytes of the view
+ * (its layout keeps 8 elements of a row together). */
+static bool load_by_ldmatrix(cg *c, const tk_tir_value *view, const tk_tir_value *res, cgval *out) {
+    unsigned bytes = elem_bytes(res->type);
+    bool trans;
+    tk_ll addr;
+    if (bytes != 2 || !ldmatrix_layout(res->layout, &trans, &addr)) return false;
+    tk_ll *a = TK_NEW(c->arena, tk_ll);
+    *a = addr;
+    const tk_ll *offsets = offsets_in(c, view->layout, a);
+    /* 8 elements of a row at consecutive offsets (16 aligned bytes: the
+     * matrices start on multiples of 8 columns) */
+    for (uint32_t b = 0; b < 3; b++)
+        if (view->layout->reg[b] != ((uint64_t)1 << b)) return false;
+    LLVMTypeRef et = cg_elem_type(c, res->type);
+    LLVMTypeRef words[4] = {c->t_i32, c->t_i32, c->t_i32, c->t_i32};
+    LLVMTypeRef rt = LLVMStructTypeInContext(c->ctx, words, 4, 0);
+    const char *name = trans ? "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x4.trans.b16.p3"
+                             : "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x4.b16.p3";
+    LLVMValueRef base = cg_get(c, view)->r[0];
+    for (uint32_t g = 0; g < out->n / 8; g++) {
+        LLVMValueRef at = smem_at(c, base, LLVMBuildMul(c->b, cg_reg_flat(c, offsets, g), cg_i32(c, bytes), ""));
+        LLVMValueRef m = cg_call(c, name, rt, &at, 1);
+        for (uint32_t j = 0; j < 4; j++) {
+            LLVMValueRef pair = LLVMBuildBitCast(c->b, LLVMBuildExtractValue(c->b, m, j, ""), LLVMVectorType(et, 2), "");
+            for (uint32_t i = 0; i < 2; i++) out->r[8 * g + 2 * j + i] = LLVMBuildExtractElement(c->b, pair, cg_i32(c, i), "");
+        }
+    }
+    return true;
+}
+
 static void emit_local_load(cg *c, const tk_tir_op *op) {
     const tk_tir_value *view = op->operands.data[0], *res = op->results.data[0];
     unsigned bytes = elem_bytes(res->type);
@@ -161,6 +239,10 @@ static void emit_local_load(cg *c, const tk_tir_op *op) {
     LLVMValueRef base = cg_get(c, view)->r[0];
     uint32_t n = cg_nregs(res);
     cgval out = cg_newval(c, n);
+    if (load_by_ldmatrix(c, view, res, &out)) {
+        *cg_get(c, res) = out;
+        return;
+    }
     for (uint32_t r = 0; r < n; r += vec) {
         LLVMValueRef at = smem_at(c, base, LLVMBuildMul(c->b, cg_reg_flat(c, offsets, r), cg_i32(c, bytes), ""));
         LLVMValueRef v = LLVMBuildLoad2(c->b, vec > 1 ? LLVMVectorType(et, vec) : et, at, "");

@@ -202,8 +202,12 @@ LLVMValueRef cg_shuffle(cg *c, LLVMValueRef v, const char *mode, LLVMValueRef la
  * leaves reads pending: barriers.c puts a barrier before the next op that
  * writes where they read. */
 static cgval convert_via_smem(cg *c, const tk_tir_value *src, const cgval *sv, const tk_ll *dst) {
-    LLVMTypeRef t = cg_elem_type(c, src->type), st = cg_scratch_type(c, t);
     unsigned wb = cg_scratch_slot(c);
+    /* 16-bit values travel as they are where the op's slots are that wide
+     * (lower/scratch.c, tir_convert_word_bytes) */
+    LLVMTypeRef t = cg_elem_type(c, src->type);
+    bool native = wb == 2 && (t == c->t_f16 || t == c->t_bf16 || t == c->t_i16);
+    LLVMTypeRef st = native ? t : cg_scratch_type(c, t);
     const tk_ll *shared = c->scratch_op ? c->scratch_op->scratch_layout : NULL;
     tk_ll plain, inverse, writes, dst_here, reads;
     if (!shared) {
@@ -219,9 +223,9 @@ static cgval convert_via_smem(cg *c, const tk_tir_value *src, const cgval *sv, c
     *w = writes;
     *rd = reads;
     uint32_t wv = tk_ll_smem_vector(w, wb);
-    LLVMValueRef words[4];
+    LLVMValueRef words[8]; /* 16 bytes of 16-bit words at most */
     for (uint32_t r = 0; r < sv->n; r += wv) {
-        for (uint32_t i = 0; i < wv; i++) words[i] = cg_to_scratch(c, sv->r[r + i]);
+        for (uint32_t i = 0; i < wv; i++) words[i] = native ? sv->r[r + i] : cg_to_scratch(c, sv->r[r + i]);
         smem_vector(c, w, r, wv, st, wb, words);
     }
     cg_barrier(c);
@@ -230,7 +234,8 @@ static cgval convert_via_smem(cg *c, const tk_tir_value *src, const cgval *sv, c
     for (uint32_t r = 0; r < n; r += rv) {
         LLVMValueRef v = smem_vector(c, rd, r, rv, st, wb, NULL);
         for (uint32_t i = 0; i < rv; i++)
-            out.r[r + i] = cg_from_scratch(c, rv > 1 ? LLVMBuildExtractElement(c->b, v, cg_i32(c, i), "") : v, t);
+            out.r[r + i] = native ? (rv > 1 ? LLVMBuildExtractElement(c->b, v, cg_i32(c, i), "") : v)
+                                  : cg_from_scratch(c, rv > 1 ? LLVMBuildExtractElement(c->b, v, cg_i32(c, i), "") : v, t);
     }
     return out;
 }

@@ -35,6 +35,11 @@ const tk_tir_value *tir_root_pointer(const tk_tir_kernel *k, const tk_tir_value 
  * Triton's pipeliner does. */
 bool tir_block_may_write(tk_arena *arena, const tk_tir_kernel *k, tk_tir_block *blk, const tk_tir_value *root);
 
+/* The bytes an element takes in a layout conversion's scratch: 16-bit
+ * values as they are (an f16 epilogue tile takes half the memory), others
+ * as tk_tir_scratch_word_bytes. */
+uint32_t tir_convert_word_bytes(const tk_type *t);
+
 /* source positions already warned about, across a program's variants */
 typedef TK_VEC(tk_loc) tk_tir_warned;
 void tir_check_offsets(tk_arena *arena, tk_diag *diag, tk_tir_kernel *k, tk_tir_warned *warned);

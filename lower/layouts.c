@@ -275,11 +275,12 @@ static bool assign_join_split_cat(layout_ctx *c, op_list *out, tk_tir_op *op) {
 /* A stored tile whose conversion to the coalesced layout would take more
  * shared memory than this is stored from where it is (an mma.sync
  * accumulator of 128 x 256 f32 would take 128 KB, more than sm_86 has):
- * narrower stores, but no conversion. */
-enum { LARGEST_STORE_CONVERSION = 48 * 1024 };
+ * narrower stores, but no conversion. The same tile in f16 takes 64 KB,
+ * which after a pipelined loop reuses its buffers (smem.c). */
+enum { LARGEST_STORE_CONVERSION = 64 * 1024 };
 
 static int64_t conversion_bytes(const tk_type *t) {
-    int64_t n = tk_tir_scratch_word_bytes(t);
+    int64_t n = tir_convert_word_bytes(t);
     for (uint32_t d = 0; d < t->rank; d++) n *= t->shape[d];
     return n;
 }

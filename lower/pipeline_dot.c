@@ -543,16 +543,18 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
     tk_vec_push(c->arena, &yield->operands, read_next);
     tk_vec_push(c->arena, &yield->operands, write_next);
 
-    /* no copy left in flight after the loop; an accumulator whose wgmma
-     * may still run is waited for before anything reads it */
-    tk_tir_op *drain = emit(c, after, outside, TIR_ASYNC_WAIT, 0, NULL, NULL, NULL);
-    struct tk_sema_attr none = {"pending", NULL, 0};
-    tk_vec_push(c->arena, &drain->attrs, none);
+    /* an accumulator whose wgmma may still run is waited for before
+     * anything reads it; then no copy is left in flight, and the barrier
+     * of that wait ends every use of the buffers (smem.c may put scratch
+     * over them after it) */
     for (uint32_t w = 0; w < waited.len; w++) {
         tk_tir_value *result = loop->results.data[waited.data[w]];
         tk_tir_op *done = emit(c, after, outside, TIR_DOT_WAIT, 0, result->type, result, NULL);
         replace_uses_after(c->k->body, result, done->results.data[0], done);
     }
+    tk_tir_op *drain = emit(c, after, outside, TIR_ASYNC_WAIT, 0, NULL, NULL, NULL);
+    struct tk_sema_attr none = {"pending", NULL, 0};
+    tk_vec_push(c->arena, &drain->attrs, none);
 }
 
 static void pipeline_block(dp_ctx *c, tk_tir_block *blk) {

@@ -22,6 +22,12 @@ uint32_t tk_tir_scratch_word_bytes(const tk_type *t) {
     return b < 4 ? 4 : b; /* scratch words are at least 32 bits */
 }
 
+uint32_t tir_convert_word_bytes(const tk_type *t) {
+    const tk_type *e = tir_elem(t);
+    if (e->kind != TK_TYPE_POINTER && tk_dtype_bits(e->dtype) == 16) return 2;
+    return tk_tir_scratch_word_bytes(t);
+}
+
 /* does a warp bit of l select along `axis` (work crosses warps)? */
 static bool crosses_warps(const tk_ll *l, int64_t axis) {
     uint32_t dim = axis < 0 ? 0 : (uint32_t)axis;
@@ -53,7 +59,7 @@ static tk_tir_scratch scratch_convert(tk_arena *arena, const tk_tir_op *op) {
     uint32_t lane_xor[TK_LL_LANE_BITS];
     if (map && lane_const && !tk_ll_register_map(in->layout, out->layout, map) &&
         !tk_ll_shuffle_map(in->layout, out->layout, map, lane_const, lane_xor)) {
-        s.slot_bytes = tk_tir_scratch_word_bytes(in->type);
+        s.slot_bytes = tir_convert_word_bytes(in->type);
         tk_ll *shared = TK_NEW(arena, tk_ll);
         tk_ll_conversion_scratch(shared, in->layout, out->layout, s.slot_bytes);
         s.layout = shared;

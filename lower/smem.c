@@ -8,7 +8,8 @@
  * them (a reduction's max followed by its sum: one barrier each, not two).
  * The buffers of pipelined loops (pipeline_dot.c) live across whole
  * loops: they come first, each stage on a 1024-byte boundary, and the
- * scratch regions after them.
+ * scratch regions after them, except for ops after the buffers' last use
+ * (outside the loops that use them), whose scratch may lie over them.
  * Needs: layouts. Sets each op's scratch_offset, scratch_bytes,
  * scratch_slot and scratch_layout, the buffers' offsets, and the kernel's
  * shared_bytes. */
@@ -55,8 +56,60 @@ static void mark_used(tk_tir_op *op, void *ctx) {
     for (uint32_t i = 0; i < op->operands.len; i++) s->used[op->operands.data[i]->id] = true;
 }
 
-static void shift_op(tk_tir_op *op, void *ctx) {
-    if (op->scratch_bytes) op->scratch_offset += *(const uint32_t *)ctx;
+static bool uses_buffers(const tk_tir_op *op) {
+    switch (op->code) {
+    case TIR_LOCAL_VIEW: case TIR_ASYNC_COPY: case TIR_ASYNC_COMMIT: case TIR_ASYNC_WAIT: case TIR_LOCAL_LOAD:
+    case TIR_DOT_WAIT:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static bool subtree_uses_buffers(const tk_tir_op *op) {
+    if (uses_buffers(op)) return true;
+    for (uint32_t r = 0; r < op->regions.len; r++)
+        for (uint32_t i = 0; i < op->regions.data[r]->ops.len; i++)
+            if (!op->regions.data[r]->ops.data[i]->dead && subtree_uses_buffers(op->regions.data[r]->ops.data[i]))
+                return true;
+    return false;
+}
+
+/* The buffers are free once the last op that uses them has run, outside
+ * any loop that uses them (a next trip would use them again); the drain
+ * after a pipelined loop passes a barrier, so scratch after it may take
+ * the buffers' memory (an f16 epilogue tile beside a matmul's stages). */
+typedef struct lifetime {
+    uint32_t seq, last_use;
+    uint32_t buffer_bytes;
+    bool shifted, overlapped;   /* scratch placed after the buffers / over them */
+} lifetime;
+
+static void find_last_use(lifetime *lt, const tk_tir_block *blk) {
+    for (uint32_t i = 0; i < blk->ops.len; i++) {
+        const tk_tir_op *op = blk->ops.data[i];
+        if (op->dead) continue;
+        lt->seq++;
+        if (uses_buffers(op)) lt->last_use = lt->seq;
+        for (uint32_t r = 0; r < op->regions.len; r++) find_last_use(lt, op->regions.data[r]);
+    }
+}
+
+static void shift_live_scratch(lifetime *lt, tk_tir_block *blk, bool in_buffer_loop) {
+    for (uint32_t i = 0; i < blk->ops.len; i++) {
+        tk_tir_op *op = blk->ops.data[i];
+        if (op->dead) continue;
+        lt->seq++;
+        if (op->scratch_bytes) {
+            bool free_now = lt->seq > lt->last_use && !in_buffer_loop;
+            if (!free_now) op->scratch_offset += lt->buffer_bytes;
+            lt->shifted |= !free_now;
+            lt->overlapped |= free_now;
+        }
+        bool loop = op->code == TIR_FOR || op->code == TIR_WHILE;
+        bool inner = in_buffer_loop || (loop && subtree_uses_buffers(op));
+        for (uint32_t r = 0; r < op->regions.len; r++) shift_live_scratch(lt, op->regions.data[r], inner);
+    }
 }
 
 /* A 128-byte swizzle repeats every 1024 bytes, and wgmma descriptors take
@@ -91,11 +144,17 @@ void tir_pass_shared_memory(tk_arena *arena, tk_tir_kernel *k) {
     } else {
         k->shared_bytes = (uint32_t)largest; /* every op at offset 0 */
     }
-    /* buffers live across whole loops: scratch goes after them */
+    /* buffers live across whole loops: scratch goes after them while they
+     * are in use, over them once they are free */
     uint32_t buffers = place_buffers(k);
     if (buffers) {
-        tir_walk(k->body, shift_op, &buffers);
-        k->shared_bytes += buffers;
+        lifetime lt = {0};
+        find_last_use(&lt, k->body);
+        lt.seq = 0;
+        lt.buffer_bytes = buffers;
+        uint32_t scratch = k->shared_bytes;
+        shift_live_scratch(&lt, k->body, false);
+        k->shared_bytes = lt.shifted ? buffers + scratch : buffers > scratch ? buffers : scratch;
     }
 }
 
