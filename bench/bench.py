@@ -294,8 +294,9 @@ def fmt(v, spec):
 
 
 def table_rows(groups):
-    """One row per tkc implementation (or one row when there is none)."""
-    header = ["kernel", "shape", "tkc GB/s", "Triton GB/s", "torch GB/s",
+    """One row per tkc implementation (or one row when there is none): GB/s
+    for the memory-bound kernels, TFLOP/s for matmul."""
+    header = ["kernel", "shape", "unit", "tkc", "Triton", "torch",
               "tkc/Triton", "tkc/max(Triton,torch)", "spread"]
     rows, notes = [], []
     for g in groups:
@@ -311,14 +312,13 @@ def table_rows(groups):
             if i.error:
                 notes.append(f"{g.kernel} {g.shape}: {i.label}: {i.error}")
         tkcs = [i for i in g.impls if i.column == "tkc"] or [None]
-        unit = "" if g.unit == "GB/s" else " (TFLOP/s)"
         for t in tkcs:
             name = g.kernel if t is None or len(tkcs) == 1 else f"{g.kernel} ({t.label})"
             t_gb = g.gbps(t)
             tkc_cell = t.cell if t is not None and t.error else fmt(t_gb, ".0f")
             best_other = max([v for v in (tri_gb, tor_gb) if v], default=None)
             spread = g.spread()
-            rows.append([name + unit, g.shape, tkc_cell, fmt(tri_gb, ".0f"), fmt(tor_gb, ".0f"),
+            rows.append([name, g.shape, g.unit, tkc_cell, fmt(tri_gb, ".0f"), fmt(tor_gb, ".0f"),
                          fmt(t_gb / tri_gb if t_gb and tri_gb else None, ".2f"),
                          fmt(t_gb / best_other if t_gb and best_other else None, ".2f"),
                          "—" if spread is None else f"{spread * 100:.1f}%"])
@@ -327,21 +327,21 @@ def table_rows(groups):
 
 def render_text(header, rows):
     widths = [max(len(str(r[c])) for r in [header] + rows) for c in range(len(header))]
-    line = lambda r: "  ".join(str(v).ljust(w) if c < 2 else str(v).rjust(w)
+    line = lambda r: "  ".join(str(v).ljust(w) if c < 3 else str(v).rjust(w)
                                for c, (v, w) in enumerate(zip(r, widths)))
     return "\n".join([line(header), line(["-" * w for w in widths])] + [line(r) for r in rows])
 
 
 def render_md(header, rows):
     out = ["| " + " | ".join(header) + " |",
-           "|" + "|".join(["---"] * 2 + ["---:"] * (len(header) - 2)) + "|"]
+           "|" + "|".join(["---"] * 3 + ["---:"] * (len(header) - 3)) + "|"]
     out += ["| " + " | ".join(str(v) for v in r) + " |" for r in rows]
     return "\n".join(out)
 
 
 # ---- compile time ------------------------------------------------------------
 
-TRITON_COLD = ("vector_add", "softmax", "layernorm")
+TRITON_COLD = ("vector_add", "softmax", "layernorm", "matmul")
 
 
 def triton_cold_child(name):
@@ -361,6 +361,11 @@ def triton_cold_child(name):
         M, N = 1024, 1024
         x, o = torch.randn(M, N, device=DEV), torch.empty(M, N, device=DEV)
         run = lambda: tk.softmax_persistent(o, x, N, N, M, N)
+    elif name == "matmul":
+        # every config of kernels/matmul.tk: one JIT compile each
+        a, b = (torch.randn(1024, 1024, device=DEV).half() for _ in range(2))
+        c = torch.empty(1024, 1024, device=DEV).half()
+        run = lambda: [tk.matmul(a, b, c, cfg) for cfg in MATMUL_CONFIGS]
     else:
         M, N = 1024, 1024
         x, y = torch.randn(M, N, device=DEV).half(), torch.empty(M, N, device=DEV).half()
