@@ -74,8 +74,12 @@ static void parse_ptxas_report(const char *text, tk_cg_output *out) {
 
 /* ptxas takes time superlinear in a module's entries (3,000 entries: 12 s,
  * 10,000: more than a minute): past this many, the module goes to ptxas
- * in pieces of about this many entries, compiled in parallel and linked. */
-enum { PTXAS_CHUNK_ENTRIES = 256 };
+ * in pieces of about this many entries, compiled in parallel and linked.
+ * A module of a few large entries (matmul.tk's twelve variants, 1.2 MB of
+ * PTX) goes in pieces too, one a processor: ptxas then takes about as long
+ * as its largest entry (nvlink's few milliseconds are worth it past
+ * PTXAS_PARALLEL_BYTES). */
+enum { PTXAS_CHUNK_ENTRIES = 256, PTXAS_PARALLEL_BYTES = 256 * 1024 };
 
 static bool is_entry_start(const char *line) { return strncmp(line, ".visible .entry ", 16) == 0; }
 
@@ -87,6 +91,9 @@ static uint32_t ptx_chunks(const char *ptx) {
     uint32_t entries = 0;
     for (const char *l = ptx; l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
         if (is_entry_start(l)) entries++;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (entries > 1 && entries <= PTXAS_CHUNK_ENTRIES && strlen(ptx) > PTXAS_PARALLEL_BYTES && cpus > 1)
+        return entries < (uint32_t)cpus ? entries : (uint32_t)(cpus < 64 ? cpus : 64);
     return entries <= PTXAS_CHUNK_ENTRIES ? 1 : (entries + PTXAS_CHUNK_ENTRIES - 1) / PTXAS_CHUNK_ENTRIES;
 }
 
