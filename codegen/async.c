@@ -3,10 +3,12 @@
  * a shared-memory pointer). async_copy: each thread copies the elements
  * its pointer registers name into the view, where the buffer's layout puts
  * them, as cp.async of 4, 8 or 16 bytes; a masked-off vector is zero-
- * filled (src-size 0). A vector whose mask is neither all on nor all off,
- * or any copy whose `other` is not 0, is loaded element by element and
- * stored with st.shared instead (never both for one vector: a zero-fill
- * landing later would overwrite it). async_commit and async_wait are
+ * filled (src-size 0), and where the mask keeps a prefix of each vector
+ * (prefix_mask: a ragged K) only that prefix is copied. A vector whose mask
+ * is neither all on nor all off nor such a prefix, or any copy whose
+ * `other` is not 0, is loaded element by element and stored with st.shared
+ * instead (never both for one vector: a zero-fill landing later would
+ * overwrite it). async_commit and async_wait are
  * cp.async's commit_group and wait_group; the wait is followed by a
  * fence.proxy.async when a wgmma reads the buffers (cp.async writes are
  * generic-proxy writes) and by the program's barrier. local_load reads a
@@ -106,6 +108,38 @@ static void copy_elements(cg *c, const tk_tir_op *op, LLVMValueRef pred, LLVMVal
     }
 }
 
+/* Is mask, in every run of w elements along the last dimension that a
+ * vector covers, true for a prefix of the run (and false after)? So it is
+ * when it is an `and` of masks constant over such runs and of comparisons
+ * x < s, x <= s (or s > x, s >= x) with x contiguous over the run (values
+ * one apart, increasing) and s constant over it: matmul's
+ * `offs_k[None, :] < K - k * BK` with any K. Then a copy of the run's
+ * first n elements, zero-filled after, is the masked load exactly, n being
+ * how many of its mask bits are set. (x is taken not to wrap within a
+ * run: offsets within 8 elements of 2^31.) */
+static bool prefix_mask(const tk_tir_value *mask, uint32_t w, int depth) {
+    uint32_t last = mask->type->kind == TK_TYPE_TILE ? mask->type->rank - 1 : 0;
+    if (!mask->has_axis || depth > 16) return false;
+    if (mask->constancy[last] % w == 0) return true;
+    const tk_tir_op *d = mask->def;
+    if (!d) return false;
+    if (d->code == TIR_BINARY && d->sub == TK_BINOP_AND)
+        return prefix_mask(d->operands.data[0], w, depth + 1) && prefix_mask(d->operands.data[1], w, depth + 1);
+    /* a broadcast or an expand_dims that keeps the last dimension */
+    const tk_type *in = d->operands.len ? d->operands.data[0]->type : NULL;
+    if ((d->code == TIR_BROADCAST || d->code == TIR_RESHAPE) && in && in->kind == TK_TYPE_TILE &&
+        in->shape[in->rank - 1] == mask->type->shape[last])
+        return prefix_mask(d->operands.data[0], w, depth + 1);
+    if (d->code != TIR_CMP) return false;
+    const tk_tir_value *x = d->operands.data[0], *bound = d->operands.data[1];
+    if (d->sub == TK_BINOP_GT || d->sub == TK_BINOP_GE) x = d->operands.data[1], bound = d->operands.data[0];
+    else if (d->sub != TK_BINOP_LT && d->sub != TK_BINOP_LE) return false;
+    if (tk_dtype_is_float(cg_elem_of(x->type)->dtype) || !x->has_axis || !bound->has_axis) return false;
+    uint32_t xl = x->type->kind == TK_TYPE_TILE ? x->type->rank - 1 : 0;
+    uint32_t bl = bound->type->kind == TK_TYPE_TILE ? bound->type->rank - 1 : 0;
+    return x->contiguity[xl] % w == 0 && bound->constancy[bl] % w == 0;
+}
+
 static void emit_async_copy(cg *c, const tk_tir_op *op) {
     const tk_tir_value *view = op->operands.data[0], *ptr = op->operands.data[1];
     const tk_tir_value *mask = op->operands.len > 2 ? op->operands.data[2] : NULL;
@@ -119,6 +153,7 @@ static void emit_async_copy(cg *c, const tk_tir_op *op) {
     /* masks alike across each vector: one test a vector */
     uint32_t last = ptr->type->rank - 1;
     bool uniform = !mask || w == 1 || (mask->has_axis && mask->constancy[last] % w == 0);
+    bool prefix = !uniform && prefix_mask(mask, w, 0);
     LLVMValueRef base = cg_get(c, view)->r[0];
     const cgval *pv = cg_get(c, ptr);
     for (uint32_t r = 0; r < pv->n; r += w) {
@@ -132,6 +167,13 @@ static void emit_async_copy(cg *c, const tk_tir_op *op) {
         if (uniform) {
             LLVMValueRef size = mask ? LLVMBuildSelect(c->b, cg_operand(c, op, 2, r), full, zero, "") : full;
             cp_async(c, dst, pv->r[r], w * bytes, size);
+            continue;
+        }
+        if (prefix) {
+            /* the elements the mask keeps, a prefix: copy them, zero the rest */
+            LLVMValueRef n = cg_i32(c, 0);
+            for (uint32_t i = 0; i < w; i++) n = LLVMBuildAdd(c->b, n, LLVMBuildZExt(c->b, cg_operand(c, op, 2, r + i), c->t_i32, ""), "");
+            cp_async(c, dst, pv->r[r], w * bytes, LLVMBuildMul(c->b, n, cg_i32(c, bytes), ""));
             continue;
         }
         LLVMValueRef all = cg_operand(c, op, 2, r), any = all;
