@@ -310,7 +310,7 @@ static int compile_file(const options *opt, tk_arena *arena, tk_diag *diag) {
     tk_cg_options cg = {opt->target, opt->opt_level, opt->line_info || opt->debug_info,
                         opt->debug || opt->debug_info, getenv("CUDA_HOME"),
                         opt->emit == EMIT_ALL || opt->emit == EMIT_CUBIN || opt->emit == EMIT_HEADER || opt->stats,
-                        opt->stats};
+                        opt->stats, opt->emit == EMIT_LLVM, 0};
     tk_cg_output compiled = {0};
     bool ok = tk_cg_compile(arena, diag, tir, &cg, &compiled);
     if (opt->time_phases) {

@@ -18,6 +18,11 @@ typedef struct tk_cg_options {
     const char *cuda_home;   /* for ptxas; NULL or missing: PTX only */
     bool want_cubin;
     bool resource_report;    /* ptxas -v: registers, spills (slow for many kernels: --stats only) */
+    bool llvm_ir;            /* keep the optimized LLVM IR's text (out->llvm_ir) */
+    /* LLVM modules compiled at once, their PTX joined: 0 lets the work's
+     * size and the processors decide (one for small programs, or with line
+     * tables); tests ask for more */
+    unsigned llvm_modules;
 } tk_cg_options;
 
 typedef struct tk_cg_kernel_info {
@@ -27,7 +32,7 @@ typedef struct tk_cg_kernel_info {
 } tk_cg_kernel_info;
 
 typedef struct tk_cg_output {
-    char *llvm_ir;           /* optimized module text */
+    char *llvm_ir;           /* optimized module text (options->llvm_ir); modules' one after another */
     char *ptx;
     size_t ptx_len;
     unsigned char *cubin;    /* NULL without a toolkit */

@@ -35,6 +35,7 @@ typedef struct cg {
     LLVMValueRef entry_br;
     LLVMValueRef tid, lane, warp;
     LLVMValueRef smem;
+    unsigned smem_align;       /* tk_smem's, the same in every module of a program */
     const tk_tir_op *scratch_op;   /* the op being emitted: its scratch range (smem.c) */
     struct { const tk_ll *l; LLVMValueRef flat; } flats[64];
     uint32_t nflats;
@@ -51,9 +52,11 @@ typedef struct cg {
 
 /* ---- module.c: the module and its kernels ---- */
 
-/* Builds the LLVM module of every kernel; NULL (errors reported) when one fails. */
+/* Builds the LLVM module of every kernel (of those `only` marks, by index,
+ * unless it is NULL); NULL (errors reported) when one fails. Kernel infos
+ * go to out->kernels in program order. */
 LLVMModuleRef cg_build_module(tk_arena *arena, tk_diag *diag, LLVMContextRef ctx,
-                              const tk_tir_program *program, const tk_cg_options *options,
+                              const tk_tir_program *program, const bool *only, const tk_cg_options *options,
                               tk_cg_output *out);
 /* The PTX entry name of a kernel variant. */
 const char *cg_entry_name(tk_arena *arena, const tk_tir_kernel *k, const tk_tir_program *program);

@@ -67,8 +67,10 @@ static bool emit_kernel(cg *c, const tk_tir_kernel *k, const char *entry) {
             c->smem = LLVMAddGlobalInAddressSpace(c->mod, LLVMArrayType2(c->t_i8, 0), "tk_smem", 3);
             LLVMSetAlignment(c->smem, 16);
         }
-        /* swizzled buffers repeat their pattern every 1024 bytes (smem.c) */
-        if (k->buffers.len && LLVMGetAlignment(c->smem) < 1024) LLVMSetAlignment(c->smem, 1024);
+        /* swizzled buffers repeat their pattern every 1024 bytes (smem.c);
+         * one alignment for the whole program, so that modules compiled
+         * apart declare tk_smem alike */
+        if (c->smem_align > LLVMGetAlignment(c->smem)) LLVMSetAlignment(c->smem, c->smem_align);
     }
     c->entry = LLVMAppendBasicBlockInContext(c->ctx, fn, "entry");
     LLVMBasicBlockRef start = LLVMAppendBasicBlockInContext(c->ctx, fn, "start");
@@ -96,7 +98,7 @@ static bool emit_kernel(cg *c, const tk_tir_kernel *k, const char *entry) {
 }
 
 LLVMModuleRef cg_build_module(tk_arena *arena, tk_diag *diag, LLVMContextRef ctx,
-                              const tk_tir_program *program, const tk_cg_options *options,
+                              const tk_tir_program *program, const bool *only, const tk_cg_options *options,
                               tk_cg_output *out) {
     bool line_info = options->line_info;
     cg c = {0};
@@ -137,8 +139,12 @@ LLVMModuleRef cg_build_module(tk_arena *arena, tk_diag *diag, LLVMContextRef ctx
                           LLVMValueAsMetadata(LLVMConstInt(c.t_i32, 2, 0)));
     }
     bool ok = true;
+    c.smem_align = 16;
+    for (uint32_t i = 0; i < program->kernels.len; i++)
+        if (program->kernels.data[i]->buffers.len) c.smem_align = 1024;
     for (uint32_t i = 0; i < program->kernels.len; i++) {
         const tk_tir_kernel *k = program->kernels.data[i];
+        if (only && !only[i]) continue;
         const char *entry = cg_entry_name(arena, k, program);
         if (emit_kernel(&c, k, entry)) {
             tk_cg_kernel_info info = {entry, k, -1, -1, (int)k->shared_bytes};
@@ -152,7 +158,7 @@ LLVMModuleRef cg_build_module(tk_arena *arena, tk_diag *diag, LLVMContextRef ctx
         LLVMDisposeDIBuilder(c.dib);
     }
     LLVMDisposeBuilder(c.b);
-    out->user_asm = c.user_asm;
+    if (c.user_asm.src && !out->user_asm.src) out->user_asm = c.user_asm;
     if (!ok) {
         LLVMDisposeModule(c.mod);
         return NULL;

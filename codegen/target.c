@@ -13,14 +13,13 @@
 #include <llvm-c/Transforms/PassBuilder.h>
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static char *copy_string(tk_arena *arena, const char *s, size_t len) {
-    return tk_arena_strndup(arena, s, len);
-}
 
 static bool file_exists(const char *path) {
     struct stat st;
@@ -286,10 +285,26 @@ static bool run_ptxas(tk_arena *arena, tk_diag *diag, const tk_cg_options *opt, 
     return ok;
 }
 
+/* A malloc'd message (threads report through these, not through diag). */
+static char *message(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *message(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *m = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (m) {
+        va_start(ap, fmt);
+        vsnprintf(m, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+    }
+    return m;
+}
+
 /* Links libdevice when the module calls __nv_ functions: its functions
  * become internal, so the optimizer keeps only what is used, and the
  * NVVMReflect flag says denormals are not flushed. */
-static bool link_libdevice(tk_diag *diag, LLVMContextRef ctx, LLVMModuleRef mod, const char *cuda_home) {
+static bool link_libdevice(char **error, LLVMContextRef ctx, LLVMModuleRef mod, const char *cuda_home) {
     bool needed = false;
     for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f)) {
         size_t len;
@@ -302,8 +317,8 @@ static bool link_libdevice(tk_diag *diag, LLVMContextRef ctx, LLVMModuleRef mod,
     LLVMMemoryBufferRef buf = NULL;
     char *err = NULL;
     if (LLVMCreateMemoryBufferWithContentsOfFile(path, &buf, &err)) {
-        tk_error(diag, (tk_loc){0}, "this kernel uses math from libdevice, which is not at %s (set "
-                 "CUDA_HOME to the CUDA toolkit)", path);
+        *error = message("this kernel uses math from libdevice, which is not at %s (set CUDA_HOME to the "
+                         "CUDA toolkit)", path);
         LLVMDisposeMessage(err);
         return false;
     }
@@ -311,13 +326,13 @@ static bool link_libdevice(tk_diag *diag, LLVMContextRef ctx, LLVMModuleRef mod,
     bool bad = LLVMParseBitcodeInContext2(ctx, buf, &lib);
     LLVMDisposeMemoryBuffer(buf);
     if (bad || !lib) {
-        tk_error(diag, (tk_loc){0}, "cannot read libdevice at %s", path);
+        *error = message("cannot read libdevice at %s", path);
         return false;
     }
     LLVMSetTarget(lib, LLVMGetTarget(mod));
     LLVMSetDataLayout(lib, LLVMGetDataLayoutStr(mod));
     if (LLVMLinkModules2(mod, lib)) {
-        tk_error(diag, (tk_loc){0}, "internal compiler error: linking libdevice failed");
+        *error = message("internal compiler error: linking libdevice failed");
         return false;
     }
     for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f))
@@ -328,29 +343,53 @@ static bool link_libdevice(tk_diag *diag, LLVMContextRef ctx, LLVMModuleRef mod,
     return true;
 }
 
-bool tk_cg_compile(tk_arena *arena, tk_diag *diag, const tk_tir_program *program,
-                   const tk_cg_options *options, tk_cg_output *out) {
-    double t0 = tk_now_ms();
-    LLVMInitializeNVPTXTargetInfo();
-    LLVMInitializeNVPTXTarget();
-    LLVMInitializeNVPTXTargetMC();
-    LLVMInitializeNVPTXAsmPrinter();
-    LLVMContextRef ctx = LLVMContextCreate();
-    LLVMModuleRef mod = cg_build_module(arena, diag, ctx, program, options, out);
-    if (!mod) {
-        LLVMContextDispose(ctx);
-        return false;
+/* One module on its way to PTX, on its own LLVM context: what a thread
+ * does (module_to_ptx), and what it leaves (malloc'd strings). */
+typedef struct llvm_job {
+    LLVMContextRef ctx;
+    LLVMModuleRef mod;
+    const tk_cg_options *options;
+    unsigned index;   /* > 0: internal symbols get a suffix, so that modules join */
+    char *ptx, *ir;
+    char *error;      /* a message for the user, or an internal error */
+} llvm_job;
+
+/* Internal symbols (libdevice's functions, private strings) renamed apart:
+ * the PTX of several modules is joined into one. */
+static void rename_internals(LLVMModuleRef mod, unsigned index) {
+    char name[512];
+    for (LLVMValueRef g = LLVMGetFirstGlobal(mod); g; g = LLVMGetNextGlobal(g)) {
+        LLVMLinkage l = LLVMGetLinkage(g);
+        size_t len;
+        const char *old = LLVMGetValueName2(g, &len);
+        if ((l == LLVMInternalLinkage || l == LLVMPrivateLinkage) && len && len < 400) {
+            snprintf(name, sizeof name, "%.*s_m%u", (int)len, old, index);
+            LLVMSetValueName2(g, name, strlen(name));
+        }
     }
+    for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f)) {
+        LLVMLinkage l = LLVMGetLinkage(f);
+        size_t len;
+        const char *old = LLVMGetValueName2(f, &len);
+        if (!LLVMIsDeclaration(f) && (l == LLVMInternalLinkage || l == LLVMPrivateLinkage) && len && len < 400) {
+            snprintf(name, sizeof name, "%.*s_m%u", (int)len, old, index);
+            LLVMSetValueName2(f, name, strlen(name));
+        }
+    }
+}
+
+static void *module_to_ptx(void *arg) {
+    llvm_job *job = arg;
+    const tk_cg_options *options = job->options;
+    LLVMModuleRef mod = job->mod;
     const char *triple = "nvptx64-nvidia-cuda";
     LLVMSetTarget(mod, triple);
     char *err = NULL;
     LLVMTargetRef target;
     if (LLVMGetTargetFromTriple(triple, &target, &err)) {
-        tk_error(diag, (tk_loc){0}, "LLVM has no NVPTX target: %s", err ? err : "?");
+        job->error = message("LLVM has no NVPTX target: %s", err ? err : "?");
         LLVMDisposeMessage(err);
-        LLVMDisposeModule(mod);
-        LLVMContextDispose(ctx);
-        return false;
+        return NULL;
     }
     LLVMCodeGenOptLevel level = options->opt_level == 0 ? LLVMCodeGenLevelNone
                                 : options->opt_level == 1 ? LLVMCodeGenLevelLess
@@ -365,19 +404,15 @@ bool tk_cg_compile(tk_arena *arena, tk_diag *diag, const tk_tir_program *program
     LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(tm);
     LLVMSetModuleDataLayout(mod, layout);
     LLVMDisposeTargetData(layout);
-    if (!link_libdevice(diag, ctx, mod, options->cuda_home)) {
+    if (!link_libdevice(&job->error, job->ctx, mod, options->cuda_home)) {
         LLVMDisposeTargetMachine(tm);
-        LLVMDisposeModule(mod);
-        LLVMContextDispose(ctx);
-        return false;
+        return NULL;
     }
     if (LLVMVerifyModule(mod, LLVMReturnStatusAction, &err)) {
-        tk_error(diag, (tk_loc){0}, "internal compiler error: invalid LLVM IR:\n%s", err ? err : "?");
+        job->error = message("internal compiler error: invalid LLVM IR:\n%s", err ? err : "?");
         LLVMDisposeMessage(err);
         LLVMDisposeTargetMachine(tm);
-        LLVMDisposeModule(mod);
-        LLVMContextDispose(ctx);
-        return false;
+        return NULL;
     }
     LLVMDisposeMessage(err);
     err = NULL;
@@ -388,26 +423,187 @@ bool tk_cg_compile(tk_arena *arena, tk_diag *diag, const tk_tir_program *program
     LLVMDisposePassBuilderOptions(pb);
     if (perr) {
         char *msg = LLVMGetErrorMessage(perr);
-        tk_error(diag, (tk_loc){0}, "internal compiler error: LLVM passes failed: %s", msg);
+        job->error = message("internal compiler error: LLVM passes failed: %s", msg);
         LLVMDisposeErrorMessage(msg);
+        LLVMDisposeTargetMachine(tm);
+        return NULL;
     }
-    char *ir = LLVMPrintModuleToString(mod);
-    out->llvm_ir = copy_string(arena, ir, strlen(ir));
-    LLVMDisposeMessage(ir);
+    if (job->index) rename_internals(mod, job->index);
+    if (options->llvm_ir) {
+        char *ir = LLVMPrintModuleToString(mod);
+        job->ir = message("%s", ir);
+        LLVMDisposeMessage(ir);
+    }
     LLVMMemoryBufferRef buf = NULL;
     if (LLVMTargetMachineEmitToMemoryBuffer(tm, mod, LLVMAssemblyFile, &err, &buf)) {
-        tk_error(diag, (tk_loc){0}, "internal compiler error: PTX emission failed: %s", err ? err : "?");
+        job->error = message("internal compiler error: PTX emission failed: %s", err ? err : "?");
         LLVMDisposeMessage(err);
     } else {
         size_t n = LLVMGetBufferSize(buf);
-        out->ptx = copy_string(arena, LLVMGetBufferStart(buf), n);
-        out->ptx_len = strlen(out->ptx);
+        job->ptx = malloc(n + 1);
+        if (job->ptx) {
+            memcpy(job->ptx, LLVMGetBufferStart(buf), n);
+            job->ptx[n] = 0;
+        }
         LLVMDisposeMemoryBuffer(buf);
     }
     LLVMDisposeTargetMachine(tm);
-    LLVMDisposeModule(mod);
-    LLVMContextDispose(ctx);
+    return NULL;
+}
+
+/* The PTX of several modules as one: the first whole; of each other, what
+ * follows its header (.version, .target, .address_size), without the
+ * .extern declarations already there (tk_smem, vprintf: alike in every
+ * module). */
+static char *join_ptx(tk_arena *arena, llvm_job *jobs, uint32_t n) {
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    if (!f) return NULL;
+    fputs(jobs[0].ptx, f);
+    for (uint32_t j = 1; j < n; j++) {
+        const char *p = strstr(jobs[j].ptx, "\n.address_size");
+        p = p ? strchr(p + 1, '\n') : NULL;
+        p = p ? p + 1 : jobs[j].ptx;
+        while (*p) {
+            const char *end = strchr(p, '\n');
+            size_t line = end ? (size_t)(end - p) + 1 : strlen(p);
+            if (strncmp(p, ".extern", 7) == 0) {
+                /* the whole declaration: up to a line that ends in ';' */
+                const char *stop = p;
+                for (;;) {
+                    const char *e = strchr(stop, '\n');
+                    size_t l = e ? (size_t)(e - stop) : strlen(stop);
+                    bool last = l && stop[l - 1] == ';';
+                    stop = e ? e + 1 : stop + l;
+                    if (last || !e) break;
+                }
+                fflush(f);
+                char *decl = tk_arena_printf(arena, "%.*s", (int)(stop - p), p);
+                if (!strstr(out, decl)) fputs(decl, f);
+                p = stop;
+                continue;
+            }
+            fwrite(p, 1, line, f);
+            p += line;
+        }
+    }
+    fclose(f);
+    char *joined = tk_arena_printf(arena, "%s", out ? out : "");
+    free(out);
+    return joined;
+}
+
+/* The LLVM instructions kernel k is likely to make, roughly: a register
+ * of each result of each op. */
+static uint64_t block_weight(const tk_tir_block *blk) {
+    uint64_t w = 0;
+    for (uint32_t i = 0; i < blk->ops.len; i++) {
+        const tk_tir_op *op = blk->ops.data[i];
+        if (op->dead) continue;
+        w += 1;
+        for (uint32_t r = 0; r < op->results.len; r++) {
+            const tk_tir_value *v = op->results.data[r];
+            if (v->layout && !v->layout->shared) w += tk_ll_num_regs(v->layout);
+        }
+        for (uint32_t r = 0; r < op->regions.len; r++) w += block_weight(op->regions.data[r]);
+    }
+    return w;
+}
+
+/* Past this much work (block_weight) LLVM's passes and emission run on
+ * several modules at once, one a processor: matmul.tk's twelve kernels
+ * weigh about 100,000 and take seconds in one module. */
+enum { PARALLEL_WEIGHT = 20000, MAX_MODULES = 64 };
+
+bool tk_cg_compile(tk_arena *arena, tk_diag *diag, const tk_tir_program *program,
+                   const tk_cg_options *options, tk_cg_output *out) {
+    double t0 = tk_now_ms();
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+    uint32_t nk = program->kernels.len;
+    uint64_t *weight = TK_NEW_ARRAY(arena, uint64_t, nk + 1), total = 0;
+    for (uint32_t i = 0; i < nk; i++) total += weight[i] = block_weight(program->kernels.data[i]->body);
+    /* how many modules: one, unless the work is large; never with line
+     * tables (each module would bring its own .file directives) */
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    uint32_t modules = 1;
+    if (!options->line_info && total > PARALLEL_WEIGHT && nk > 1 && cpus > 1)
+        modules = (uint32_t)(cpus < MAX_MODULES ? cpus : MAX_MODULES);
+    if (options->llvm_modules && !options->line_info) modules = options->llvm_modules < MAX_MODULES ? options->llvm_modules : MAX_MODULES;
+    if (modules > nk) modules = nk ? nk : 1;
+    /* kernels to modules: the heaviest first, each to the lightest module */
+    uint32_t *module_of = TK_NEW_ARRAY(arena, uint32_t, nk + 1);
+    uint64_t *load = TK_NEW_ARRAY(arena, uint64_t, modules + 1);
+    bool *placed = TK_NEW_ARRAY(arena, bool, nk + 1);
+    for (uint32_t n = 0; n < nk; n++) {
+        uint32_t heaviest = nk;
+        for (uint32_t i = 0; i < nk; i++)
+            if (!placed[i] && (heaviest == nk || weight[i] > weight[heaviest])) heaviest = i;
+        uint32_t lightest = 0;
+        for (uint32_t m = 1; m < modules; m++)
+            if (load[m] < load[lightest]) lightest = m;
+        placed[heaviest] = true;
+        module_of[heaviest] = lightest;
+        load[lightest] += weight[heaviest];
+    }
+    llvm_job *jobs = TK_NEW_ARRAY(arena, llvm_job, modules);
+    bool *only = TK_NEW_ARRAY(arena, bool, nk + 1);
+    bool built = true;
+    for (uint32_t m = 0; m < modules && built; m++) {
+        for (uint32_t i = 0; i < nk; i++) only[i] = module_of[i] == m;
+        jobs[m].ctx = LLVMContextCreate();
+        jobs[m].mod = cg_build_module(arena, diag, jobs[m].ctx, program, modules > 1 ? only : NULL, options, out);
+        jobs[m].options = options;
+        jobs[m].index = m;
+        built = jobs[m].mod != NULL;
+    }
+    if (built) {
+        pthread_t *threads = TK_NEW_ARRAY(arena, pthread_t, modules);
+        bool *started = TK_NEW_ARRAY(arena, bool, modules);
+        for (uint32_t m = 1; m < modules; m++) started[m] = pthread_create(&threads[m], NULL, module_to_ptx, &jobs[m]) == 0;
+        module_to_ptx(&jobs[0]);
+        for (uint32_t m = 1; m < modules; m++) {
+            if (started[m]) pthread_join(threads[m], NULL);
+            else module_to_ptx(&jobs[m]); /* no thread to be had: here */
+        }
+    }
+    bool ok = built;
+    for (uint32_t m = 0; m < modules; m++) {
+        if (jobs[m].error) tk_error(diag, (tk_loc){0}, "%s", jobs[m].error);
+        ok &= built && !jobs[m].error && jobs[m].ptx;
+    }
+    if (ok) {
+        out->ptx = join_ptx(arena, jobs, modules);
+        out->ptx_len = out->ptx ? strlen(out->ptx) : 0;
+        if (options->llvm_ir) {
+            out->llvm_ir = "";
+            for (uint32_t m = 0; m < modules; m++)
+                out->llvm_ir = tk_arena_printf(arena, "%s%s", out->llvm_ir, jobs[m].ir ? jobs[m].ir : "");
+        }
+    }
+    for (uint32_t m = 0; m < modules; m++) {
+        free(jobs[m].ptx);
+        free(jobs[m].ir);
+        free(jobs[m].error);
+        if (jobs[m].mod) LLVMDisposeModule(jobs[m].mod);
+        if (jobs[m].ctx) LLVMContextDispose(jobs[m].ctx);
+    }
+    /* the kernels' infos in program order (modules built them module by module) */
+    for (uint32_t i = 1; i < out->kernels.len; i++)
+        for (uint32_t j = i; j > 0; j--) {
+            tk_cg_kernel_info *a = &out->kernels.data[j - 1], *b = &out->kernels.data[j];
+            uint32_t ia = 0, ib = 0;
+            while (ia < nk && program->kernels.data[ia] != a->kernel) ia++;
+            while (ib < nk && program->kernels.data[ib] != b->kernel) ib++;
+            if (ia <= ib) break;
+            tk_cg_kernel_info t = *a;
+            *a = *b;
+            *b = t;
+        }
     out->llvm_ms = tk_now_ms() - t0;
-    if (!out->ptx || diag->error_count) return false;
+    if (!ok || !out->ptx || diag->error_count) return false;
     return !options->want_cubin || run_ptxas(arena, diag, options, out);
 }
