@@ -54,6 +54,7 @@ static void usage(FILE *out) {
         "                     licm, pipeline, axis-info, layouts, shared-memory, barriers, ...)\n"
         "  --arch=SM          target: sm_80, sm_86, sm_89, sm_90, sm_90a (default sm_90a)\n"
         "  -D NAME=VALUE      set the constexpr parameter NAME of every kernel to VALUE\n"
+        "                     (autotune configs that set NAME to another value are left out)\n"
         "  --kernel NAME      compile only the kernel NAME\n"
         "  -O0 -O1 -O2 -O3    optimization level (default -O3)\n"
         "  -g                 line tables for .tk source in the PTX (.loc), for debuggers\n"
