@@ -27,8 +27,14 @@ static inline uint32_t tir_rank(const tk_type *t) { return t->kind == TK_TYPE_TI
 typedef void (*tir_visit_fn)(tk_tir_op *op, void *ctx);
 void tir_walk(tk_tir_block *blk, tir_visit_fn fn, void *ctx);
 
-/* The pointer parameter a pointer value is derived from (through addptr,
- * splat, broadcast, reshape, permute, hints), or NULL. */
+/* Ops that compute addresses and masks (pure, cheap, one result, no
+ * regions): what the pipeliners may recompute for a later trip. */
+bool tir_is_address_op(const tk_tir_op *op);
+/* v with addptr, splat, broadcast, reshape, permute and hints stripped:
+ * the pointer it is derived from. */
+const tk_tir_value *tir_strip_address(const tk_tir_value *v);
+/* The pointer parameter a pointer value is derived from (through those),
+ * or NULL. */
 const tk_tir_value *tir_root_pointer(const tk_tir_kernel *k, const tk_tir_value *v);
 /* May a store or atomic in blk write through pointer parameter root (NULL:
  * unknown, so yes)? Distinct pointer parameters are taken not to alias, as

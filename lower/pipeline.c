@@ -45,12 +45,12 @@ static tk_tir_op *new_op(pipe_ctx *c, tk_tir_opcode code, int sub, tk_loc loc, c
     return op;
 }
 
-static bool address_op(const tk_tir_op *op) {
+bool tir_is_address_op(const tk_tir_op *op) {
     switch (op->code) {
     case TIR_CONST: case TIR_SPLAT: case TIR_MAKE_RANGE: case TIR_BROADCAST: case TIR_RESHAPE:
     case TIR_PERMUTE: case TIR_UNARY: case TIR_BINARY: case TIR_CMP: case TIR_SELECT: case TIR_CAST:
     case TIR_BITCAST: case TIR_ADDPTR: case TIR_HINT: case TIR_PROGRAM_ID: case TIR_NUM_PROGRAMS:
-        return op->results.len == 1 && op->regions.len == 0;
+        return op->results.len == 1 && op->regions.len == 0 && !op->dead;
     default:
         return false;
     }
@@ -65,7 +65,7 @@ static bool from_iv(pipe_ctx *c, const tk_tir_value *v, int depth) {
         return true;
     }
     if (v->def->parent != c->body) return true; /* defined outside the loop */
-    if (!address_op(v->def) || depth > 32) return false;
+    if (!tir_is_address_op(v->def) || depth > 32) return false;
     for (uint32_t i = 0; i < v->def->operands.len; i++)
         if (!from_iv(c, v->def->operands.data[i], depth + 1)) return false;
     return true;
@@ -89,11 +89,16 @@ static tk_tir_value *for_trip(pipe_ctx *c, tk_tir_value *v, tk_tir_value *iv, op
     return r;
 }
 
-/* The pointer parameter a pointer value is derived from, or NULL. */
-const tk_tir_value *tir_root_pointer(const tk_tir_kernel *k, const tk_tir_value *v) {
+const tk_tir_value *tir_strip_address(const tk_tir_value *v) {
     while (v->def && (v->def->code == TIR_ADDPTR || v->def->code == TIR_SPLAT || v->def->code == TIR_BROADCAST ||
                       v->def->code == TIR_RESHAPE || v->def->code == TIR_PERMUTE || v->def->code == TIR_HINT))
         v = v->def->operands.data[0];
+    return v;
+}
+
+/* The pointer parameter a pointer value is derived from, or NULL. */
+const tk_tir_value *tir_root_pointer(const tk_tir_kernel *k, const tk_tir_value *v) {
+    v = tir_strip_address(v);
     for (uint32_t i = 0; i < k->body->args.len; i++)
         if (k->body->args.data[i] == v) return v;
     return NULL;

@@ -82,17 +82,6 @@ static int body_arg(const dp_ctx *c, const tk_tir_value *v) {
     return -1;
 }
 
-static bool address_op(const tk_tir_op *op) {
-    switch (op->code) {
-    case TIR_CONST: case TIR_SPLAT: case TIR_MAKE_RANGE: case TIR_BROADCAST: case TIR_RESHAPE:
-    case TIR_PERMUTE: case TIR_UNARY: case TIR_BINARY: case TIR_CMP: case TIR_SELECT: case TIR_CAST:
-    case TIR_BITCAST: case TIR_ADDPTR: case TIR_HINT: case TIR_PROGRAM_ID: case TIR_NUM_PROGRAMS:
-        return op->results.len == 1 && op->regions.len == 0 && !op->dead;
-    default:
-        return false;
-    }
-}
-
 /* Can v be computed for a later trip: from the induction variable, values
  * from outside, carried values marked ahead, through address ops? */
 static bool computable(const dp_ctx *c, const tk_tir_value *v, int depth) {
@@ -100,7 +89,7 @@ static bool computable(const dp_ctx *c, const tk_tir_value *v, int depth) {
     if (arg == 0) return true;
     if (arg > 0) return c->ahead[arg];
     if (!v->def || v->def->parent != c->body) return true;
-    if (!address_op(v->def) || depth > 64) return false;
+    if (!tir_is_address_op(v->def) || depth > 64) return false;
     for (uint32_t i = 0; i < v->def->operands.len; i++)
         if (!computable(c, v->def->operands.data[i], depth + 1)) return false;
     return true;
@@ -249,21 +238,14 @@ static bool is_mma_dot(const tk_tir_op *op) {
     return impl && !strcmp(impl, "mma_sync");
 }
 
-static const tk_tir_value *strip_address(const tk_tir_value *v) {
-    while (v->def && (v->def->code == TIR_ADDPTR || v->def->code == TIR_SPLAT || v->def->code == TIR_BROADCAST ||
-                      v->def->code == TIR_RESHAPE || v->def->code == TIR_PERMUTE || v->def->code == TIR_HINT))
-        v = v->def->operands.data[0];
-    return v;
-}
-
 /* The pointer parameter ptr derives from, through a carried value that
  * only advances itself (a_ptrs += BK) to its initial value; NULL if none. */
 static const tk_tir_value *loop_root(const dp_ctx *c, const tk_tir_value *ptr) {
-    const tk_tir_value *v = strip_address(ptr);
+    const tk_tir_value *v = tir_strip_address(ptr);
     int arg = body_arg(c, v);
     if (arg > 0) {
         const tk_tir_op *y = yield_of(c->body);
-        if (!y || strip_address(y->operands.data[arg - 1]) != v) return NULL;
+        if (!y || tir_strip_address(y->operands.data[arg - 1]) != v) return NULL;
         v = c->loop->operands.data[3 + arg - 1];
     }
     return tir_root_pointer(c->k, v);
