@@ -100,7 +100,8 @@ static void copy_elements(cg *c, const tk_tir_op *op, LLVMValueRef pred, LLVMVal
             LLVMSetAlignment(LLVMBuildStore(c->b, x, at), bytes);
             continue;
         }
-        LLVMValueRef v = et == c->t_i8 ? LLVMBuildZExt(c->b, x, c->t_i16, "") : LLVMBuildBitCast(c->b, x, et == c->t_i8 ? c->t_i16 : bits, "");
+        /* st.shared.b8 takes a 16-bit register ("h") */
+        LLVMValueRef v = et == c->t_i8 ? LLVMBuildZExt(c->b, x, c->t_i16, "") : LLVMBuildBitCast(c->b, x, bits, "");
         char text[96];
         snprintf(text, sizeof text, "@$0 st.shared.b%u [ $1 + 0 ], $2;", bytes == 1 ? 8 : bytes * 8);
         LLVMValueRef args[3] = {pred, LLVMBuildAddrSpaceCast(c->b, at, c->t_ptr3, ""), v};

@@ -277,33 +277,19 @@ static void wgmma_warps(const int64_t *shape, uint32_t num_warps, uint32_t *warp
     }
 }
 
-static void set_attr_int(dp_ctx *c, tk_tir_op *op, const char *name, int64_t v) {
-    for (uint32_t i = 0; i < op->attrs.len; i++)
-        if (!strcmp(op->attrs.data[i].name, name)) {
-            /* attrs may be shared with a clone: copy before writing */
-            struct tk_sema_attr *copy = TK_NEW_ARRAY(c->arena, struct tk_sema_attr, op->attrs.len);
-            memcpy(copy, op->attrs.data, sizeof *copy * op->attrs.len);
-            op->attrs.data = copy;
-            op->attrs.cap = op->attrs.len;
-            op->attrs.data[i].i = v;
-            op->attrs.data[i].text = NULL;
-            return;
-        }
-    struct tk_sema_attr a = {name, NULL, v};
-    tk_vec_push(c->arena, &op->attrs, a);
-}
-
-static void set_attr_text(dp_ctx *c, tk_tir_op *op, const char *name, const char *text) {
+/* op's attribute name set to text (or, text NULL, to v). An op's attrs
+ * may be shared with its clones (tir_clone_op): they are copied first. */
+static void set_attr(dp_ctx *c, tk_tir_op *op, const char *name, const char *text, int64_t v) {
     struct tk_sema_attr *copy = TK_NEW_ARRAY(c->arena, struct tk_sema_attr, op->attrs.len + 1);
-    memcpy(copy, op->attrs.data, sizeof *copy * op->attrs.len);
+    if (op->attrs.len) memcpy(copy, op->attrs.data, sizeof *copy * op->attrs.len);
     op->attrs.data = copy;
     op->attrs.cap = op->attrs.len + 1;
+    struct tk_sema_attr a = {name, text, text ? 0 : v};
     for (uint32_t i = 0; i < op->attrs.len; i++)
         if (!strcmp(op->attrs.data[i].name, name)) {
-            op->attrs.data[i].text = text;
+            op->attrs.data[i] = a;
             return;
         }
-    struct tk_sema_attr a = {name, text, 0};
     op->attrs.data[op->attrs.len++] = a;
 }
 
@@ -486,10 +472,10 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
             uint32_t warps[2];
             wgmma_warps(dot->results.data[0]->type->shape, c->k->num_warps, warps);
             int carried = in_flight ? chained_accumulator(c, dot, yield) : -1;
-            set_attr_text(c, dot, "impl", "wgmma");
-            set_attr_int(c, dot, "warps_m", warps[0]);
-            set_attr_int(c, dot, "warps_n", warps[1]);
-            set_attr_int(c, dot, "pending", carried >= 0 ? 1 : 0);
+            set_attr(c, dot, "impl", "wgmma", 0);
+            set_attr(c, dot, "warps_m", NULL, warps[0]);
+            set_attr(c, dot, "warps_n", NULL, warps[1]);
+            set_attr(c, dot, "pending", NULL, carried >= 0 ? 1 : 0);
             if (carried >= 0) tk_vec_push(c->arena, &waited, carried);
             dot->operands.data[0] = v[0];
             dot->operands.data[1] = v[1];
