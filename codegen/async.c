@@ -3,7 +3,7 @@
  * a shared-memory pointer). async_copy: each thread copies the elements
  * its pointer registers name into the view, where the buffer's layout puts
  * them, as cp.async of 4, 8 or 16 bytes; a masked-off vector is zero-
- * filled (src-size 0), and where the mask keeps a prefix of each vector
+ * filled (ignore-src), and where the mask keeps a prefix of each vector
  * (prefix_mask: a ragged K) only that prefix is copied. A vector whose mask
  * is neither all on nor all off nor such a prefix, or any copy whose
  * `other` is not 0, is loaded element by element and stored with st.shared
@@ -83,6 +83,16 @@ static void cp_async_if(cg *c, LLVMValueRef pred, LLVMValueRef dst, LLVMValueRef
              bytes == 16 ? "cg" : "ca", bytes);
     LLVMValueRef args[4] = {pred, LLVMBuildAddrSpaceCast(c->b, dst, c->t_ptr3, ""), src, src_size};
     cg_asm_call(c, c->t_void, text, "b,r,l,r", args, 4, true);
+}
+
+/* the same, zero-filling dst where `ignore` holds (the ignore-src operand):
+ * one predicate instead of a size chosen per vector, which LLVM would build
+ * from the mask's `and`s as a chain of selects */
+static void cp_async_unless(cg *c, LLVMValueRef ignore, LLVMValueRef dst, LLVMValueRef src, unsigned bytes) {
+    char text[160];
+    snprintf(text, sizeof text, "cp.async.%s.shared.global [ $0 + 0 ], [ $1 + 0 ], %u, $2;", bytes == 16 ? "cg" : "ca", bytes);
+    LLVMValueRef args[3] = {LLVMBuildAddrSpaceCast(c->b, dst, c->t_ptr3, ""), src, ignore};
+    cg_asm_call(c, c->t_void, text, "r,l,b", args, 3, true);
 }
 
 /* elements [r, r + w) one by one where `pred` holds: each loaded where its
@@ -165,9 +175,12 @@ static void emit_async_copy(cg *c, const tk_tir_op *op) {
             continue;
         }
         LLVMValueRef full = cg_i32(c, w * bytes), zero = cg_i32(c, 0);
+        if (uniform && mask) {
+            cp_async_unless(c, LLVMBuildNot(c->b, cg_operand(c, op, 2, r), ""), dst, pv->r[r], w * bytes);
+            continue;
+        }
         if (uniform) {
-            LLVMValueRef size = mask ? LLVMBuildSelect(c->b, cg_operand(c, op, 2, r), full, zero, "") : full;
-            cp_async(c, dst, pv->r[r], w * bytes, size);
+            cp_async(c, dst, pv->r[r], w * bytes, full);
             continue;
         }
         if (prefix) {

@@ -95,7 +95,7 @@ static void test_targets(void) {
         const tk_target *t = tk_target_find(names[i]);
         CHECK(t && !strcmp(t->name, names[i]));
         if (!t) continue;
-        CHECK(t->ptx_version >= 74);               /* eviction hints */
+        CHECK(t->ptx_version >= 75);               /* eviction hints, ignore-src */
         CHECK(t->has_fp8 == (t->sm >= 89));
         CHECK(t->has_wgmma == (t->sm == 90 && t->arch_specific));
         CHECK(t->has_tma == (t->sm >= 90));
