@@ -201,21 +201,10 @@ static void emit_async_copy(cg *c, const tk_tir_op *op) {
     }
 }
 
-static bool has_wgmma(const tk_tir_block *blk) {
-    for (uint32_t i = 0; i < blk->ops.len; i++) {
-        const tk_tir_op *op = blk->ops.data[i];
-        const char *impl = op->code == TIR_DOT && !op->dead ? tk_tir_attr_text(op, "impl") : NULL;
-        if (impl && !strcmp(impl, "wgmma")) return true;
-        for (uint32_t r = 0; r < op->regions.len; r++)
-            if (has_wgmma(op->regions.data[r])) return true;
-    }
-    return false;
-}
-
 static void emit_wait(cg *c, const tk_tir_op *op) {
     LLVMValueRef pending = cg_i32(c, tk_tir_attr_int(op, "pending", 0));
     cg_call(c, "llvm.nvvm.cp.async.wait.group", c->t_void, &pending, 1);
-    if (has_wgmma(c->k->body)) cg_asm_call(c, c->t_void, "fence.proxy.async.shared::cta;", "", NULL, 0, true);
+    if (c->wgmma) cg_asm_call(c, c->t_void, "fence.proxy.async.shared::cta;", "", NULL, 0, true);
     cg_barrier(c);
 }
 

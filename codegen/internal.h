@@ -40,6 +40,7 @@ typedef struct cg {
     struct { const tk_ll *l; LLVMValueRef flat; } flats[64];
     uint32_t nflats;
     bool failed;
+    bool wgmma;   /* the kernel has a wgmma dot */
     /* -g / -lineinfo: line tables pointing into the .tk file */
     LLVMDIBuilderRef dib;
     LLVMMetadataRef di_file, di_sp;

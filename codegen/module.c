@@ -30,10 +30,22 @@ const char *cg_entry_name(tk_arena *arena, const tk_tir_kernel *k, const tk_tir_
     return tk_arena_printf(arena, "%s__v%u%s", k->sema->name, k->sema->variant, k->suffix);
 }
 
+static bool has_wgmma(const tk_tir_block *blk) {
+    for (uint32_t i = 0; i < blk->ops.len; i++) {
+        const tk_tir_op *op = blk->ops.data[i];
+        const char *impl = op->code == TIR_DOT && !op->dead ? tk_tir_attr_text(op, "impl") : NULL;
+        if (impl && !strcmp(impl, "wgmma")) return true;
+        for (uint32_t r = 0; r < op->regions.len; r++)
+            if (has_wgmma(op->regions.data[r])) return true;
+    }
+    return false;
+}
+
 static bool emit_kernel(cg *c, const tk_tir_kernel *k, const char *entry) {
     c->k = k;
     c->failed = false;
     c->nflats = 0;
+    c->wgmma = has_wgmma(k->body);
     c->vals = TK_NEW_ARRAY(c->arena, cgval, k->value_count + 1);
     const tk_tir_block *body = k->body;
     LLVMTypeRef params[128];
@@ -78,6 +90,17 @@ static bool emit_kernel(cg *c, const tk_tir_kernel *k, const char *entry) {
     c->tid = cg_sreg(c, "tid.x");
     c->lane = LLVMBuildAnd(c->b, c->tid, cg_i32(c, 31), "lane");
     c->warp = LLVMBuildLShr(c->b, c->tid, cg_i32(c, 5), "warp");
+    /* With wgmma, the warp index through shfl.sync from lane 0: the same
+     * value, but ptxas then knows it to be the same in every lane, so what
+     * derives from it (wgmma's descriptors, a warpgroup's rows) lives in
+     * uniform registers: matmul.tk's 128x256x64 K loop needs 168 registers
+     * instead of 202. (On mma.sync kernels it made ptxas spill.) The mask
+     * keeps LLVM's bound on it: num_warps is a power of two. */
+    if (c->wgmma) {
+        LLVMValueRef shfl[4] = {cg_i32(c, -1), c->warp, cg_i32(c, 0), cg_i32(c, 31)};
+        c->warp = LLVMBuildAnd(c->b, cg_call(c, "llvm.nvvm.shfl.sync.idx.i32", c->t_i32, shfl, 4),
+                               cg_i32(c, (int64_t)k->num_warps - 1), "warp");
+    }
     c->entry_br = LLVMBuildBr(c->b, start);
     LLVMPositionBuilderAtEnd(c->b, start);
     for (uint32_t i = 0; i < np; i++) {
