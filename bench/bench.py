@@ -73,6 +73,11 @@ class Impl:
         return statistics.median(self.times) if self.times else None
 
 
+def poison(t):
+    """NaN where the output is floating point, else a value no product here makes."""
+    t.fill_(NAN if t.is_floating_point() else -(2 ** 31) + 7)
+
+
 def tkc_impl(label, variant, args, outs):
     try:
         K = tkshim.Kernel(variant)
@@ -82,7 +87,7 @@ def tkc_impl(label, variant, args, outs):
 
     def verify():
         for o in outs:
-            o.fill_(NAN)
+            poison(o)
         status = fn()
         if status != K.success:
             raise RuntimeError(f"launch returned {K.describe(status)}")
@@ -94,7 +99,7 @@ def tkc_impl(label, variant, args, outs):
 def triton_impl(label, fn, outs):
     def verify():
         for o in outs:
-            o.fill_(NAN)
+            poison(o)
         fn()
         torch.cuda.synchronize()
         return outs
@@ -116,8 +121,9 @@ def rel_err(out, ref):
     return diff / norm if norm > 0 else diff
 
 
-def check(impl, refs):
-    """Runs impl.verify once; sets impl.error if the output is wrong."""
+def check(impl, refs, tol=None):
+    """Runs impl.verify once; sets impl.error if the output is wrong (relative
+    error of the norm at least tol, by default TOL of the output's dtype)."""
     try:
         outs = impl.verify()
     except Exception as e:
@@ -128,9 +134,9 @@ def check(impl, refs):
         if torch.isnan(out).any().item():
             impl.error = f"output {i} has NaN (unwritten elements?)"
             return
-        err = rel_err(out, ref)
-        if not err < TOL[out.dtype]:
-            impl.error = f"output {i} rel err {err:.2e} >= {TOL[out.dtype]:.0e}"
+        err, bound = rel_err(out, ref), tol or TOL[out.dtype]
+        if not err < bound:
+            impl.error = f"output {i} rel err {err:.2e} >= {bound:.0e}"
             return
 
 
@@ -143,15 +149,16 @@ def time_ms(fn, args):
 class Group:
     """One problem (kernel and shape) and every implementation of it."""
 
-    def __init__(self, kernel, shape, nbytes, impls, refs):
+    def __init__(self, kernel, shape, nbytes, impls, refs, tol=None):
         self.kernel, self.shape, self.nbytes = kernel, shape, nbytes
         self.impls = impls
         self.refs = refs
+        self.tol = tol
 
     def run(self, args):
         for impl in self.impls:
             if impl.error is None:
-                check(impl, self.refs)
+                check(impl, self.refs, self.tol)
         self.refs = None  # free the float64 references before timing
         # Two interleaved rounds: slow drift (clocks, temperature) shows up
         # as spread instead of as a difference between implementations.
@@ -283,6 +290,55 @@ def matmul_group(M, N, K, config_index, use_tkc, sm80=False):
     impls.append(torch_impl("torch.matmul", lambda: torch.matmul(a, b)))
     shape = f"{M}x{N}x{K} BM={cfg[0]} BN={cfg[1]} BK={cfg[2]} w={cfg[4]} s={cfg[5]}"
     g = Group("matmul f16", shape, 2 * M * N * K, impls, [a.double() @ b.double()])
+    g.unit = "TFLOP/s"
+    return g
+
+
+# matmul.tk for other operand types (bench/matmul_dtypes.py writes them; test/
+# gpu/build.sh builds matmul_TYPE_cI): operand, result, tolerance
+MATMUL_DTYPES = {
+    "bf16": (torch.bfloat16, torch.bfloat16, 1e-2),
+    "tf32": (torch.float32, torch.float32, 1e-2),   # f32 operands, tl.dot's default tf32
+    "f8": (torch.float8_e4m3fn, torch.float16, 1e-2),
+    "i8": (torch.int8, torch.int32, 1e-9),          # exact
+}
+
+
+def matmul_dtype_group(M, N, K, dt, config_index, use_tkc):
+    """matmul.tk with `dt` operands beside Triton's tutorial kernel at the
+    same config, and torch where it has the product (cuBLAS: torch.matmul
+    with TF32 allowed, torch._int_mm for i8; none for f8)."""
+    cfg = MATMUL_CONFIGS[config_index]
+    ta, to, tol = MATMUL_DTYPES[dt]
+
+    def matrix(rows, cols, fill, t):
+        buf = torch.zeros(rows, -(-cols // 16) * 16, device=DEV, dtype=t)
+        view = buf[:, :cols]
+        if fill:
+            r = torch.randint(-8, 9, (rows, cols), device=DEV) if t == torch.int8 else torch.randn(rows, cols, device=DEV)
+            view.copy_(r.to(t))
+        return view
+    a, b = matrix(M, K, True, ta), matrix(K, N, True, ta)
+    o_tkc, o_tri = matrix(M, N, False, to), matrix(M, N, False, to)
+    impls = []
+    if use_tkc:
+        impls.append(tkc_impl("tkc sm_90a", f"matmul_{dt}_c{config_index}",
+                              (a, b, o_tkc, M, N, K, a.stride(0), 1, b.stride(0), 1, o_tkc.stride(0), 1), [o_tkc]))
+    impls.append(triton_impl("tutorial 03", lambda: tk.matmul(a, b, o_tri, cfg), [o_tri]))
+    if dt == "tf32":
+        def tf32_mm():
+            torch.backends.cuda.matmul.allow_tf32 = True
+            try:
+                return torch.matmul(a, b)
+            finally:
+                torch.backends.cuda.matmul.allow_tf32 = False
+        impls.append(torch_impl("torch.matmul", tf32_mm))
+    elif dt == "i8":
+        impls.append(torch_impl("torch._int_mm", lambda: torch._int_mm(a, b)))
+    elif dt == "bf16":
+        impls.append(torch_impl("torch.matmul", lambda: torch.matmul(a, b)))
+    shape = f"{M}x{N}x{K} BM={cfg[0]} BN={cfg[1]} BK={cfg[2]} w={cfg[4]} s={cfg[5]}"
+    g = Group(f"matmul {dt}", shape, 2 * M * N * K, impls, [a.double() @ b.double()], tol)
     g.unit = "TFLOP/s"
     return g
 
@@ -469,6 +525,11 @@ def main():
     for i in (0, 2):
         makers.append(("matmul", lambda i=i: matmul_group(8192, 8192, 8192, i, use_tkc)))
         makers.append(("matmul", lambda i=i: matmul_group(3000, 5000, 2000, i, use_tkc)))
+    for i in (0, 2):
+        for shape in ((4096, 4096, 4096), (8192, 8192, 8192), (3000, 5000, 2000)):
+            makers.append(("matmul bf16", lambda i=i, s=shape: matmul_dtype_group(*s, "bf16", i, use_tkc)))
+    for dt in ("tf32", "f8", "i8"):
+        makers.append((f"matmul {dt}", lambda dt=dt: matmul_dtype_group(8192, 8192, 8192, dt, 0, use_tkc)))
     groups = []
     failed = False
     # One non-default stream for everything, as Triton's tutorials do: tkc's

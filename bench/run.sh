@@ -1,6 +1,7 @@
 #!/bin/sh
 # make bench: builds the kernel variants and their shim libraries
-# (test/gpu/build.sh), then runs bench/bench.py, which times tkc, Triton and
+# (test/gpu/build.sh; matmul's other operand types from
+# bench/matmul_dtypes.py), then runs bench/bench.py, which times tkc, Triton and
 # PyTorch in one process and compares compile times. Extra arguments go to
 # bench.py (--only softmax, --skip-compile, --no-tkc).
 #
@@ -13,4 +14,7 @@ PYTHON=${PYTHON:-python3}
 export PYTHONDONTWRITEBYTECODE=1
 
 sh test/gpu/build.sh || echo "bench/run.sh: some variants did not build; their rows show n/a" >&2
+# matmul for bf16, tf32, f8e4m3 and i8 operands, derived from kernels/matmul.tk
+"$PYTHON" bench/matmul_dtypes.py && VARIANTS=build/gpu/src/variants sh test/gpu/build.sh ||
+    echo "bench/run.sh: some matmul dtype variants did not build; their rows show n/a" >&2
 exec "$PYTHON" bench/bench.py "$@"

@@ -201,7 +201,7 @@ def layer_norm_fwd(X, Y, W, B, Mean, Rstd, stride, M, N, eps):
 @triton.jit
 def _matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
                    stride_cm, stride_cn, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
-                   GROUP_M: tl.constexpr):
+                   GROUP_M: tl.constexpr, ACC_I32: tl.constexpr = False):
     pid = tl.program_id(axis=0)
     num_pid_m = tl.cdiv(M, BM)
     num_pid_n = tl.cdiv(N, BN)
@@ -216,11 +216,13 @@ def _matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk
     offs_k = tl.arange(0, BK)
     a_ptrs = a_ptr + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
     b_ptrs = b_ptr + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
-    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    # int8: an i32 accumulator (the tutorial has f32; Triton's i8 dot
+    # needs i32), the only change to the tutorial's kernel
+    acc = tl.zeros((BM, BN), dtype=tl.int32 if ACC_I32 else tl.float32)
     for k in range(0, tl.cdiv(K, BK)):
         a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BK, other=0.0)
         b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BK, other=0.0)
-        acc = tl.dot(a, b, acc)
+        acc = tl.dot(a, b, acc, out_dtype=tl.int32 if ACC_I32 else tl.float32)
         a_ptrs += BK * stride_ak
         b_ptrs += BK * stride_bk
     c = acc.to(c_ptr.dtype.element_ty)
@@ -238,4 +240,4 @@ def matmul(a, b, c, config):
     grid = (triton.cdiv(M, BM) * triton.cdiv(N, BN),)
     _matmul_kernel[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
                          c.stride(0), c.stride(1), BM=BM, BN=BN, BK=BK, GROUP_M=GROUP_M,
-                         num_warps=warps, num_stages=stages)
+                         ACC_I32=a.dtype == torch.int8, num_warps=warps, num_stages=stages)

@@ -46,6 +46,9 @@ fi
 failed=""
 while read -r name kernel defines; do
     case $name in ''|'#'*) continue ;; esac
+    # a bare name is in kernels/; a path (bench/matmul_dtypes.py's
+    # generated kernels) is taken as it is
+    case $kernel in */*) src=$kernel ;; *) src=kernels/$kernel ;; esac
     base=$(basename "$kernel" .tk)
     dir=$GPU_DIR/$name
     # A library from an earlier build must not outlive a failure now.
@@ -55,9 +58,9 @@ while read -r name kernel defines; do
         # ones this tkc failed to write.
         rm -rf "$dir"
         mkdir -p "$dir"
-        printf '  TKC     %-24s kernels/%s %s\n' "$name" "$kernel" "$defines"
+        printf '  TKC     %-24s %s %s\n' "$name" "$src" "$defines"
         # shellcheck disable=SC2086
-        if ! "$TKC" $defines "kernels/$kernel" -o "$dir"; then
+        if ! "$TKC" $defines "$src" -o "$dir"; then
             echo "build.sh: FAILED: tkc on $name" >&2
             failed="$failed $name"
             continue

@@ -1,0 +1,49 @@
+#!/usr/bin/env python3
+"""Writes kernels/matmul.tk for other operand types into
+build/gpu/src/TYPE/matmul.tk (make bench; the name kept, so that the
+matmul shim serves): bf16, f32 (tl.dot's default tf32), f8e4m3 (f16 result) and
+i8 (i32 accumulator and result), and a variants list for test/gpu/build.sh
+with the 128x256x64 and 128x128x64 configs of each. tkc has no type
+parameters yet, so the bench derives these from matmul.tk by replacing its
+types; each replacement must match, so that a change to matmul.tk that
+breaks one fails here instead of benchmarking something else."""
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "build" / "gpu" / "src"
+
+# name: [(text in matmul.tk, replacement, times it must occur)]
+EDITS = {
+    "bf16": [("*f16 % 16", "*bf16 % 16", 3), ("acc.to(tl.float16)", "acc.to(tl.bfloat16)", 1)],
+    "tf32": [("*f16 % 16", "*f32 % 16", 3), ("c = acc.to(tl.float16)", "c = acc", 1)],
+    "f8": [("A: *f16 % 16, B: *f16 % 16", "A: *f8e4m3 % 16, B: *f8e4m3 % 16", 1)],
+    "i8": [("A: *f16 % 16, B: *f16 % 16, C: *f16 % 16", "A: *i8 % 16, B: *i8 % 16, C: *i32 % 16", 1),
+           ("dtype=tl.float32)", "dtype=tl.int32)", 1), ("other=0.0", "other=0", 2),
+           ("tl.dot(a, b, acc)", "tl.dot(a, b, acc, out_dtype=tl.int32)", 1),
+           ("c = acc.to(tl.float16)", "c = acc", 1)],
+}
+CONFIGS = {"c0": "-D BM=128 -D BN=256 -D BK=64", "c2": "-D BM=128 -D BN=128 -D BK=64"}
+
+
+def main():
+    src = (ROOT / "kernels" / "matmul.tk").read_text()
+    OUT.mkdir(parents=True, exist_ok=True)
+    lines = []
+    for name, edits in EDITS.items():
+        text = src
+        for old, new, times in edits:
+            if text.count(old) != times:
+                sys.exit(f"matmul_dtypes.py: kernels/matmul.tk has {text.count(old)} of {old!r}, expected {times}")
+            text = text.replace(old, new)
+        path = OUT / name / "matmul.tk"
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(text)
+        for cfg, defines in CONFIGS.items():
+            lines.append(f"matmul_{name}_{cfg} {path.relative_to(ROOT)} {defines}")
+    (OUT / "variants").write_text("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()
