@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""Times builds of matmul.tk side by side in one process, beside Triton's
+tutorial kernel at the same config and torch.matmul: for comparing two
+versions of tkc (or two settings) on the same machine in the same run.
+
+    VARIANTS=FILE TK_GPU_DIR=build/x/A sh test/gpu/build.sh   # one folder per build
+    python3 bench/compare.py 4096 build/x/A build/x/B          # or MxNxK
+    CONFIGS=c0 python3 bench/compare.py 8192 build/x/A
+
+BF16=1 feeds bf16 operands, for folders built from the bf16 kernel that
+bench/matmul_dtypes.py writes (a VARIANTS line such as
+`matmul_c0 build/gpu/src/bf16/matmul.tk -D BM=128 -D BN=256 -D BK=64`).
+
+Each folder holds matmul_cI/ variants as test/gpu/variants names them (I
+the config's index in bench.py's MATMUL_CONFIGS; a suffix such as _sm80
+keeps that config for Triton). Every output is checked against float64
+first; each implementation is timed three times, interleaved (do_bench
+median), and the median of those is printed with the three runs."""
+
+import os
+import statistics
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "test" / "gpu"))
+sys.path.insert(0, str(ROOT / "bench"))
+
+import torch  # noqa: E402
+import triton.testing  # noqa: E402
+
+import tkshim  # noqa: E402
+import triton_kernels as tk  # noqa: E402
+from bench import MATMUL_CONFIGS  # noqa: E402
+
+
+def main():
+    if len(sys.argv) < 3:
+        sys.exit(__doc__)
+    dims = [int(x) for x in sys.argv[1].split("x")]
+    M, N, K = dims if len(dims) == 3 else dims * 3
+    dt = torch.bfloat16 if os.environ.get("BF16") else torch.float16
+    torch.manual_seed(0)
+    a = torch.randn(M, K, device="cuda").to(dt)
+    b = torch.randn(K, N, device="cuda").to(dt)
+    ref = a.double() @ b.double()
+    flops = 2 * M * N * K
+    with torch.cuda.stream(torch.cuda.Stream()):
+        for name in os.environ.get("CONFIGS", "c0,c2").split(","):
+            cfg = MATMUL_CONFIGS[int(name.split("_")[0][1:])]
+            impls = []
+            for d in sys.argv[2:]:
+                lib = Path(d) / f"matmul_{name}" / "libtkshim.so"
+                if not lib.exists():
+                    print(f"{name}: {lib} missing")
+                    continue
+                kern = tkshim.Kernel(f"matmul_{name}", lib)
+                c = torch.full((M, N), float("nan"), device="cuda", dtype=dt)
+                fn = kern.launcher(a, b, c, M, N, K, a.stride(0), 1, b.stride(0), 1, c.stride(0), 1)
+                if fn() != kern.success:
+                    sys.exit(f"{lib}: launch failed")
+                torch.cuda.synchronize()
+                err = ((c.double() - ref).abs().max() / ref.abs().max()).item()
+                if not err < 2e-3:
+                    sys.exit(f"{lib}: max error {err:.2e} of the largest element")
+                impls.append((d, fn))
+            c_tri = torch.empty(M, N, device="cuda", dtype=dt)
+            impls.append(("triton", lambda: tk.matmul(a, b, c_tri, cfg)))
+            impls.append(("torch", lambda: torch.matmul(a, b)))
+            runs = {label: [] for label, _ in impls}
+            for _ in range(3):
+                for label, fn in impls:
+                    runs[label].append(triton.testing.do_bench(fn, warmup=25, rep=200, return_mode="median"))
+            for label, _ in impls:
+                tf = [flops / ms / 1e9 for ms in runs[label]]
+                print(f"{name} {M}x{N}x{K} {label:24s} {statistics.median(tf):7.1f} TFLOP/s  "
+                      f"runs {' '.join(f'{x:.0f}' for x in tf)}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
