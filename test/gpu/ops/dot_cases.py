@@ -217,6 +217,9 @@ PIPELINED = [
     ("writes its own input", "f16", 64, 64, 64, 32, 4, 3, 64, 64, "0.0", "writes"),
     ("two dots share A", "f16", 64, 64, 96, 32, 4, 3, 96, 64, "0.0", "two_dots"),
     ("inside another loop", "f16", 64, 64, 96, 32, 4, 3, 96, 64, "0.0", "nested"),
+    # operands promised 8-byte aligned only: 8-byte cp.async (.ca) whose
+    # ignore-src predicate is the mask (tf32 above: 4-byte ones)
+    ("8-byte copies", "f16", 64, 64, 100, 32, 4, 3, 104, 68, "0.0", "aligned8"),
 ]
 
 
@@ -268,9 +271,10 @@ def pipelined_source(t, M, N, K, BK, warps, stages, lda, ldb, other, form):
     else:
         loop = f"    for kb in {rng}:\n"
         body = loads + "        acc = tl.dot(a, b, acc)\n"
+    align = " % 8" if form == "aligned8" else ""
     return f"""
 @kernel(grid=(1,), num_warps={warps})
-def op(x: *{t}, y: *{t}, out: *{'i32' if t == 'i8' else 'f32'}, n: i32):
+def op(x: *{t}{align}, y: *{t}{align}, out: *{'i32' if t == 'i8' else 'f32'}, n: i32):
     rm = tl.arange(0, {M})
     rn = tl.arange(0, {N})
     rk = tl.arange(0, {BK})
