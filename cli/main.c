@@ -387,6 +387,7 @@ int main(int argc, char **argv) {
     options opt = {0};
     int status = parse_options(argc, argv, &opt, &arena);
     if (status < 0) {
+        tk_cg_init_process();
         tk_diag diag;
         tk_diag_init(&diag, stderr, use_color());
         diag.warnings_are_errors = opt.warnings_are_errors;

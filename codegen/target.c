@@ -9,6 +9,7 @@
 #include <llvm-c/Analysis.h>
 #include <llvm-c/BitReader.h>
 #include <llvm-c/Linker.h>
+#include <llvm-c/Support.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
@@ -515,6 +516,16 @@ static uint64_t block_weight(const tk_tir_block *blk) {
  * several modules at once, one a processor: matmul.tk's twelve kernels
  * weigh about 100,000 and take seconds in one module. */
 enum { PARALLEL_WEIGHT = 20000, MAX_MODULES = 64 };
+
+void tk_cg_init_process(void) {
+    /* Loop strength reduction rewrites each pointer that a pipelined loop
+     * carries ahead (a_ptrs + (num_stages-1) * BK, advanced by BK) as the
+     * base pointer plus a 64-bit offset added every trip: twelve more
+     * 64-bit adds a trip in matmul's K loop, where issue slots are what
+     * limits it. Triton offers the same switch (DISABLE_LLVM_OPT). */
+    const char *args[] = {"tkc", "-disable-lsr"};
+    LLVMParseCommandLineOptions(2, args, NULL);
+}
 
 bool tk_cg_compile(tk_arena *arena, tk_diag *diag, const tk_tir_program *program,
                    const tk_cg_options *options, tk_cg_output *out) {

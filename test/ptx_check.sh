@@ -35,6 +35,14 @@
 #   CHECK-RE: ERE       like CHECK, with ERE a POSIX extended regular
 #                       expression (awk's) instead of a substring
 #   CHECK-NOT-RE: ERE   like CHECK-NOT, with an extended regular expression
+#   CHECK-LOOP-CARRIED: TEXT  in each loop of the section (a label and a
+#                       later branch back to it), every line containing
+#                       TEXT reads its last 64-bit address operand
+#                       ([%rdN...]: cp.async's global source) from a
+#                       register the loop advances in place
+#                       (add.s64 %rdN, %rdN, ...): pointers carried from
+#                       trip to trip, not recomputed from a base each
+#                       trip. At least one such line must be in a loop.
 #
 # Directives before the first CHECK-LABEL form a section of the whole PTX:
 # a CHECK-NOT there forbids TEXT in every kernel.
@@ -96,6 +104,41 @@ function report(j, msg) {
 function secdesc() {
     return "section " secname " (lines " s "-" e " of " what ")"
 }
+function check_loop_carried(j,    i, b, target, uses, rest, reg, k, ok) {
+    split("", label_line)
+    for (i = s; i <= e; i++)
+        if (ptx[i] ~ /^\$L__[A-Za-z0-9_]+:$/) label_line[substr(ptx[i], 1, length(ptx[i]) - 1)] = i
+    uses = 0
+    for (b = s; b <= e; b++) {
+        if (!match(ptx[b], /bra(\.uni)? \$L__[A-Za-z0-9_]+;$/)) continue
+        target = substr(ptx[b], RSTART, RLENGTH - 1)
+        sub(/^bra(\.uni)? /, "", target)
+        if (!(target in label_line) || label_line[target] > b) continue
+        for (i = label_line[target]; i <= b; i++) {
+            if (!index(ptx[i], text[j])) continue
+            uses++
+            # the last address operand: the global source of cp.async
+            rest = ptx[i]
+            reg = ""
+            while (match(rest, /\[ ?%rd[0-9]+/)) {
+                reg = substr(rest, RSTART, RLENGTH)
+                sub(/^\[ ?/, "", reg)
+                rest = substr(rest, RSTART + RLENGTH)
+            }
+            if (reg != "") {
+                ok = 0
+                for (k = label_line[target]; k <= b; k++)
+                    if (index(ptx[k], "add.s64 " reg ", " reg ", ") == 1) { ok = 1; break }
+                if (!ok) {
+                    report(j, "in the loop of lines " label_line[target] "-" b " of " secdesc() \
+                        ", " reg " is not advanced in place (add.s64 " reg ", " reg ", ...) in the loop:\n" shown(i))
+                    return
+                }
+            }
+        }
+    }
+    if (!uses) report(j, "no line in a loop of " secdesc() " has it\n")
+}
 {
     raw[NR] = $0
     line = $0
@@ -116,7 +159,7 @@ END {
         lineno++
         t = norm(l)
         if (t == "" || t ~ /^[;#]/) continue
-        if (match(t, /^CHECK(-LABEL|-NOT|-RE|-NOT-RE|-COUNT-[0-9]+)?:/)) {
+        if (match(t, /^CHECK(-LABEL|-NOT|-RE|-NOT-RE|-COUNT-[0-9]+|-LOOP-CARRIED)?:/)) {
             k = substr(t, 1, RLENGTH - 1)
             v = norm(substr(t, RLENGTH + 1))
             times = ""
@@ -131,9 +174,9 @@ END {
             text[m] = v
             ln[m] = lineno
             count[m] = times
-            if (k == "CHECK" || k == "CHECK-RE" || k == "CHECK-LABEL" || times > 0) positive++
+            if (k == "CHECK" || k == "CHECK-RE" || k == "CHECK-LABEL" || k == "CHECK-LOOP-CARRIED" || times > 0) positive++
         } else {
-            printf "%s:%d: not a directive (CHECK:, CHECK-NOT:, CHECK-COUNT-N:, CHECK-RE:, CHECK-NOT-RE:, CHECK-LABEL:) nor a comment (; or #): %s\n", cf, lineno, t
+            printf "%s:%d: not a directive (CHECK:, CHECK-NOT:, CHECK-COUNT-N:, CHECK-RE:, CHECK-NOT-RE:, CHECK-LABEL:, CHECK-LOOP-CARRIED:) nor a comment (; or #): %s\n", cf, lineno, t
             bad++
         }
     }
@@ -199,6 +242,8 @@ END {
             if (found != count[j])
                 report(j, "expected on exactly " count[j] " line" (count[j] == 1 ? "" : "s") " of " secdesc() \
                     ", found on " found (found ? (found > 6 ? " (the first 6):\n" : ":\n") where : "\n"))
+        } else if (kind[j] == "CHECK-LOOP-CARRIED") {
+            check_loop_carried(j)
         } else {
             for (i = s; i <= e; i++)
                 if (matches(ptx[i], kind[j], text[j])) {

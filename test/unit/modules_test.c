@@ -75,6 +75,7 @@ static const char *compile(tk_arena *arena, unsigned modules) {
 }
 
 int main(void) {
+    tk_cg_init_process();
     tk_arena arena = {0};
     const char *one = compile(&arena, 1), *three = compile(&arena, 3);
     CHECK(one && three);

@@ -50,7 +50,7 @@ static inline int64_t tk__lshr(int64_t a, int64_t b, int *bad) {
 
 static const unsigned char tk_layernorm__cubin[N] = {
 };
-static const unsigned char tk_layernorm__ptx[31132] = {
+static const unsigned char tk_layernorm__ptx[30839] = {
 };
 
 static TK_MAYBE_UNUSED tkrt_kernel tk_layernorm__layer_norm_fwd_d16 =
