@@ -20,6 +20,10 @@ header; median of 5 runs) against Triton's cold compile of its version
 (fresh TRITON_CACHE_DIR, first call minus a warm call, median of 5 fresh
 processes).
 
+With the matmul rows comes a second table: the config Triton's autotuner
+picks for tutorial 03's kernel from the tutorial's own list, per operand
+type and shape (matmul_winners), and which matmul.tk config that is.
+
 The table is printed last and, with $OUT set, written to $OUT/bench.md (raw
 times in $OUT/bench.json). --no-tkc times only Triton and PyTorch: a check of
 this harness before tkc's back end exists.
@@ -294,6 +298,41 @@ def matmul_group(M, N, K, config_index, use_tkc, sm80=False):
     return g
 
 
+def matmul_winners(args):
+    """Triton's autotune choice for tutorial 03's kernel, found as
+    triton.autotune finds it (each config timed, the fastest kept; configs
+    out of shared memory skipped), for f16 and bf16 at the issue's shapes,
+    on the same padded matrices as matmul_group. Returns table rows: the
+    winner, its TFLOP/s, the runner-up, and which matmul.tk config it is
+    (cI: the matmul rows of that config compare tkc with it)."""
+    rows = []
+    for dt, name in ((torch.float16, "f16"), (torch.bfloat16, "bf16")):
+        for M, N, K in ((4096, 4096, 4096), (8192, 8192, 8192), (3000, 5000, 2000)):
+            def matrix(rows_, cols, fill):
+                buf = torch.empty(rows_, -(-cols // 16) * 16, device=DEV, dtype=dt)
+                view = buf[:, :cols]
+                if fill:
+                    view.copy_(torch.randn(rows_, cols, device=DEV))
+                return view
+            a, b, c = matrix(M, K, True), matrix(K, N, True), matrix(M, N, False)
+            timed = []
+            for cfg in tk.TUTORIAL_03_CONFIGS:
+                try:
+                    timed.append((time_ms(lambda: tk.matmul(a, b, c, cfg), args), cfg))
+                except Exception as e:  # the autotuner skips these too
+                    if type(e).__name__ != "OutOfResources":
+                        raise
+            timed.sort()
+            tflops = lambda ms: f"{2 * M * N * K / ms / 1e9:.0f}"
+            label = lambda cfg: f"BM={cfg[0]} BN={cfg[1]} BK={cfg[2]} w={cfg[4]} s={cfg[5]}"
+            (best_ms, best), (next_ms, runner_up) = timed[0], timed[1]
+            ours = f"c{MATMUL_CONFIGS.index(best)}" if best in MATMUL_CONFIGS else "not in matmul.tk"
+            rows.append([name, f"{M}x{N}x{K}", label(best), tflops(best_ms), label(runner_up), tflops(next_ms), ours])
+            print(f"  autotune {name} {M}x{N}x{K}: {label(best)} {tflops(best_ms)} TFLOP/s", flush=True)
+            torch.cuda.empty_cache()
+    return ["operands", "shape", "Triton's choice", "TFLOP/s", "runner-up", "TFLOP/s ", "matmul.tk"], rows
+
+
 # matmul.tk for other operand types (bench/matmul_dtypes.py writes them; test/
 # gpu/build.sh builds matmul_TYPE_cI): operand, result, tolerance
 MATMUL_DTYPES = {
@@ -545,6 +584,10 @@ def main():
             failed |= any(i.error for i in g.impls if i.column == "tkc")
             torch.cuda.synchronize()
             torch.cuda.empty_cache()
+        winners = None
+        if not args.only or any(o in "matmul winners" for o in args.only):
+            print("tutorial 03's autotune choice per shape ...", flush=True)
+            winners = matmul_winners(args)
     header, rows, notes = table_rows(groups)
 
     out = ["", render_text(header, rows)]
@@ -552,6 +595,11 @@ def main():
     if notes:
         out += [""] + [f"note: {n}" for n in notes]
         md += [""] + [f"- {n}" for n in notes]
+    if winners:
+        intro = ("Triton's autotune choice among tutorial 03's configs (each timed as above, the "
+                 "fastest kept, as triton.autotune does):")
+        out += ["", intro, render_text(*winners)]
+        md += ["", intro, "", render_md(*winners)]
     print("\n".join(out), flush=True)
 
     compile_md = []

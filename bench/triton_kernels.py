@@ -232,6 +232,17 @@ def _matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk
     tl.store(c_ptrs, c, mask=(offs_cm[:, None] < M) & (offs_cn[None, :] < N))
 
 
+# Tutorial 03's autotune configs for CUDA, (BM, BN, BK, GROUP_M, num_warps,
+# num_stages) in its order: the issue's bar is tkc at the config Triton's
+# autotuner picks from these (bench.py's matmul_winners finds it).
+TUTORIAL_03_CONFIGS = [
+    (128, 256, 64, 8, 8, 3), (64, 256, 32, 8, 4, 4), (128, 128, 32, 8, 4, 4), (128, 64, 32, 8, 4, 4),
+    (64, 128, 32, 8, 4, 4), (128, 32, 32, 8, 4, 4), (64, 32, 32, 8, 2, 5), (32, 64, 32, 8, 2, 5),
+    (128, 256, 128, 8, 8, 3), (256, 128, 128, 8, 8, 3), (256, 64, 128, 8, 4, 4), (64, 256, 128, 8, 4, 4),
+    (128, 128, 128, 8, 4, 4), (128, 64, 64, 8, 4, 4), (64, 128, 64, 8, 4, 4), (128, 32, 64, 8, 4, 4),
+]
+
+
 def matmul(a, b, c, config):
     """c = a @ b with config = (BM, BN, BK, GROUP_M, num_warps, num_stages)."""
     BM, BN, BK, GROUP_M, warps, stages = config
