@@ -358,6 +358,26 @@ static bool buffers_fit(const dp_ctx *c, uint32_t first, uint32_t nbuf) {
     return !c->target || bytes <= c->target->smem_per_block;
 }
 
+/* Is v computed inside the loop body (or a region nested in it)? */
+static bool inside_body(const dp_ctx *c, const tk_tir_value *v) {
+    for (const tk_tir_op *op = v->def; op; op = op->parent ? op->parent->parent : NULL)
+        if (op->parent == c->body) return true;
+    return false;
+}
+
+/* The loop-invariant scalar by which carried value i, a tile of pointers,
+ * advances each trip (`a_ptrs += BK * stride`: the yield gives
+ * addptr(arg, splat(s))), or NULL. */
+static tk_tir_value *scalar_advance(const dp_ctx *c, uint32_t i, const tk_tir_op *yield) {
+    const tk_tir_value *arg = c->body->args.data[i], *next = yield->operands.data[i - 1];
+    if (!tir_rank(arg->type) || !ty_elem_is_pointer_type(arg->type)) return NULL;
+    const tk_tir_op *add = next->def;
+    if (!add || add->code != TIR_ADDPTR || add->parent != c->body || add->operands.data[0] != arg) return NULL;
+    const tk_tir_op *splat = add->operands.data[1]->def;
+    if (!splat || splat->code != TIR_SPLAT || inside_body(c, splat->operands.data[0])) return NULL;
+    return splat->operands.data[0];
+}
+
 /* every use of `from` in blk (and its regions) but `except`'s becomes `to` */
 static void replace_uses_after(tk_tir_block *blk, const tk_tir_value *from, tk_tir_value *to, const tk_tir_op *except) {
     for (uint32_t i = 0; i < blk->ops.len; i++) {
@@ -436,14 +456,36 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
         cur = next;
     }
 
-    /* new carried values: the ahead ones, then the two stage counters */
+    /* new carried values: the ahead ones, then the two stage counters.
+     * With a wgmma in flight, a tile of pointers that advances by one
+     * invariant scalar runs ahead as one i64 offset from the loop's initial
+     * pointers, (S - 1) steps at first: each trip adds that uniform offset
+     * to invariant pointers, as Triton's loop does. Carried as a tile of
+     * pointers advanced in place, ptxas kept each pointer's halves apart
+     * and moved them into a pair before every copy (matmul 128x128x64:
+     * 217 instructions a trip against Triton's 131; H200 542 -> 582
+     * TFLOP/s). The mma.sync loop keeps the tile: it holds its operands in
+     * registers, and the invariant pointers made ptxas spill. */
+    const tk_type *i64 = tk_type_scalar(c->arena, TK_I64);
     tk_tir_value **arg_of = TK_NEW_ARRAY(c->arena, tk_tir_value *, nargs + 1);
+    tk_tir_value **advance = TK_NEW_ARRAY(c->arena, tk_tir_value *, nargs + 1);
     for (uint32_t i = 1; i < nargs; i++) {
         if (!c->ahead[i]) continue;
-        tk_tir_value *a = tir_copy_value(c->arena, c->k, body->args.data[i], NULL);
+        advance[i] = in_flight ? scalar_advance(c, i, yield) : NULL;
+        tk_tir_value *a;
+        if (advance[i]) {
+            a = new_value(c, i64, NULL);
+            if (tir_elem(advance[i]->type)->dtype != TK_I64)
+                advance[i] = emit(c, before, outside, TIR_CAST, 0, i64, advance[i], NULL)->results.data[0];
+            tk_tir_value *ahead_steps = constant(c, before, outside, i64, stages - 1);
+            tk_vec_push(c->arena, &loop->operands, binary(c, before, outside, TK_BINOP_MUL, advance[i], ahead_steps));
+            tk_vec_push(c->arena, &loop->results, new_value(c, i64, loop));
+        } else {
+            a = tir_copy_value(c->arena, c->k, body->args.data[i], NULL);
+            tk_vec_push(c->arena, &loop->operands, cur[i]);
+            tk_vec_push(c->arena, &loop->results, tir_copy_value(c->arena, c->k, body->args.data[i], loop));
+        }
         tk_vec_push(c->arena, &body->args, a);
-        tk_vec_push(c->arena, &loop->operands, cur[i]);
-        tk_vec_push(c->arena, &loop->results, tir_copy_value(c->arena, c->k, body->args.data[i], loop));
         arg_of[i] = a;
     }
     tk_tir_value *read_stage = new_value(c, i32_type(c), NULL), *write_stage = new_value(c, i32_type(c), NULL);
@@ -496,13 +538,24 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
     span->def->value.i = stages - 1;
     tk_tir_value *ahead_iv = binary(c, &tail, body, TK_BINOP_ADD, body->args.data[0],
                                     binary(c, &tail, body, TK_BINOP_MUL, step, span));
-    begin_trip(c, ahead_iv, arg_of);
+    tk_tir_value **ptrs = TK_NEW_ARRAY(c->arena, tk_tir_value *, nargs + 1);
+    for (uint32_t i = 1; i < nargs; i++) {
+        ptrs[i] = arg_of[i];
+        if (!c->ahead[i] || !advance[i]) continue;
+        const tk_type *t = body->args.data[i]->type;
+        const tk_type *offsets = tk_type_tile(c->arena, i64, t->rank, t->shape);
+        tk_tir_value *o = emit(c, &tail, body, TIR_SPLAT, 0, offsets, arg_of[i], NULL)->results.data[0];
+        ptrs[i] = emit(c, &tail, body, TIR_ADDPTR, 0, t, loop->operands.data[3 + i - 1], o)->results.data[0];
+    }
+    begin_trip(c, ahead_iv, ptrs);
     tk_tir_value *runs = trip_runs(c, ahead_iv, &tail, body);
     for (uint32_t l = 0; l < loads.len; l++) copy_for_trip(c, &tail, body, &loads.data[l], write_stage, runs);
     emit(c, &tail, body, TIR_ASYNC_COMMIT, 0, NULL, NULL, NULL);
     tk_tir_value **next = TK_NEW_ARRAY(c->arena, tk_tir_value *, nargs + 1);
     for (uint32_t i = 1; i < nargs; i++)
-        if (c->ahead[i]) next[i] = for_trip(c, yield->operands.data[i - 1], &tail, body);
+        if (c->ahead[i])
+            next[i] = advance[i] ? binary(c, &tail, body, TK_BINOP_ADD, arg_of[i], advance[i])
+                                 : for_trip(c, yield->operands.data[i - 1], &tail, body);
     tk_tir_value *read_next = next_stage(c, &tail, body, read_stage, nbuf);
     tk_tir_value *write_next = next_stage(c, &tail, body, write_stage, nbuf);
 

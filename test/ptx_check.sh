@@ -35,14 +35,19 @@
 #   CHECK-RE: ERE       like CHECK, with ERE a POSIX extended regular
 #                       expression (awk's) instead of a substring
 #   CHECK-NOT-RE: ERE   like CHECK-NOT, with an extended regular expression
-#   CHECK-LOOP-CARRIED: TEXT  in each loop of the section (a label and a
+#   CHECK-LOOP-ADDRESS: TEXT  in each loop of the section (a label and a
 #                       later branch back to it), every line containing
 #                       TEXT reads its last 64-bit address operand
 #                       ([%rdN...]: cp.async's global source) from a
 #                       register the loop advances in place
-#                       (add.s64 %rdN, %rdN, ...): pointers carried from
-#                       trip to trip, not recomputed from a base each
-#                       trip. At least one such line must be in a loop.
+#                       (add.s64 %rdN, %rdN, ...), or adds once to a
+#                       register from before the loop an offset that at
+#                       least one other such address adds too
+#                       (add.s64 %rdN, %rdBASE, %rdOFFSET): one add an
+#                       address, not a base plus an offset of its own
+#                       that the loop also advances, as LLVM's loop
+#                       strength reduction writes. At least one such line
+#                       must be in a loop.
 #
 # Directives before the first CHECK-LABEL form a section of the whole PTX:
 # a CHECK-NOT there forbids TEXT in every kernel.
@@ -104,7 +109,23 @@ function report(j, msg) {
 function secdesc() {
     return "section " secname " (lines " s "-" e " of " what ")"
 }
-function check_loop_carried(j,    i, b, target, uses, rest, reg, k, ok) {
+function defined_in(reg, lo, hi,    k) { # a line of lo..hi writes reg
+    for (k = lo; k <= hi; k++)
+        if (index(ptx[k], reg ",") && ptx[k] ~ ("^(@!?%p[0-9]+ )?[a-z][a-z0-9._]* " reg ","))
+            return 1
+    return 0
+}
+function address_reg(line,    rest, reg) { # the last [%rdN...] operand
+    rest = line
+    reg = ""
+    while (match(rest, /\[ ?%rd[0-9]+/)) {
+        reg = substr(rest, RSTART, RLENGTH)
+        sub(/^\[ ?/, "", reg)
+        rest = substr(rest, RSTART + RLENGTH)
+    }
+    return reg
+}
+function check_loop_address(j,    i, b, k, q, target, lo, uses, reg, f, why, nreg, addr, at_line, def_x, def_y, users) {
     split("", label_line)
     for (i = s; i <= e; i++)
         if (ptx[i] ~ /^\$L__[A-Za-z0-9_]+:$/) label_line[substr(ptx[i], 1, length(ptx[i]) - 1)] = i
@@ -114,26 +135,41 @@ function check_loop_carried(j,    i, b, target, uses, rest, reg, k, ok) {
         target = substr(ptx[b], RSTART, RLENGTH - 1)
         sub(/^bra(\.uni)? /, "", target)
         if (!(target in label_line) || label_line[target] > b) continue
-        for (i = label_line[target]; i <= b; i++) {
+        lo = label_line[target]
+        # the address registers of the matching lines of the loop, and how the
+        # loop writes each: in place, or invariant + offset (def_x, def_y)
+        nreg = 0
+        split("", users)
+        for (i = lo; i <= b; i++) {
             if (!index(ptx[i], text[j])) continue
             uses++
-            # the last address operand: the global source of cp.async
-            rest = ptx[i]
-            reg = ""
-            while (match(rest, /\[ ?%rd[0-9]+/)) {
-                reg = substr(rest, RSTART, RLENGTH)
-                sub(/^\[ ?/, "", reg)
-                rest = substr(rest, RSTART + RLENGTH)
-            }
-            if (reg != "") {
-                ok = 0
-                for (k = label_line[target]; k <= b; k++)
-                    if (index(ptx[k], "add.s64 " reg ", " reg ", ") == 1) { ok = 1; break }
-                if (!ok) {
-                    report(j, "in the loop of lines " label_line[target] "-" b " of " secdesc() \
-                        ", " reg " is not advanced in place (add.s64 " reg ", " reg ", ...) in the loop:\n" shown(i))
-                    return
+            reg = address_reg(ptx[i])
+            if (reg == "") continue
+            nreg++
+            addr[nreg] = reg
+            at_line[nreg] = i
+            def_x[nreg] = def_y[nreg] = ""
+            for (k = lo; k <= b; k++) {
+                if (index(ptx[k], "add.s64 " reg ", " reg ", ") == 1) { def_x[nreg] = "in place"; break }
+                if (index(ptx[k], "add.s64 " reg ", ") == 1 && split(substr(ptx[k], length("add.s64 " reg ", ") + 1), f, /, |;/) >= 2) {
+                    def_x[nreg] = f[1]
+                    def_y[nreg] = f[2]
+                    users[f[1]]++
+                    if (f[2] != f[1]) users[f[2]]++
                 }
+            }
+        }
+        for (q = 1; q <= nreg; q++) {
+            if (def_x[q] == "in place") continue
+            reg = addr[q]
+            why = ""
+            if (def_x[q] == "")
+                why = reg " is neither advanced in place (add.s64 " reg ", " reg ", ...) nor an add.s64 in the loop"
+            else if (!((!defined_in(def_x[q], lo, b) && users[def_y[q]] >= 2) || (!defined_in(def_y[q], lo, b) && users[def_x[q]] >= 2)))
+                why = reg " = " def_x[q] " + " def_y[q] " is not a register from before the loop plus an offset other addresses share"
+            if (why != "") {
+                report(j, "in the loop of lines " lo "-" b " of " secdesc() ", " why ":\n" shown(at_line[q]))
+                return
             }
         }
     }
@@ -159,7 +195,7 @@ END {
         lineno++
         t = norm(l)
         if (t == "" || t ~ /^[;#]/) continue
-        if (match(t, /^CHECK(-LABEL|-NOT|-RE|-NOT-RE|-COUNT-[0-9]+|-LOOP-CARRIED)?:/)) {
+        if (match(t, /^CHECK(-LABEL|-NOT|-RE|-NOT-RE|-COUNT-[0-9]+|-LOOP-ADDRESS)?:/)) {
             k = substr(t, 1, RLENGTH - 1)
             v = norm(substr(t, RLENGTH + 1))
             times = ""
@@ -174,9 +210,9 @@ END {
             text[m] = v
             ln[m] = lineno
             count[m] = times
-            if (k == "CHECK" || k == "CHECK-RE" || k == "CHECK-LABEL" || k == "CHECK-LOOP-CARRIED" || times > 0) positive++
+            if (k == "CHECK" || k == "CHECK-RE" || k == "CHECK-LABEL" || k == "CHECK-LOOP-ADDRESS" || times > 0) positive++
         } else {
-            printf "%s:%d: not a directive (CHECK:, CHECK-NOT:, CHECK-COUNT-N:, CHECK-RE:, CHECK-NOT-RE:, CHECK-LABEL:, CHECK-LOOP-CARRIED:) nor a comment (; or #): %s\n", cf, lineno, t
+            printf "%s:%d: not a directive (CHECK:, CHECK-NOT:, CHECK-COUNT-N:, CHECK-RE:, CHECK-NOT-RE:, CHECK-LABEL:, CHECK-LOOP-ADDRESS:) nor a comment (; or #): %s\n", cf, lineno, t
             bad++
         }
     }
@@ -242,8 +278,8 @@ END {
             if (found != count[j])
                 report(j, "expected on exactly " count[j] " line" (count[j] == 1 ? "" : "s") " of " secdesc() \
                     ", found on " found (found ? (found > 6 ? " (the first 6):\n" : ":\n") where : "\n"))
-        } else if (kind[j] == "CHECK-LOOP-CARRIED") {
-            check_loop_carried(j)
+        } else if (kind[j] == "CHECK-LOOP-ADDRESS") {
+            check_loop_address(j)
         } else {
             for (i = s; i <= e; i++)
                 if (matches(ptx[i], kind[j], text[j])) {
