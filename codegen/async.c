@@ -50,10 +50,13 @@ static bool register_copy(const tk_ll *l, uint32_t r) {
     return false;
 }
 
-/* is v a splat of the constant 0 (+0.0 for floats)? */
+/* is v a splat of the constant 0 (+0.0 for floats)? Also through a cast
+ * (other=0.0 for fp8 operands: fold.c keeps the cast, and +0.0 or 0 is
+ * all zero bits in every type) */
 static bool is_zero(const tk_tir_value *v) {
     if (!v) return true;
     if (v->def && v->def->code == TIR_SPLAT) v = v->def->operands.data[0];
+    if (v->def && v->def->code == TIR_CAST && !v->def->attrs.len) v = v->def->operands.data[0];
     if (!v->def || v->def->code != TIR_CONST) return false;
     if (tk_dtype_is_float(cg_elem_of(v->type)->dtype)) return v->def->value.f == 0.0 && !signbit(v->def->value.f);
     return v->def->value.i == 0;

@@ -259,7 +259,11 @@ static void emit_op(cg *c, const tk_tir_op *op) {
         const char *rounding = tk_tir_attr_text(op, "rounding");
         bool rtz = rounding && strcmp(rounding, "rtne") != 0;
         if ((f8_from || f8_to) && !c->target->has_fp8) {
-            cg_not_yet(c, op, tk_arena_printf(c->arena, "an fp8 conversion on %s (it needs sm_89 or newer)", c->target->name));
+            /* not a gap to fill later: the target has no fp8 instructions */
+            if (!c->failed)
+                tk_error(c->diag, op->loc, "fp8 needs sm_89 or newer (its conversions and tl.dot); this compilation "
+                         "is for %s (--arch)", c->target->name);
+            c->failed = true;
             break;
         }
         for (uint32_t r = 0; r < n && !c->failed; r++) {

@@ -1,7 +1,8 @@
 /* tl.dot (lower/dot.c chose how). impl "mma_sync": the operands already
  * in mma.sync's operand layouts and the accumulator in its layout
  * (lower/layout_mma.c), one instruction (inline PTX: m16n8k16 for 16-bit
- * operands, m16n8k8 tf32, m16n8k32 s8) per tile of the result a thread's
+ * operands, m16n8k8 tf32, m16n8k32 s8 and e4m3/e5m2 (PTX ISA 8.4:
+ * target.c raises .version for it)) per tile of the result a thread's
  * warp holds and step along K; a register index is its bits, per step
  * 4 k_width of A, 2 k_width of B (k_width = 32 / element bits), then the
  * K steps, then the M (N) tiles; C [n1, m8, N tiles, M tiles].
@@ -159,10 +160,14 @@ static void emit_mma_sync(cg *c, const tk_tir_op *op) {
         cg_not_yet(c, op, "tl.dot with these mma.sync operand layouts");
         return;
     }
+    tk_dtype in_b = cg_elem_of(b->type)->dtype;
     const char *shape = in == TK_I8 ? "m16n8k32.row.col.s32.s8.s8.s32"
                         : in == TK_F32 ? "m16n8k8.row.col.f32.tf32.tf32.f32"
                         : in == TK_BF16 ? "m16n8k16.row.col.f32.bf16.bf16.f32"
-                                        : "m16n8k16.row.col.f32.f16.f16.f32";
+                        : in == TK_F16 ? "m16n8k16.row.col.f32.f16.f16.f32"
+                                       : tk_arena_printf(c->arena, "m16n8k32.row.col.f32.%s.%s.f32",
+                                                         in == TK_F8E4M3 ? "e4m3" : "e5m2",
+                                                         in_b == TK_F8E4M3 ? "e4m3" : "e5m2");
     char text[160];
     snprintf(text, sizeof text, "mma.sync.aligned.%s {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, "
              "{$10, $11, $12, $13};", shape);

@@ -351,6 +351,7 @@ typedef struct llvm_job {
     LLVMModuleRef mod;
     const tk_cg_options *options;
     unsigned index;   /* > 0: internal symbols get a suffix, so that modules join */
+    int ptx_version;  /* x 10, the same for every module of a program */
     char *ptx, *ir;
     char *error;      /* a message for the user, or an internal error */
 } llvm_job;
@@ -396,10 +397,8 @@ static void *module_to_ptx(void *arg) {
                                 : options->opt_level == 1 ? LLVMCodeGenLevelLess
                                 : options->opt_level == 2 ? LLVMCodeGenLevelDefault
                                                           : LLVMCodeGenLevelAggressive;
-    /* LLVM's default PTX version per target, except sm_89, whose fp8
-     * conversions (cvt ... e4m3x2 / e5m2x2) need PTX ISA 8.1 */
     char features[16];
-    snprintf(features, sizeof features, "+ptx%d", options->target->ptx_version);
+    snprintf(features, sizeof features, "+ptx%d", job->ptx_version);
     LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, triple, options->target->name, features, level,
                                                       LLVMRelocDefault, LLVMCodeModelDefault);
     LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(tm);
@@ -527,6 +526,30 @@ void tk_cg_init_process(void) {
     LLVMParseCommandLineOptions(2, args, NULL);
 }
 
+/* Does blk compute an mma.sync dot on fp8 operands? */
+static bool has_fp8_mma(const tk_tir_block *blk) {
+    for (uint32_t i = 0; i < blk->ops.len; i++) {
+        const tk_tir_op *op = blk->ops.data[i];
+        const char *impl = op->code == TIR_DOT && !op->dead ? tk_tir_attr_text(op, "impl") : NULL;
+        tk_dtype in = impl ? cg_elem_of(op->operands.data[0]->type)->dtype : TK_I32;
+        if (impl && !strcmp(impl, "mma_sync") && (in == TK_F8E4M3 || in == TK_F8E5M2)) return true;
+        for (uint32_t r = 0; r < op->regions.len; r++)
+            if (has_fp8_mma(op->regions.data[r])) return true;
+    }
+    return false;
+}
+
+/* The PTX ISA version the program is written in: the target's (LLVM's
+ * default, except sm_89, whose fp8 conversions need 8.1), or 8.4 where an
+ * mma.sync takes fp8 operands (ptxas: "mma with FP8 floating point type
+ * requires PTX ISA .version 8.4"), for every module alike (join_ptx keeps
+ * the first one's header). */
+static int program_ptx_version(const tk_tir_program *program, const tk_target *target) {
+    for (uint32_t i = 0; i < program->kernels.len; i++)
+        if (has_fp8_mma(program->kernels.data[i]->body)) return target->ptx_version > 84 ? target->ptx_version : 84;
+    return target->ptx_version;
+}
+
 bool tk_cg_compile(tk_arena *arena, tk_diag *diag, const tk_tir_program *program,
                    const tk_cg_options *options, tk_cg_output *out) {
     double t0 = tk_now_ms();
@@ -569,6 +592,7 @@ bool tk_cg_compile(tk_arena *arena, tk_diag *diag, const tk_tir_program *program
         jobs[m].mod = cg_build_module(arena, diag, jobs[m].ctx, program, modules > 1 ? only : NULL, options, out);
         jobs[m].options = options;
         jobs[m].index = m;
+        jobs[m].ptx_version = program_ptx_version(program, options->target);
         built = jobs[m].mod != NULL;
     }
     if (built) {

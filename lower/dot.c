@@ -5,7 +5,10 @@
  * "mma_sync" on every target (sm_80 and newer) for f16 and bf16 operands
  * (m16n8k16, f32 accumulator), f32 with input_precision "tf32", Triton's
  * default (m16n8k8 on operands rounded to tf32), and i8 (m16n8k32, i32
- * accumulator): the operands in mma.sync's operand layouts and the result
+ * accumulator); on fp8 targets (sm_89 and newer) also for f8e4m3 and
+ * f8e5m2 in any pairing (m16n8k32, f32 accumulator; max_num_imprecise_acc
+ * bounds wgmma's accumulation only and is not used here, as in Triton's
+ * mma.sync path): the operands in mma.sync's operand layouts and the result
  * in its accumulator layout (tk_ll_mma_*; layouts.c), warps split over M
  * and N as the attributes warps_m and warps_n say, one instruction per
  * tile of 16 x 8 and step along K.
@@ -45,11 +48,11 @@ static tk_tir_value *cast_to(tk_arena *arena, tk_tir_kernel *k, tk_tir_value *v,
     return r;
 }
 
-static void choose_block(tk_arena *arena, tk_tir_kernel *k, tk_tir_block *blk) {
+static void choose_block(tk_arena *arena, tk_tir_kernel *k, const tk_target *target, tk_tir_block *blk) {
     op_list ops = {0};
     for (uint32_t i = 0; i < blk->ops.len; i++) {
         tk_tir_op *op = blk->ops.data[i];
-        for (uint32_t r = 0; r < op->regions.len; r++) choose_block(arena, k, op->regions.data[r]);
+        for (uint32_t r = 0; r < op->regions.len; r++) choose_block(arena, k, target, op->regions.data[r]);
         if (op->dead || op->code != TIR_DOT || tk_tir_attr_text(op, "impl")) {
             tk_vec_push(arena, &ops, op);
             continue;
@@ -57,7 +60,9 @@ static void choose_block(tk_arena *arena, tk_tir_kernel *k, tk_tir_block *blk) {
         tk_dtype in = tir_elem(op->operands.data[0]->type)->dtype;
         const char *precision = tk_tir_attr_text(op, "precision");
         bool tf32 = in == TK_F32 && (!precision || !strcmp(precision, "tf32"));
-        bool mma = (in == TK_F16 || in == TK_BF16 || in == TK_I8 || tf32) && op->results.data[0]->type->rank == 2;
+        bool fp8 = in == TK_F8E4M3 || in == TK_F8E5M2;
+        bool mma = (in == TK_F16 || in == TK_BF16 || in == TK_I8 || tf32 || (fp8 && target && target->has_fp8)) &&
+                   op->results.data[0]->type->rank == 2;
         struct tk_sema_attr impl = {"impl", mma ? "mma_sync" : "fma", 0};
         tk_vec_push(arena, &op->attrs, impl);
         tk_dtype ct = compute_dtype(in);
@@ -103,8 +108,8 @@ void tk_tir_dot_warps(const int64_t *shape, uint32_t num_warps, uint32_t *warps)
     }
 }
 
-/* Every target tkc has (sm_80 and newer) has mma.sync, so the choice does
- * not depend on it yet; wgmma (sm_90a) will. */
-void tir_pass_dot(tk_arena *arena, tk_tir_kernel *k) {
-    choose_block(arena, k, k->body);
+/* Every target tkc has (sm_80 and newer) has mma.sync; fp8 operands need
+ * sm_89 (wgmma is chosen later, by pipeline_dot.c). */
+void tir_pass_dot(tk_arena *arena, tk_tir_kernel *k, const tk_target *target) {
+    choose_block(arena, k, target, k->body);
 }

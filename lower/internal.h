@@ -60,7 +60,7 @@ void tir_pass_cse(tk_arena *arena, tk_tir_kernel *k);
 void tir_pass_dce(tk_arena *arena, tk_tir_kernel *k);
 void tir_pass_licm(tk_arena *arena, tk_tir_kernel *k);
 void tir_pass_pipeline(tk_arena *arena, tk_tir_kernel *k);
-void tir_pass_dot(tk_arena *arena, tk_tir_kernel *k);
+void tir_pass_dot(tk_arena *arena, tk_tir_kernel *k, const tk_target *target);
 void tir_pass_pipeline_dots(tk_arena *arena, tk_diag *diag, tk_tir_kernel *k, const tk_target *target);
 void tir_pass_axis_info(tk_arena *arena, tk_tir_kernel *k);
 bool tir_pass_layouts(tk_arena *arena, tk_diag *diag, tk_tir_kernel *k);

@@ -24,7 +24,7 @@ static bool run_cse(pass_env *e, tk_tir_kernel *k) { return tir_pass_cse(e->aren
 static bool run_dce(pass_env *e, tk_tir_kernel *k) { return tir_pass_dce(e->arena, k), true; }
 static bool run_licm(pass_env *e, tk_tir_kernel *k) { return tir_pass_licm(e->arena, k), true; }
 static bool run_pipeline(pass_env *e, tk_tir_kernel *k) { return tir_pass_pipeline(e->arena, k), true; }
-static bool run_dot(pass_env *e, tk_tir_kernel *k) { return tir_pass_dot(e->arena, k), true; }
+static bool run_dot(pass_env *e, tk_tir_kernel *k) { return tir_pass_dot(e->arena, k, e->opts->target), true; }
 static bool run_pipeline_dots(pass_env *e, tk_tir_kernel *k) {
     return tir_pass_pipeline_dots(e->arena, e->diag, k, e->opts->target), true;
 }
