@@ -7,6 +7,8 @@ versions of tkc (or two settings) on the same machine in the same run.
     python3 bench/compare.py 4096 build/x/A build/x/B          # or MxNxK
     CONFIGS=c0 python3 bench/compare.py 8192 build/x/A
 
+TRITON_CONFIG=BM,BN,BK,GROUP_M,num_warps,num_stages sets Triton's config
+for every name in CONFIGS (for a config bench.py's MATMUL_CONFIGS lacks).
 BF16=1 feeds bf16 operands, for folders built from the bf16 kernel that
 bench/matmul_dtypes.py writes (a VARIANTS line such as
 `matmul_c0 build/gpu/src/bf16/matmul.tk -D BM=128 -D BN=256 -D BK=64`).
@@ -53,7 +55,11 @@ def main():
     flops = 2 * M * N * K
     with torch.cuda.stream(torch.cuda.Stream()):
         for name in os.environ.get("CONFIGS", "c0,c2").split(","):
-            cfg = MATMUL_CONFIGS[int(name.split("_")[0][1:])]
+            # TRITON_CONFIG=BM,BN,BK,GROUP_M,warps,stages for a build of a
+            # config bench.py does not list
+            override = os.environ.get("TRITON_CONFIG")
+            cfg = (tuple(int(x) for x in override.split(",")) if override
+                   else MATMUL_CONFIGS[int(name.split("_")[0][1:])])
             impls = []
             for d in sys.argv[2:]:
                 lib = Path(d) / f"matmul_{name}" / "libtkshim.so"
