@@ -505,11 +505,12 @@ def child(libs):
 
 def run_all(build, work, rt, timeout=300):
     """Builds every case with build(work, rt, tag, source) and runs them in
-    a child process; returns (passed, failed) and prints each failure."""
+    a child process; returns (passed, failed, skipped: refused for the
+    target, as fp8 before sm_89 must be) and prints each failure."""
     import subprocess
     import sys
     libs = []
-    passed = failed = 0
+    passed = failed = skipped = 0
     for i, (name, source, _) in enumerate(CASES):
         try:
             libs.append(str(build(work, rt, f"regression{i}", source)))
@@ -517,6 +518,7 @@ def run_all(build, work, rt, timeout=300):
             why = getattr(e, "stderr", b"") or str(e).encode()
             libs.append("-")
             if b"needs sm_89 or newer" in why:  # fp8 on an older target: refused, as it must be
+                skipped += 1
                 continue
             print(f"FAIL {name}: build: {why.decode(errors='replace')[:300]}")
             failed += 1
@@ -542,7 +544,7 @@ def run_all(build, work, rt, timeout=300):
         else:
             failed += 1
             print(f"FAIL {name}: {verdict or 'no result: ' + tail}")
-    return passed, failed
+    return passed, failed, skipped
 
 
 if __name__ == "__main__":
