@@ -187,10 +187,15 @@ static void emit_async_copy(cg *c, const tk_tir_op *op) {
             continue;
         }
         if (prefix) {
-            /* the elements the mask keeps, a prefix: copy them, zero the rest */
+            /* the elements the mask keeps, a prefix: copy them, zero the
+             * rest. Its length is one past its last set bit: a chain of
+             * selects. (Summing the bits, LLVM built and.pred and selp trees
+             * that made ptxas spill the general matmul variants: 128x256x64
+             * on sm_86 16 bytes, 256x128x64 88; sm_90 124.) */
             LLVMValueRef n = cg_i32(c, 0);
-            for (uint32_t i = 0; i < w; i++) n = LLVMBuildAdd(c->b, n, LLVMBuildZExt(c->b, cg_operand(c, op, 2, r + i), c->t_i32, ""), "");
-            cp_async(c, dst, pv->r[r], w * bytes, LLVMBuildMul(c->b, n, cg_i32(c, bytes), ""));
+            for (uint32_t i = 0; i < w; i++)
+                n = LLVMBuildSelect(c->b, cg_operand(c, op, 2, r + i), cg_i32(c, (int64_t)(i + 1) * bytes), n, "");
+            cp_async(c, dst, pv->r[r], w * bytes, n);
             continue;
         }
         LLVMValueRef all = cg_operand(c, op, 2, r), any = all;

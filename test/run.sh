@@ -6,7 +6,8 @@
 #   test/golden/<stage>/NAME.tk  beside  NAME.tokens | NAME.ast | NAME.sema | NAME.err
 #   test/golden/kernels/NAME.*   expected dumps of kernels/NAME.tk (NAME.h: the
 #                                header, cubin bytes elided; NAME.ptx-check: checks
-#                                of its PTX)
+#                                of its PTX; NAME.spills: the bytes ptxas spills in
+#                                each kernel on each target, from --stats)
 #   test/golden/ops/NAME.tk      one op family: NAME.tir and NAME.tir-gpu (expected
 #                                dumps), NAME.ptx-check (checks of its PTX), and its
 #                                PTX assembled by ptxas for every target; for another
@@ -214,6 +215,22 @@ for src in kernels/*.tk; do
     check=test/golden/kernels/$name.ptx-check
     if [ -f "$check" ] && want "$check"; then
         if [ "$UPDATE" = 1 ]; then update_note; else ptx_check_case "$src" "$check"; fi
+    fi
+    # register spills (ptxas's, so not visible in the PTX) per target and
+    # kernel: a change that spills more shows here
+    expected=test/golden/kernels/$name.spills
+    if [ -f "$expected" ] && [ -x "$PTXAS" ] && want "$expected"; then
+        : >"$tmp/out"
+        for arch in sm_80 sm_86 sm_89 sm_90 sm_90a; do
+            rm -rf "$tmp/spills"
+            if ! "$TKC" --stats --arch=$arch "$src" -o "$tmp/spills/" 2>"$tmp/err"; then
+                echo "$arch: tkc failed" >>"$tmp/out"
+                continue
+            fi
+            sed -n "s/^tkc: stats: \([^:]*\): [0-9]* registers, \([0-9]*\) bytes spilled.*/$arch \1 \2/p" \
+                "$tmp/err" >>"$tmp/out"
+        done
+        record "$expected" "$expected" "$tmp/out"
     fi
     # the launch header, its cubin bytes elided (they are ptxas's, not ours)
     expected=test/golden/kernels/$name.h
