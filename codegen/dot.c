@@ -5,7 +5,8 @@
  * target.c raises .version for it)) per tile of the result a thread's
  * warp holds and step along K; a register index is its bits, per step
  * 4 k_width of A, 2 k_width of B (k_width = 32 / element bits), then the
- * K steps, then the M (N) tiles; C [n1, m8, N tiles, M tiles].
+ * K steps, then the M (N) tiles; C [n1, m8, N tiles, M tiles]; a batched
+ * dot's batch elements after those.
  * impl "fma": both operands, already in the compute type (f32 or f64),
  * go to the op's scratch as their row-major [batch, M, K] and [batch, K,
  * N]; after a barrier each thread runs a loop over K that multiplies and
@@ -152,11 +153,16 @@ static void emit_mma_sync(cg *c, const tk_tir_op *op) {
     const cgval *accv = op->operands.len > 2 ? cg_get(c, op->operands.data[2]) : NULL;
     tk_dtype in = cg_elem_of(a->type)->dtype;
     uint32_t k_width = 32 / tk_dtype_bits(in), k_step = 8 * k_width;
-    int64_t m = res->type->shape[0], n = res->type->shape[1], k = a->type->shape[1];
+    uint32_t rank = res->type->rank;
+    int64_t m = res->type->shape[rank - 2], n = res->type->shape[rank - 1], k = a->type->shape[rank - 1];
     int64_t wm = tk_tir_attr_int(op, "warps_m", 1), wn = tk_tir_attr_int(op, "warps_n", 1);
     uint32_t mt = (uint32_t)(m / (16 * wm) > 1 ? m / (16 * wm) : 1), nt = (uint32_t)(n / (8 * wn) > 1 ? n / (8 * wn) : 1);
     uint32_t kt = (uint32_t)(k / k_step), a_per = 4 * k_width, b_per = 2 * k_width;
-    if (av->n != a_per * kt * mt || bv->n != b_per * kt * nt || cg_nregs(res) != 4 * nt * mt) {
+    /* batched: the batch elements a thread holds come last among its
+     * registers (tk_ll_mma_batched), each a whole [M, N] product */
+    uint32_t a_slice = a_per * kt * mt, b_slice = b_per * kt * nt, c_slice = 4 * nt * mt;
+    uint32_t batch = av->n / a_slice;
+    if (!batch || av->n != a_slice * batch || bv->n != b_slice * batch || cg_nregs(res) != c_slice * batch) {
         cg_not_yet(c, op, "tl.dot with these mma.sync operand layouts");
         return;
     }
@@ -176,13 +182,15 @@ static void emit_mma_sync(cg *c, const tk_tir_op *op) {
     LLVMTypeRef e4[4] = {et, et, et, et};
     LLVMTypeRef rt = LLVMStructTypeInContext(c->ctx, e4, 4, 0);
     const char *constraints = integer ? "=r,=r,=r,=r,r,r,r,r,r,r,0,1,2,3" : "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3";
-    cgval out = cg_newval(c, 4 * nt * mt);
+    cgval out = cg_newval(c, c_slice * batch);
     for (uint32_t i = 0; i < out.n; i++) out.r[i] = accv ? accv->r[accv->n == 1 ? 0 : i] : LLVMConstNull(et);
+    for (uint32_t bi = 0; bi < batch; bi++)
     for (uint32_t mi = 0; mi < mt; mi++)
         for (uint32_t ni = 0; ni < nt; ni++) {
-            LLVMValueRef *d = &out.r[4 * (ni + nt * mi)];
+            LLVMValueRef *d = &out.r[c_slice * bi + 4 * (ni + nt * mi)];
             for (uint32_t ki = 0; ki < kt; ki++) {
-                const LLVMValueRef *ar = &av->r[a_per * (ki + kt * mi)], *br = &bv->r[b_per * (ki + kt * ni)];
+                const LLVMValueRef *ar = &av->r[a_slice * bi + a_per * (ki + kt * mi)];
+                const LLVMValueRef *br = &bv->r[b_slice * bi + b_per * (ki + kt * ni)];
                 LLVMValueRef args[10];
                 for (uint32_t j = 0; j < 4; j++) args[j] = pack(c, &ar[j * k_width], k_width);
                 for (uint32_t j = 0; j < 2; j++) args[4 + j] = pack(c, &br[j * k_width], k_width);

@@ -11,7 +11,9 @@
  * mma.sync path): the operands in mma.sync's operand layouts and the result
  * in its accumulator layout (tk_ll_mma_*; layouts.c), warps split over M
  * and N as the attributes warps_m and warps_n say, one instruction per
- * tile of 16 x 8 and step along K.
+ * tile of 16 x 8 and step along K. A batched [B, M, N] dot puts every
+ * warp along the batch (Triton's rule for rank 3; warps_m = warps_n = 1),
+ * each warp computing whole [M, N] products.
  * "fma" for every other dtype: both operands go to shared memory as words
  * of the compute type (f32; i32 for i8; f64 for f64), and each thread
  * accumulates its elements of the result with FMAs over K; correct on
@@ -61,14 +63,14 @@ static void choose_block(tk_arena *arena, tk_tir_kernel *k, const tk_target *tar
         const char *precision = tk_tir_attr_text(op, "precision");
         bool tf32 = in == TK_F32 && (!precision || !strcmp(precision, "tf32"));
         bool fp8 = in == TK_F8E4M3 || in == TK_F8E5M2;
-        bool mma = (in == TK_F16 || in == TK_BF16 || in == TK_I8 || tf32 || (fp8 && target && target->has_fp8)) &&
-                   op->results.data[0]->type->rank == 2;
+        const tk_type *rt = op->results.data[0]->type;
+        bool mma = in == TK_F16 || in == TK_BF16 || in == TK_I8 || tf32 || (fp8 && target && target->has_fp8);
         struct tk_sema_attr impl = {"impl", mma ? "mma_sync" : "fma", 0};
         tk_vec_push(arena, &op->attrs, impl);
         tk_dtype ct = compute_dtype(in);
         if (mma) {
-            uint32_t warps[2];
-            tk_tir_dot_warps(op->results.data[0]->type->shape, k->num_warps, warps);
+            uint32_t warps[2] = {1, 1};
+            if (rt->rank == 2) tk_tir_dot_warps(rt->shape, k->num_warps, warps);
             struct tk_sema_attr wm = {"warps_m", NULL, warps[0]}, wn = {"warps_n", NULL, warps[1]};
             tk_vec_push(arena, &op->attrs, wm);
             tk_vec_push(arena, &op->attrs, wn);

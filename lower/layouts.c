@@ -304,10 +304,12 @@ static void dot_warps(const tk_tir_op *dot, uint32_t *warps) {
 static const tk_ll *mma_acc_layout(layout_ctx *c, const tk_tir_op *dot) {
     uint32_t warps[2];
     dot_warps(dot, warps);
-    const int64_t *shape = dot->results.data[0]->type->shape;
+    const tk_type *t = dot->results.data[0]->type;
+    const int64_t *shape = t->shape + (t->rank - 2);
     tk_ll *acc = TK_NEW(c->arena, tk_ll);
     if (has_impl(dot, "wgmma")) tk_ll_mma_acc(acc, shape, (uint32_t)(shape[1] / warps[1]), warps, true);
     else tk_ll_mma_acc(acc, shape, 8, warps, false);
+    if (t->rank == 3) tk_ll_mma_batched(acc, t->shape[0], c->kernel->num_warps);
     return acc;
 }
 
@@ -317,8 +319,10 @@ static const tk_ll *mma_operand_layout(layout_ctx *c, const tk_tir_op *dot, uint
     dot_warps(dot, warps);
     /* k_width: the elements of an operand a 32-bit register holds */
     uint32_t k_width = 32 / tk_dtype_bits(tir_elem(dot->operands.data[0]->type)->dtype);
+    const tk_type *t = dot->operands.data[i]->type;
     tk_ll *l = TK_NEW(c->arena, tk_ll);
-    tk_ll_mma_operand(l, dot->operands.data[i]->type->shape, i, k_width, warps, false);
+    tk_ll_mma_operand(l, t->shape + (t->rank - 2), i, k_width, warps, false);
+    if (t->rank == 3) tk_ll_mma_batched(l, t->shape[0], c->kernel->num_warps);
     return l;
 }
 

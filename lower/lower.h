@@ -87,8 +87,14 @@ void tk_ll_mma_acc(tk_ll *out, const int64_t *shape, uint32_t instr_n, const uin
  * accumulator, copies along K; repeated along K, then M (N). */
 void tk_ll_mma_operand(tk_ll *out, const int64_t *shape, uint32_t op_idx, uint32_t k_width, const uint32_t *warps,
                        bool warps_rows_first);
+/* l, an mma.sync accumulator or operand layout of one [M, N] slice built
+ * with warps (1, 1), made the layout of [batch, M, N] (a batched dot,
+ * Triton's warpsPerTile for rank 3): the num_warps warps along the batch
+ * (copies past it), then registers over the rest of it. */
+void tk_ll_mma_batched(tk_ll *l, int64_t batch, uint32_t num_warps);
 /* How mma.sync splits num_warps over a [M, N] result (dot.c): warps[0]
- * along M, warps[1] along N. */
+ * along M, warps[1] along N. A batched [B, M, N] result puts them all
+ * along the batch: (1, 1) here. */
 void tk_tir_dot_warps(const int64_t *shape, uint32_t num_warps, uint32_t *warps);
 /* The swizzled shared layout wgmma descriptors and ldmatrix read (Triton's
  * NVMMA shared layout), the last dimension contiguous: atoms of 8 rows x

@@ -366,6 +366,33 @@ static void mma_layouts(void) {
     CHECK(b.warp_bits == 2 && b.warp[0] == flat2(16, 0, 8) && b.warp[1] == 0);
 }
 
+/* batched [B, M, N] (Triton's warpsPerTile for rank 3: every warp along the
+ * batch): batch element w of warp w holds its [M, N] slice as a one-warp
+ * layout holds it; past the warps, more registers; warps past the batch
+ * hold copies */
+static void mma_batched(void) {
+    int64_t s16x8[2] = {16, 8}, s16x16[2] = {16, 16};
+    uint32_t one[2] = {1, 1};
+    tk_ll slice, acc, a;
+    tk_ll_mma_acc(&slice, s16x8, 8, one, false);
+    tk_ll_mma_acc(&acc, s16x8, 8, one, false);
+    tk_ll_mma_batched(&acc, 8, 4);
+    CHECK(acc.rank == 3 && acc.shape[0] == 8 && acc.shape[1] == 16 && acc.shape[2] == 8);
+    CHECK(acc.warp_bits == 2 && tk_ll_num_regs(&acc) == 2 * tk_ll_num_regs(&slice));
+    for (uint32_t w = 0; w < 4; w++)
+        for (uint32_t lane = 0; lane < 32; lane++)
+            for (uint32_t r = 0; r < 4; r++)
+                for (uint32_t rep = 0; rep < 2; rep++)
+                    CHECK(element_of(&acc, r + 4 * rep, lane, w) ==
+                          (uint64_t)(w + 4 * rep) * 128 + element_of(&slice, r, lane, 0));
+    CHECK(bijective(&acc, 4));
+    /* batch 2 over 8 warps: warp bits 1 and 2 are copies */
+    tk_ll_mma_operand(&a, s16x16, 0, 2, one, false);
+    tk_ll_mma_batched(&a, 2, 8);
+    CHECK(a.warp_bits == 3 && a.warp[0] == 256 && a.warp[1] == 0 && a.warp[2] == 0);
+    CHECK(tk_ll_num_regs(&a) == 8);
+}
+
 /* how mma.sync spreads warps over a result (Triton's warpsPerTile): along
  * whichever of M (16 rows a warp) and N (8 columns) has more tiles left */
 static void dot_warps(void) {
@@ -419,6 +446,7 @@ int main(void) {
     replicated();
     unbroadcast();
     mma_layouts();
+    mma_batched();
     dot_warps();
     nvmma_shared();
     if (failures) {

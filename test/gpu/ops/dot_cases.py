@@ -164,6 +164,55 @@ def check_batched(run, torch):
     return check_product(run, torch.float32, a, b, ref, 1e-5 * 16 * 16)
 
 
+# batched on mma.sync: every warp along the batch (Triton's rule for rank
+# 3), copies where the batch is smaller than the warps, more registers
+# where it is larger. (a dtype, batch, M, N, K, num_warps, acc)
+BATCHED = [
+    ("bf16", 8, 16, 32, 32, 4, False),
+    ("f16", 1, 64, 32, 32, 4, False),
+    ("f16", 4, 16, 16, 16, 8, True),
+    ("i8", 4, 32, 16, 32, 4, False),
+    ("f32", 2, 16, 16, 16, 2, False),
+    ("f8e4m3", 2, 32, 32, 32, 4, False),
+]
+
+for ta, B, M, N, K, warps, with_acc in BATCHED:
+    to = out_type(ta, None)
+    src = f"""
+@kernel(grid=(1,), num_warps={warps})
+def op(x: *{ta}, y: *{ta}, out: *{to}, n: i32):
+    i = tl.arange(0, {B})
+    m = tl.arange(0, {M})
+    nn = tl.arange(0, {N})
+    k = tl.arange(0, {K})
+    a = tl.load(x + i[:, None, None] * {M * K} + m[None, :, None] * {K} + k[None, None, :])
+    b = tl.load(y + i[:, None, None] * {K * N} + k[None, :, None] * {N} + nn[None, None, :])
+    c_ptrs = out + i[:, None, None] * {M * N} + m[None, :, None] * {N} + nn[None, None, :]
+    tl.store(c_ptrs, {"tl.dot(a, b, tl.load(c_ptrs))" if with_acc else "tl.dot(a, b)"})
+"""
+
+    @case(f"tl.dot {ta} batched [{B}, {M}, {K}] @ [{B}, {K}, {N}], {warps} warps{' acc' if with_acc else ''}", src)
+    def check_batched_mma(run, torch, ta=ta, to=to, B=B, M=M, N=N, K=K, with_acc=with_acc):
+        a = inputs(ta, B * M * K, 21).view(B, M, K)
+        b = inputs(ta, B * K * N, 22).view(B, K, N)
+        ad, bd = a.double(), b.double()
+        ref = torch.bmm(ad, bd)
+        c0 = inputs(to if to != "i32" else "i8", B * M * N, 23).view(B, M, N).to(dtype(to))
+        if with_acc:
+            ref = ref + c0.double()
+        out = dev(c0.clone() if with_acc else torch.full((B, M, N), -7, dtype=dtype(to)))
+        if run(dev(a), dev(b), out, 0) != 0:
+            return "launch failed"
+        torch.cuda.synchronize()
+        got = out.cpu().double()
+        if torch.isnan(got).any():
+            return "NaN in the output (an element not written)"
+        s = (ad.abs() @ bd.abs()).max().item()
+        tol = 0.0 if ta == "i8" else (2.0 ** -10 if ta == "f32" else 1e-5) * (s + 4)
+        err = (got - ref).abs().max().item()
+        return None if err <= tol else f"max error {err:.3g} > {tol:.3g}"
+
+
 # a matmul tile with masks on ragged edges: matmul.tk's body on one program
 # per [32, 32] tile of C, M = 50, N = 70, K = 45
 @case("tl.dot in a masked K loop over ragged M, N, K (matmul.tk's body)", """
