@@ -1,8 +1,9 @@
 /* The tensor-core layouts as constructors of tk_ll, after Triton's
  * definitions (lib/Dialect/TritonGPU/IR/LinearLayoutConversions.cpp:
  * nvidiaMmaTile, warpsNvidiaDot, the NVMMA shared layout), for rank-2
- * tiles [rows, cols], and batched [batch, rows, cols] from them. Each is built as Triton builds it: identity pieces
- * over registers, lanes and warps, the tile then repeated over the shape
+ * tiles [rows, cols], and batched [batch, rows, cols] from them. Each is
+ * built as Triton builds it: identity pieces over registers, lanes and
+ * warps, the tile then repeated over the shape
  * as more registers (the minor dimension first: Triton's
  * ensureLayoutNotSmallerThan), and any piece that reaches past the shape
  * made a copy (basis 0: ensureLayoutNotLargerThan).
@@ -118,7 +119,9 @@ void tk_ll_mma_batched(tk_ll *l, int64_t batch, uint32_t num_warps) {
     l->rank = 3;
     for (uint32_t w = 1; w < num_warps && l->warp_bits < TK_LL_MAX_WARP_BITS; w *= 2, extent *= 2)
         l->warp[l->warp_bits++] = extent < batch ? (uint64_t)(extent * slice) : 0;
-    for (; extent < batch && l->reg_bits < TK_LL_MAX_REG_BITS; extent *= 2) l->reg[l->reg_bits++] = (uint64_t)(extent * slice);
+    /* a tile has at most 2^20 elements (sema): the bits fit */
+    for (; extent < batch && l->reg_bits < TK_LL_MAX_REG_BITS; extent *= 2)
+        l->reg[l->reg_bits++] = (uint64_t)(extent * slice);
 }
 
 bool tk_ll_nvmma_shared(tk_ll *out, const int64_t *shape, uint32_t elem_bits, uint32_t swizzle_bytes) {
