@@ -154,6 +154,88 @@ static bool prefix_mask(const tk_tir_value *mask, uint32_t w, int depth) {
     return x->contiguity[xl] % w == 0 && bound->constancy[bl] % w == 0;
 }
 
+static LLVMValueRef umin(cg *c, LLVMValueRef a, LLVMValueRef b) {
+    LLVMValueRef args[2] = {a, b};
+    LLVMTypeRef t = LLVMTypeOf(a);
+    char name[32];
+    snprintf(name, sizeof name, "llvm.umin.i%u", LLVMGetIntTypeWidth(t));
+    return cg_call(c, name, t, args, 2);
+}
+
+static bool is_instruction(LLVMValueRef v, LLVMOpcode code) {
+    return LLVMIsAInstruction(v) && LLVMGetInstructionOpcode(v) == code;
+}
+
+/* How many elements of a run a prefix mask (prefix_mask above) keeps:
+ * a few instructions instead of a select per element, so that what stays
+ * live across a loop is one offset a run rather than one predicate an
+ * element (ptxas spilled the general 256x128x64 matmul on sm_80 with the
+ * selects). lv is the mask's register for the run's first element, reg its
+ * index. Element-wise ops keep their operands' register indices, so an
+ * `and` or a comparison reads its operands' registers at reg; a broadcast
+ * within each thread maps reg to its operand's register. One that moves
+ * values between threads leaves reg unknown (-1): below it, a comparison
+ * is read back from the instruction lv is, and anything else but a
+ * run-uniform value or a reshape gives NULL, as does an instruction that
+ * is not the comparison: the caller then counts bit by bit. */
+static LLVMValueRef prefix_count(cg *c, const tk_tir_value *mask, LLVMValueRef lv, int64_t reg, uint32_t w, int depth) {
+    uint32_t last = mask->type->kind == TK_TYPE_TILE ? mask->type->rank - 1 : 0;
+    LLVMValueRef all = cg_i32(c, w), none = cg_i32(c, 0);
+    if (!mask->has_axis || depth > 16) return NULL;
+    if (mask->constancy[last] % w == 0) return LLVMBuildSelect(c->b, lv, all, none, "");
+    const tk_tir_op *d = mask->def;
+    if (!d) return NULL;
+    if (d->code == TIR_BINARY && d->sub == TK_BINOP_AND) {
+        if (reg < 0) return NULL;
+        const tk_tir_value *x = d->operands.data[0], *y = d->operands.data[1];
+        LLVMValueRef lx = cg_operand(c, d, 0, (uint32_t)reg), ly = cg_operand(c, d, 1, (uint32_t)reg);
+        uint32_t xl = x->type->kind == TK_TYPE_TILE ? x->type->rank - 1 : 0;
+        if (x->has_axis && x->constancy[xl] % w == 0) { /* all or nothing: the other's count or none */
+            LLVMValueRef n = prefix_count(c, y, ly, reg, w, depth + 1);
+            return n ? LLVMBuildSelect(c->b, lx, n, none, "") : NULL;
+        }
+        LLVMValueRef nx = prefix_count(c, x, lx, reg, w, depth + 1);
+        LLVMValueRef ny = nx ? prefix_count(c, y, ly, reg, w, depth + 1) : NULL;
+        return ny ? umin(c, nx, ny) : NULL;
+    }
+    const tk_type *in = d->operands.len ? d->operands.data[0]->type : NULL;
+    if ((d->code == TIR_BROADCAST || d->code == TIR_RESHAPE) && in && in->kind == TK_TYPE_TILE &&
+        in->shape[in->rank - 1] == mask->type->shape[last]) {
+        const tk_tir_value *src = d->operands.data[0];
+        int64_t src_reg = d->code == TIR_RESHAPE ? reg : -1;
+        if (d->code == TIR_BROADCAST && reg >= 0 && src->layout && mask->layout) {
+            uint32_t *map = TK_NEW_ARRAY(c->arena, uint32_t, tk_ll_num_regs(mask->layout));
+            if (tk_ll_register_map(src->layout, mask->layout, map)) src_reg = map[reg];
+        }
+        return prefix_count(c, src, lv, src_reg, w, depth + 1);
+    }
+    if (d->code != TIR_CMP) return NULL;
+    /* x0 + i < b (or <=) for the run's elements i: lv is the first one's
+     * test; then b - x0 (no overflow where that test holds) capped at w */
+    bool swapped = d->sub == TK_BINOP_GT || d->sub == TK_BINOP_GE, inclusive = d->sub == TK_BINOP_LE || d->sub == TK_BINOP_GE;
+    LLVMValueRef x0, b;
+    if (reg >= 0) {
+        x0 = cg_operand(c, d, swapped ? 1 : 0, (uint32_t)reg), b = cg_operand(c, d, swapped ? 0 : 1, (uint32_t)reg);
+    } else {
+        if (!is_instruction(lv, LLVMICmp)) return NULL;
+        LLVMIntPredicate p = LLVMGetICmpPredicate(lv);
+        bool match = d->sub == TK_BINOP_LT ? p == LLVMIntSLT || p == LLVMIntULT
+                   : d->sub == TK_BINOP_LE ? p == LLVMIntSLE || p == LLVMIntULE
+                   : d->sub == TK_BINOP_GT ? p == LLVMIntSGT || p == LLVMIntUGT
+                   : d->sub == TK_BINOP_GE && (p == LLVMIntSGE || p == LLVMIntUGE);
+        if (!match) return NULL;
+        x0 = LLVMGetOperand(lv, swapped ? 1 : 0), b = LLVMGetOperand(lv, swapped ? 0 : 1);
+    }
+    LLVMTypeRef t = LLVMTypeOf(x0);
+    if (LLVMGetTypeKind(t) != LLVMIntegerTypeKind || LLVMTypeOf(b) != t) return NULL;
+    LLVMValueRef kept = umin(c, LLVMBuildSub(c->b, b, x0, ""), LLVMConstInt(t, inclusive ? w - 1 : w, 0));
+    unsigned bits = LLVMGetIntTypeWidth(t);
+    if (bits > 32) kept = LLVMBuildTrunc(c->b, kept, c->t_i32, "");
+    if (bits < 32) kept = LLVMBuildZExt(c->b, kept, c->t_i32, "");
+    if (inclusive) kept = LLVMBuildAdd(c->b, kept, cg_i32(c, 1), "");
+    return LLVMBuildSelect(c->b, lv, kept, none, "");
+}
+
 static void emit_async_copy(cg *c, const tk_tir_op *op) {
     const tk_tir_value *view = op->operands.data[0], *ptr = op->operands.data[1];
     const tk_tir_value *mask = op->operands.len > 2 ? op->operands.data[2] : NULL;
@@ -188,13 +270,17 @@ static void emit_async_copy(cg *c, const tk_tir_op *op) {
         }
         if (prefix) {
             /* the elements the mask keeps, a prefix: copy them, zero the
-             * rest. Its length is one past its last set bit: a chain of
-             * selects. (Summing the bits, LLVM built and.pred and selp trees
-             * that made ptxas spill the general matmul variants: 128x256x64
-             * on sm_86 16 bytes, 256x128x64 88; sm_90 124.) */
-            LLVMValueRef n = cg_i32(c, 0);
-            for (uint32_t i = 0; i < w; i++)
-                n = LLVMBuildSelect(c->b, cg_operand(c, op, 2, r + i), cg_i32(c, (int64_t)(i + 1) * bytes), n, "");
+             * rest. Its length from the comparisons, else one past its last
+             * set bit: a chain of selects. (Summing the bits, LLVM built
+             * and.pred and selp trees that made ptxas spill the general
+             * matmul variants: 128x256x64 on sm_86 16 bytes, 256x128x64 88;
+             * sm_90 124.) */
+            LLVMValueRef n = prefix_count(c, mask, cg_operand(c, op, 2, r), r, w, 0);
+            if (n) n = LLVMBuildMul(c->b, n, cg_i32(c, bytes), "");
+            else
+                for (uint32_t i = 0; i < w; i++)
+                    n = LLVMBuildSelect(c->b, cg_operand(c, op, 2, r + i), cg_i32(c, (int64_t)(i + 1) * bytes),
+                                        n ? n : cg_i32(c, 0), "");
             cp_async(c, dst, pv->r[r], w * bytes, n);
             continue;
         }

@@ -274,7 +274,21 @@ PIPELINED = [
     # operands promised 8-byte aligned only: 8-byte cp.async (.ca) whose
     # ignore-src predicate is the mask (tf32 above: 4-byte ones)
     ("8-byte copies", "f16", 64, 64, 100, 32, 4, 3, 104, 68, "0.0", "aligned8"),
+    # operands promised 16-byte aligned: the prefix a ragged K keeps of
+    # each 16-byte vector, counted from the mask's comparisons
+    # (codegen/async.c prefix_count): each comparison form, 64-bit offsets,
+    # two bounds, and B's columns masked as well
+    ("mask k <= K - 1", "f16", 64, 64, 100, 32, 4, 3, 104, 64, "0.0", "mask_le"),
+    ("mask K > k", "f16", 64, 64, 99, 32, 4, 3, 104, 64, "0.0", "mask_gt"),
+    ("mask K - 1 >= k", "bf16", 64, 64, 77, 32, 4, 3, 80, 64, "0.0", "mask_ge"),
+    ("mask in 64 bits", "f16", 64, 64, 101, 32, 4, 3, 104, 64, "0.0", "mask_i64"),
+    ("mask k < K + 6 and k < K", "f16", 64, 64, 98, 32, 4, 3, 104, 64, "0.0", "mask_two_bounds"),
+    ("B columns masked too", "f16", 64, 64, 100, 32, 4, 3, 104, 64, "0.0", "mask_columns"),
+    ("mask k <= K - 1, 8 warps", "f16", 128, 64, 93, 64, 8, 3, 96, 64, "0.0", "mask_le"),
 ]
+
+# the columns of B that the mask_columns form keeps
+MASKED_COLUMNS = 61
 
 
 def pipelined_source(t, M, N, K, BK, warps, stages, lda, ldb, other, form):
@@ -283,6 +297,18 @@ def pipelined_source(t, M, N, K, BK, warps, stages, lda, ldb, other, form):
     b_at = f"y + (kb * {BK} + rk[:, None]) * {ldb} + rn[None, :]"
     a_mask = f"kb * {BK} + rk[None, :] < {K}"
     b_mask = f"kb * {BK} + rk[:, None] < {K}"
+    if form == "mask_le":
+        a_mask = f"kb * {BK} + rk[None, :] <= {K} - n"
+    elif form == "mask_gt":
+        a_mask = f"{K} > kb * {BK} + rk[None, :]"
+    elif form == "mask_ge":
+        a_mask = f"{K} - n >= kb * {BK} + rk[None, :]"
+    elif form == "mask_i64":
+        a_mask = f"(kb * {BK} + rk[None, :]).to(tl.int64) < {K} + (n - 1).to(tl.int64)"
+    elif form == "mask_two_bounds":
+        a_mask = f"(kb * {BK} + rk[None, :] < {K} + 6 * n) & (kb * {BK} + rk[None, :] < {K})"
+    elif form == "mask_columns":
+        b_mask = f"({b_mask}) & (rn[None, :] < {MASKED_COLUMNS} * n)"
     acc_t = "tl.int32" if t == "i8" else "tl.float32"
     loads = (f"        a = tl.load({a_at}, mask={a_mask}, other={other})\n"
              f"        b = tl.load({b_at}, mask={b_mask}, other={other})\n")
@@ -325,7 +351,7 @@ def pipelined_source(t, M, N, K, BK, warps, stages, lda, ldb, other, form):
     else:
         loop = f"    for kb in {rng}:\n"
         body = loads + "        acc = tl.dot(a, b, acc)\n"
-    align = " % 8" if form == "aligned8" else ""
+    align = " % 8" if form == "aligned8" else " % 16" if form.startswith("mask") else ""
     return f"""
 @kernel(grid=(1,), num_warps={warps})
 def op(x: *{t}{align}, y: *{t}{align}, out: *{'i32' if t == 'i8' else 'f32'}, n: i32):
@@ -351,6 +377,8 @@ for name, t, M, N, K, BK, warps, stages, lda, ldb, other, form in PIPELINED:
         b_seen = torch.full((kpad, N), fill, dtype=torch.float64)
         a_seen[:, :K] = a_full[:, :K].double()
         b_seen[:K, :] = b_full[:K, :N].double()
+        if form == "mask_columns":
+            b_seen[:, MASKED_COLUMNS:] = fill
         if form == "writes":
             for kb in range(kpad // BK):
                 nxt = kb * BK + BK
