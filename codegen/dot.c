@@ -147,6 +147,88 @@ static LLVMValueRef pack(cg *c, const LLVMValueRef *x, uint32_t k_width) {
     return LLVMBuildBitCast(c->b, v, c->t_i32, "");
 }
 
+
+/* ---- operands read from shared memory where the dot uses them --------- */
+
+static bool is_ldmatrix(LLVMValueRef v) {
+    if (!LLVMIsACallInst(v)) return false;
+    LLVMValueRef f = LLVMGetCalledValue(v);
+    size_t len;
+    const char *name = LLVMIsAFunction(f) ? LLVMGetValueName2(f, &len) : "";
+    return !strncmp(name, "llvm.nvvm.ldmatrix", 18);
+}
+
+/* may inst write memory? (stores, atomics, calls other than ldmatrix and
+ * inline PTX without side effects) */
+static bool may_write(LLVMValueRef inst) {
+    switch (LLVMGetInstructionOpcode(inst)) {
+    case LLVMStore: case LLVMAtomicRMW: case LLVMAtomicCmpXchg: case LLVMFence: return true;
+    case LLVMCall: {
+        LLVMValueRef f = LLVMGetCalledValue(inst);
+        if (LLVMIsAInlineAsm(f)) return LLVMGetInlineAsmHasSideEffects(f);
+        return !is_ldmatrix(inst);
+    }
+    default: return false;
+    }
+}
+
+enum { SINK_MAX = 32 };
+
+static bool in_set(LLVMValueRef *set, uint32_t n, LLVMValueRef v) {
+    for (uint32_t i = 0; i < n; i++)
+        if (set[i] == v) return true;
+    return false;
+}
+
+/* Moves the ldmatrix that register value reg comes from (with the
+ * extracts that split its result) to the builder's position, once per
+ * dot: near the mma.sync that reads it, so that what is live is a K step's
+ * fragments or two rather than the whole tile's. Only within one block,
+ * when nothing has used the fragments yet and nothing in between may write
+ * memory. */
+/* the ldmatrix calls a dot has moved */
+typedef struct sink_set {
+    LLVMValueRef *moved;
+    uint32_t n, cap;
+} sink_set;
+
+static void sink_ldmatrix(cg *c, sink_set *sunk, LLVMValueRef reg) {
+    LLVMValueRef v = reg;
+    while (LLVMIsAInstruction(v) && !is_ldmatrix(v)) {
+        LLVMOpcode code = LLVMGetInstructionOpcode(v);
+        if (code != LLVMExtractElement && code != LLVMBitCast && code != LLVMExtractValue) return;
+        v = LLVMGetOperand(v, 0);
+    }
+    if (!LLVMIsAInstruction(v) || LLVMGetInstructionParent(v) != LLVMGetInsertBlock(c->b)) return;
+    if (in_set(sunk->moved, sunk->n, v) || sunk->n == sunk->cap) return;
+    sunk->moved[sunk->n++] = v;
+    LLVMValueRef set[SINK_MAX];
+    uint32_t n = 0;
+    set[n++] = v;
+    for (uint32_t i = 0; i < n; i++)
+        for (LLVMUseRef u = LLVMGetFirstUse(set[i]); u; u = LLVMGetNextUse(u)) {
+            LLVMValueRef user = LLVMGetUser(u);
+            LLVMOpcode code = LLVMIsAInstruction(user) ? LLVMGetInstructionOpcode(user) : LLVMRet;
+            if (code != LLVMExtractElement && code != LLVMBitCast && code != LLVMExtractValue) return;
+            if (LLVMGetInstructionParent(user) != LLVMGetInsertBlock(c->b)) return;
+            if (!in_set(set, n, user)) {
+                if (n == SINK_MAX) return;
+                set[n++] = user;
+            }
+        }
+    for (LLVMValueRef i = LLVMGetNextInstruction(v); i; i = LLVMGetNextInstruction(i))
+        if (!in_set(set, n, i) && may_write(i)) return;
+    LLVMValueRef order[SINK_MAX];
+    uint32_t m = 0;
+    for (LLVMValueRef i = v; i && m < n; i = LLVMGetNextInstruction(i))
+        if (in_set(set, n, i)) order[m++] = i;
+    if (m != n) return;
+    for (uint32_t i = 0; i < m; i++) {
+        LLVMInstructionRemoveFromParent(order[i]);
+        LLVMInsertIntoBuilder(c->b, order[i]);
+    }
+}
+
 static void emit_mma_sync(cg *c, const tk_tir_op *op) {
     const tk_tir_value *a = op->operands.data[0], *b = op->operands.data[1], *res = op->results.data[0];
     const cgval *av = cg_get(c, a), *bv = cg_get(c, b);
@@ -185,11 +267,27 @@ static void emit_mma_sync(cg *c, const tk_tir_op *op) {
     cgval out = cg_newval(c, c_slice * batch);
     for (uint32_t i = 0; i < out.n; i++) out.r[i] = accv ? accv->r[accv->n == 1 ? 0 : i] : LLVMConstNull(et);
     /* K steps outermost, as Triton's mma.sync loop (each accumulator still
-     * adds its steps in order): the same speed on the H200, and ptxas
-     * spills less (sm_80 matmul 128x128x64, K not a multiple of 16: 4
-     * bytes -> 0) */
+     * adds its steps in order). Where the whole tile's fragments and the
+     * accumulators would hold more than 192 of a thread's 255 registers,
+     * each step's ldmatrix moves to the step's start (sink_ldmatrix):
+     * loaded at the local_load, a 64 x 64 warp tile's operands at BK=64
+     * took 128 registers beside its 128 accumulators, and ptxas spilled
+     * the sm_80 matmul 128x128x64 (4 bytes) and, a step ahead, sm_90's
+     * 256x128x64. Smaller tiles keep their loads where they are: moved,
+     * the H200 ran matmul 64x128x32 on mma.sync 4% slower. */
+    uint32_t words = batch * (c_slice + (a_slice + b_slice) / k_width);
+    sink_set sunk = {TK_NEW_ARRAY(c->arena, LLVMValueRef, (av->n + bv->n) / 2), 0, (av->n + bv->n) / 2};
     for (uint32_t bi = 0; bi < batch; bi++)
-        for (uint32_t ki = 0; ki < kt; ki++)
+        for (uint32_t ki = 0; ki < kt; ki++) {
+            for (uint32_t mi = 0; mi < mt && words > 192; mi++)
+                for (uint32_t ni = 0; ni < nt; ni++) {
+                    const LLVMValueRef *ar = &av->r[a_slice * bi + a_per * (ki + kt * mi)];
+                    const LLVMValueRef *br = &bv->r[b_slice * bi + b_per * (ki + kt * ni)];
+                    for (uint32_t j = 0; j < a_per; j++) {
+                        sink_ldmatrix(c, &sunk, ar[j]);
+                        if (j < b_per) sink_ldmatrix(c, &sunk, br[j]);
+                    }
+                }
             for (uint32_t mi = 0; mi < mt; mi++)
                 for (uint32_t ni = 0; ni < nt; ni++) {
                     LLVMValueRef *d = &out.r[c_slice * bi + 4 * (ni + nt * mi)];
@@ -202,6 +300,7 @@ static void emit_mma_sync(cg *c, const tk_tir_op *op) {
                     LLVMValueRef r = cg_asm_call(c, rt, text, constraints, args, 10, false);
                     for (uint32_t j = 0; j < 4; j++) d[j] = LLVMBuildExtractValue(c->b, r, j, "");
                 }
+        }
     *cg_get(c, res) = out;
 }
 
