@@ -290,6 +290,15 @@ PIPELINED = [
 # the columns of B that the mask_columns form keeps
 MASKED_COLUMNS = 61
 
+# A's mask in the mask_ forms: k < K written other ways (n is 1 at run time)
+A_MASKS = {
+    "mask_le": "{k} <= {K} - n",
+    "mask_gt": "{K} > {k}",
+    "mask_ge": "{K} - n >= {k}",
+    "mask_i64": "({k}).to(tl.int64) < {K} + (n - 1).to(tl.int64)",
+    "mask_two_bounds": "({k} < {K} + 6 * n) & ({k} < {K})",
+}
+
 
 def pipelined_source(t, M, N, K, BK, warps, stages, lda, ldb, other, form):
     rng = f"tl.range(0, cdiv({K}, {BK}), num_stages={stages})"
@@ -297,17 +306,9 @@ def pipelined_source(t, M, N, K, BK, warps, stages, lda, ldb, other, form):
     b_at = f"y + (kb * {BK} + rk[:, None]) * {ldb} + rn[None, :]"
     a_mask = f"kb * {BK} + rk[None, :] < {K}"
     b_mask = f"kb * {BK} + rk[:, None] < {K}"
-    if form == "mask_le":
-        a_mask = f"kb * {BK} + rk[None, :] <= {K} - n"
-    elif form == "mask_gt":
-        a_mask = f"{K} > kb * {BK} + rk[None, :]"
-    elif form == "mask_ge":
-        a_mask = f"{K} - n >= kb * {BK} + rk[None, :]"
-    elif form == "mask_i64":
-        a_mask = f"(kb * {BK} + rk[None, :]).to(tl.int64) < {K} + (n - 1).to(tl.int64)"
-    elif form == "mask_two_bounds":
-        a_mask = f"(kb * {BK} + rk[None, :] < {K} + 6 * n) & (kb * {BK} + rk[None, :] < {K})"
-    elif form == "mask_columns":
+    if form in A_MASKS:
+        a_mask = A_MASKS[form].format(k=f"kb * {BK} + rk[None, :]", K=K)
+    if form == "mask_columns":
         b_mask = f"({b_mask}) & (rn[None, :] < {MASKED_COLUMNS} * n)"
     acc_t = "tl.int32" if t == "i8" else "tl.float32"
     loads = (f"        a = tl.load({a_at}, mask={a_mask}, other={other})\n"
