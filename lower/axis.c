@@ -78,6 +78,33 @@ static int64_t run_div(int64_t q, int64_t c, int64_t m, int64_t scale) {
 
 static int64_t pow2_floor_divisor(int64_t v) { return v > 0 ? pow2_divisor(v) : 1; }
 
+/* An integer cast to fewer bits wraps: an unsigned one where the value
+ * passes a multiple of 2^bits, a signed one also halfway (127 + 1 is -128
+ * as i8). Runs of consecutive values stay so only in pieces that start at
+ * a multiple of their length and fit between two such points (120 .. 127
+ * as i8 is still a run, 125 .. 132 is not, nor 0 .. 255); divisibility by
+ * more than 2^bits is lost. A cast to i1 tests != 0: only constancy
+ * survives. */
+static void narrowed(const tk_tir_value *a, tk_tir_value *r) {
+    const tk_type *from = tir_elem(a->type), *to = tir_elem(r->type);
+    if (from->kind != TK_TYPE_SCALAR || to->kind != TK_TYPE_SCALAR || !tk_dtype_is_int(from->dtype) ||
+        !tk_dtype_is_int(to->dtype) || tk_dtype_bits(to->dtype) >= tk_dtype_bits(from->dtype))
+        return;
+    unsigned bits = tk_dtype_bits(to->dtype);
+    int64_t wrap = bits >= 31 ? MAX_DIV : (int64_t)1 << bits;
+    int64_t run_cap = tk_dtype_is_signed(to->dtype) ? wrap / 2 : wrap;
+    for (uint32_t d = 0; d < dims(r); d++) {
+        if (to->dtype == TK_I1) {
+            r->contiguity[d] = 1, r->divisibility[d] = 1;
+            continue;
+        }
+        int64_t g = r->contiguity[d], q = r->divisibility[d];
+        int64_t piece = pow2_floor_divisor(min64(min64(g, q), run_cap));
+        r->contiguity[d] = piece;
+        r->divisibility[d] = min64(run_div(q, g, piece, 1), wrap);
+    }
+}
+
 static bool is_const(const tk_tir_value *v, int64_t *out) {
     const tk_tir_value *s = v;
     if (s->def && s->def->code == TIR_SPLAT) s = s->def->operands.data[0];
@@ -154,6 +181,7 @@ static void visit(tk_tir_op *op, void *ctx) {
         memcpy(r->divisibility, a->divisibility, sizeof r->divisibility);
         memcpy(r->constancy, a->constancy, sizeof r->constancy);
         r->has_axis = true;
+        if (op->code == TIR_CAST) narrowed(a, r);
         return;
     case TIR_HINT: {
         memcpy(r->contiguity, a->contiguity, sizeof r->contiguity);

@@ -285,6 +285,9 @@ PIPELINED = [
     ("mask k < K + 6 and k < K", "f16", 64, 64, 98, 32, 4, 3, 104, 64, "0.0", "mask_two_bounds"),
     ("B columns masked too", "f16", 64, 64, 100, 32, 4, 3, 104, 64, "0.0", "mask_columns"),
     ("mask k <= K - 1, 8 warps", "f16", 128, 64, 93, 64, 8, 3, 96, 64, "0.0", "mask_le"),
+    # offsets cast to i8 wrap inside a vector (125, 126, 127, -128, ...):
+    # the mask keeps no prefix there, each element is copied as it says
+    ("mask of i8 offsets that wrap", "f16", 64, 64, 128, 32, 4, 3, 128, 64, "0.0", "mask_i8_wraps"),
 ]
 
 # the columns of B that the mask_columns form keeps
@@ -297,7 +300,13 @@ A_MASKS = {
     "mask_ge": "{K} - n >= {k}",
     "mask_i64": "({k}).to(tl.int64) < {K} + (n - 1).to(tl.int64)",
     "mask_two_bounds": "({k} < {K} + 6 * n) & ({k} < {K})",
+    "mask_i8_wraps": "({k} + 3).to(tl.int8) < 100",
 }
+
+
+def i8_wrap_kept(k):
+    """which k the mask_i8_wraps form keeps"""
+    return ((k + 3 + 128) % 256 - 128) < 100
 
 
 def pipelined_source(t, M, N, K, BK, warps, stages, lda, ldb, other, form):
@@ -380,6 +389,8 @@ for name, t, M, N, K, BK, warps, stages, lda, ldb, other, form in PIPELINED:
         b_seen[:K, :] = b_full[:K, :N].double()
         if form == "mask_columns":
             b_seen[:, MASKED_COLUMNS:] = fill
+        if form == "mask_i8_wraps":
+            a_seen[:, ~i8_wrap_kept(torch.arange(kpad))] = fill
         if form == "writes":
             for kb in range(kpad // BK):
                 nxt = kb * BK + BK
