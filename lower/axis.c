@@ -78,23 +78,22 @@ static int64_t run_div(int64_t q, int64_t c, int64_t m, int64_t scale) {
 
 static int64_t pow2_floor_divisor(int64_t v) { return v > 0 ? pow2_divisor(v) : 1; }
 
-/* An integer cast to fewer bits wraps: an unsigned one where the value
- * passes a multiple of 2^bits, a signed one also halfway (127 + 1 is -128
- * as i8). Runs of consecutive values stay so only in pieces that start at
- * a multiple of their length and fit between two such points (120 .. 127
- * as i8 is still a run, 125 .. 132 is not, nor 0 .. 255); divisibility by
- * more than 2^bits is lost. A cast to i1 tests != 0: only constancy
- * survives. */
-static void narrowed(const tk_tir_value *a, tk_tir_value *r) {
-    const tk_type *from = tir_elem(a->type), *to = tir_elem(r->type);
-    if (from->kind != TK_TYPE_SCALAR || to->kind != TK_TYPE_SCALAR || !tk_dtype_is_int(from->dtype) ||
-        !tk_dtype_is_int(to->dtype) || tk_dtype_bits(to->dtype) >= tk_dtype_bits(from->dtype))
+/* Arithmetic in fewer than 32 bits wraps (32 and 64 are taken not to, as
+ * Triton does): an unsigned value where it passes a multiple of 2^bits, a
+ * signed one also halfway (127 + 1 is -128 as i8), and so does a cast to
+ * such a type. Runs of consecutive values stay so only in pieces that
+ * start at a multiple of their length and fit between two such points
+ * ((k + 3).to(int8) for k in 120 .. 127 is no run; k.to(int8) is, in
+ * pieces of 128); divisibility by more than 2^bits is lost. Booleans keep
+ * constancy alone. */
+static void cap_narrow(tk_tir_value *r) {
+    const tk_type *e = tir_elem(r->type);
+    if (!r->has_axis || e->kind != TK_TYPE_SCALAR || !tk_dtype_is_int(e->dtype) || tk_dtype_bits(e->dtype) >= 32)
         return;
-    unsigned bits = tk_dtype_bits(to->dtype);
-    int64_t wrap = bits >= 31 ? MAX_DIV : (int64_t)1 << bits;
-    int64_t run_cap = tk_dtype_is_signed(to->dtype) ? wrap / 2 : wrap;
+    unsigned bits = tk_dtype_bits(e->dtype);
+    int64_t wrap = (int64_t)1 << bits, run_cap = tk_dtype_is_signed(e->dtype) ? wrap / 2 : wrap;
     for (uint32_t d = 0; d < dims(r); d++) {
-        if (to->dtype == TK_I1) {
+        if (bits == 1) {
             r->contiguity[d] = 1, r->divisibility[d] = 1;
             continue;
         }
@@ -113,8 +112,7 @@ static bool is_const(const tk_tir_value *v, int64_t *out) {
     return true;
 }
 
-static void visit(tk_tir_op *op, void *ctx) {
-    (void)ctx;
+static void visit_op(tk_tir_op *op) {
     if (op->results.len == 0) return;
     tk_tir_value *r = op->results.data[0];
     if (!tracked(r) && op->code != TIR_CMP && !(op->code == TIR_BINARY && tir_elem(r->type)->dtype == TK_I1)) {
@@ -181,7 +179,6 @@ static void visit(tk_tir_op *op, void *ctx) {
         memcpy(r->divisibility, a->divisibility, sizeof r->divisibility);
         memcpy(r->constancy, a->constancy, sizeof r->constancy);
         r->has_axis = true;
-        if (op->code == TIR_CAST) narrowed(a, r);
         return;
     case TIR_HINT: {
         memcpy(r->contiguity, a->contiguity, sizeof r->contiguity);
@@ -248,15 +245,20 @@ static void visit(tk_tir_op *op, void *ctx) {
         r->has_axis = true;
         return;
     }
-    case TIR_CMP:
+    case TIR_CMP: {
+        /* a run x of consecutive values against a splat s is constant over
+         * aligned pieces no bigger than either side's divisibility where
+         * the test turns between s - 1 and s, a multiple of the piece: x <
+         * s, x >= s (and s > x, s <= x). x <= s turns between s and s + 1,
+         * inside a piece; x == s holds at one element. */
+        bool left_run = op->sub == TK_BINOP_LT || op->sub == TK_BINOP_GE;
+        bool right_run = op->sub == TK_BINOP_GT || op->sub == TK_BINOP_LE;
         for (uint32_t d = 0; d < dims(r); d++) {
             int64_t ka = c_of(a, d), kb = c_of(b, d);
             int64_t k2 = min64(ka, kb);
-            /* a run of consecutive values compared with a splat is constant over
-             * aligned pieces no bigger than either side's divisibility */
-            if (kb >= dim_size(r, d) && g_of(a, d) > 1)
+            if (left_run && kb >= dim_size(r, d) && g_of(a, d) > 1)
                 k2 = max64(k2, min64(g_of(a, d), min64(q_of(a, d), q_of(b, d))));
-            if (ka >= dim_size(r, d) && g_of(b, d) > 1)
+            if (right_run && ka >= dim_size(r, d) && g_of(b, d) > 1)
                 k2 = max64(k2, min64(g_of(b, d), min64(q_of(b, d), q_of(a, d))));
             r->contiguity[d] = 1;
             r->divisibility[d] = 1;
@@ -264,6 +266,7 @@ static void visit(tk_tir_op *op, void *ctx) {
         }
         r->has_axis = true;
         return;
+    }
     case TIR_SELECT:
         for (uint32_t d = 0; d < dims(r); d++) {
             tk_tir_value *c = a, *x = b, *y = op->operands.data[2];
@@ -288,6 +291,11 @@ static void visit(tk_tir_op *op, void *ctx) {
             if (!op->results.data[i]->has_axis) set_unknown(op->results.data[i]);
         return;
     }
+}
+
+static void visit(tk_tir_op *op) {
+    visit_op(op);
+    for (uint32_t i = 0; i < op->results.len; i++) cap_narrow(op->results.data[i]);
 }
 
 /* facts of v met with w: the weaker of each */
@@ -364,7 +372,7 @@ static void analyze_block(tk_tir_block *blk) {
                 if (e) meet(op->results.data[k], e->operands.data[k]);
             }
         } else {
-            visit(op, NULL);
+            visit(op);
         }
     }
 }

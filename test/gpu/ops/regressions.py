@@ -349,6 +349,41 @@ def check_rank_broadcast(run, torch):
     return None
 
 
+# ---- masks against a multiple of 16 (lower/axis.c: which turn inside a vector) ----
+# n is promised a multiple of 16: offs < n and offs >= n turn at a vector's
+# edge (one predicate a vector), offs <= n, offs > n, == and != inside one.
+# Every element the mask drops keeps its poison, including past n.
+
+MASK_FORMS = [
+    ("offs < n", lambda o, n: o < n), ("offs >= n", lambda o, n: o >= n),
+    ("n > offs", lambda o, n: n > o), ("n <= offs", lambda o, n: n <= o),
+    ("offs <= n", lambda o, n: o <= n), ("offs > n", lambda o, n: o > n),
+    ("n >= offs", lambda o, n: n >= o), ("n < offs", lambda o, n: n < o),
+    ("offs == n", lambda o, n: o == n), ("offs != n", lambda o, n: o != n),
+]
+
+for text, keep in MASK_FORMS:
+    @case(f"a store masked by {text}, n a multiple of 16: each element as its mask says", f"""
+@kernel(grid=(4,), num_warps=2)
+def op(x: *f32 % 16, y: *f32 % 16, out: *f32 % 16, n: i32 % 16):
+    offs = tl.program_id(0) * 256 + tl.arange(0, 256)
+    tl.store(out + offs, tl.load(x + offs) + 1.0, mask={text})
+""")
+    def check_mask_form(run, torch, keep=keep):
+        for n in (0, 16, 256, 512 + 48, 1024):
+            x = dev(rand_f32(1024, 11))
+            out = dev(torch.full((1024,), -7.0))
+            if run(x, x, out, n) != 0:
+                return "launch failed"
+            torch.cuda.synchronize()
+            o = torch.arange(1024)
+            want = torch.where(keep(o, n), x.cpu() + 1.0, torch.tensor(-7.0))
+            got = out.cpu()
+            if not torch.equal(got, want):
+                return f"n={n}: {(got != want).sum().item()} elements wrong"
+        return None
+
+
 # ---- names -------------------------------------------------------------------------
 
 @case("a, b = b, a and tuples keep their values", """
