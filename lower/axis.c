@@ -173,13 +173,23 @@ static void visit_op(tk_tir_op *op) {
         return;
     }
     case TIR_CONVERT_LAYOUT:
-    case TIR_CAST:
+    case TIR_CAST: {
         if (!a->has_axis) { set_unknown(r); return; }
         memcpy(r->contiguity, a->contiguity, sizeof r->contiguity);
         memcpy(r->divisibility, a->divisibility, sizeof r->divisibility);
         memcpy(r->constancy, a->constancy, sizeof r->constancy);
         r->has_axis = true;
+        /* a pointer's run steps by its element's size, an integer's by 1:
+         * an address as an integer (or back) is a run only for bytes */
+        bool from_ptr = tir_elem(a->type)->kind == TK_TYPE_POINTER, to_ptr = tir_elem(r->type)->kind == TK_TYPE_POINTER;
+        int64_t step = from_ptr ? elem_bytes(a->type) : to_ptr ? elem_bytes(r->type) : 1;
+        if (from_ptr != to_ptr && step > 1)
+            for (uint32_t d = 0; d < dims(r); d++) {
+                r->divisibility[d] = run_div(r->divisibility[d], r->contiguity[d], 1, from_ptr ? step : 1);
+                r->contiguity[d] = 1;
+            }
         return;
+    }
     case TIR_HINT: {
         memcpy(r->contiguity, a->contiguity, sizeof r->contiguity);
         memcpy(r->divisibility, a->divisibility, sizeof r->divisibility);

@@ -288,6 +288,8 @@ PIPELINED = [
     # offsets cast to i8 wrap inside a vector (125, 126, 127, -128, ...):
     # the mask keeps no prefix there, each element is copied as it says
     ("mask of i8 offsets that wrap", "f16", 64, 64, 128, 32, 4, 3, 128, 64, "0.0", "mask_i8_wraps"),
+    # addresses as integers step by the element's size, not by 1
+    ("mask on addresses as integers", "f16", 64, 64, 100, 32, 4, 3, 104, 64, "0.0", "mask_addresses"),
 ]
 
 # the columns of B that the mask_columns form keeps
@@ -301,6 +303,7 @@ A_MASKS = {
     "mask_i64": "({k}).to(tl.int64) < {K} + (n - 1).to(tl.int64)",
     "mask_two_bounds": "({k} < {K} + 6 * n) & ({k} < {K})",
     "mask_i8_wraps": "({k} + 3).to(tl.int8) < 100",
+    "mask_addresses": "(x + rm[:, None] * {lda} + {k}).to(tl.int64) < (x + rm[:, None] * {lda} + {K}).to(tl.int64)",
 }
 
 
@@ -316,7 +319,7 @@ def pipelined_source(t, M, N, K, BK, warps, stages, lda, ldb, other, form):
     a_mask = f"kb * {BK} + rk[None, :] < {K}"
     b_mask = f"kb * {BK} + rk[:, None] < {K}"
     if form in A_MASKS:
-        a_mask = A_MASKS[form].format(k=f"kb * {BK} + rk[None, :]", K=K)
+        a_mask = A_MASKS[form].format(k=f"kb * {BK} + rk[None, :]", K=K, lda=lda)
     if form == "mask_columns":
         b_mask = f"({b_mask}) & (rn[None, :] < {MASKED_COLUMNS} * n)"
     acc_t = "tl.int32" if t == "i8" else "tl.float32"

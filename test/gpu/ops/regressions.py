@@ -384,6 +384,27 @@ def op(x: *f32 % 16, y: *f32 % 16, out: *f32 % 16, n: i32 % 16):
         return None
 
 
+@case("a load masked on its addresses as integers (4 apart): each element as its mask says", """
+@kernel(grid=(1,), num_warps=1)
+def op(x: *f32 % 16, y: *f32 % 16, out: *f32 % 16, n: i32):
+    offs = tl.arange(0, 128)
+    ptrs = x + offs
+    tl.store(out + offs, tl.load(ptrs, mask=ptrs.to(tl.int64) < (x + n).to(tl.int64), other=-1.0))
+""")
+def check_address_mask(run, torch):
+    for n in (0, 5, 66, 127):
+        x = dev(rand_f32(128, 13))
+        out = dev(torch.full((128,), -7.0))
+        if run(x, x, out, n) != 0:
+            return "launch failed"
+        torch.cuda.synchronize()
+        want = torch.where(torch.arange(128) < n, x.cpu(), torch.tensor(-1.0))
+        got = out.cpu()
+        if not torch.equal(got, want):
+            return f"n={n}: {(got != want).sum().item()} elements wrong"
+    return None
+
+
 # ---- names -------------------------------------------------------------------------
 
 @case("a, b = b, a and tuples keep their values", """
