@@ -10,12 +10,12 @@
  * size-1 dimension's divisibility holds for every element of the tile.
  * Needs: SSA, sema's promises on parameters. Keeps: the IR; sets
  * value->contiguity/divisibility/constancy and has_axis. Loops: the block
- * arguments start from the inits and meet the yields, two rounds. */
+ * arguments start from the inits and meet the yields until they hold. */
 #include "internal.h"
 
 #include <string.h>
 
-enum { MAX_DIV = 1 << 30 };
+enum { MAX_DIV = 1 << 30, MAX_ROUNDS = 256 };
 
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
@@ -309,15 +309,18 @@ static void visit(tk_tir_op *op) {
 }
 
 /* facts of v met with w: the weaker of each */
-static void meet(tk_tir_value *v, const tk_tir_value *w) {
+static bool meet(tk_tir_value *v, const tk_tir_value *w) {
     int64_t scale = tir_elem(v->type)->kind == TK_TYPE_POINTER ? elem_bytes(v->type) : 1;
+    bool changed = !v->has_axis;
     for (uint32_t d = 0; d < dims(v); d++) {
         int64_t m = min64(g_of(v, d), g_of(w, d));
-        v->divisibility[d] = min64(run_div(q_of(v, d), g_of(v, d), m, scale), run_div(q_of(w, d), g_of(w, d), m, scale));
-        v->contiguity[d] = m;
-        v->constancy[d] = min64(c_of(v, d), c_of(w, d));
+        int64_t q = min64(run_div(q_of(v, d), g_of(v, d), m, scale), run_div(q_of(w, d), g_of(w, d), m, scale));
+        int64_t k = min64(c_of(v, d), c_of(w, d));
+        changed |= q != v->divisibility[d] || m != v->contiguity[d] || k != v->constancy[d];
+        v->divisibility[d] = q, v->contiguity[d] = m, v->constancy[d] = k;
     }
     v->has_axis = true;
+    return changed;
 }
 
 static void copy_facts(tk_tir_value *v, const tk_tir_value *w) {
@@ -352,14 +355,25 @@ static void analyze_loop(tk_tir_op *op) {
         }
         for (uint32_t i = skip; i < blk->args.len; i++) copy_facts(blk->args.data[i], op->operands.data[first + i - skip]);
     }
-    for (int round = 0; round < 2; round++) {
+    /* until the arguments hold: a fact carried through several arguments
+     * (r = q; q = p; p += 3) weakens one argument a round. Meets only lower
+     * facts, powers of two, so this ends; the cap is a guard */
+    for (int round = 0;; round++) {
         for (uint32_t r = 0; r < op->regions.len; r++) analyze_block(op->regions.data[r]);
         const tk_tir_op *y = terminator(op->regions.data[op->regions.len - 1]);
+        bool changed = false;
         for (uint32_t r = 0; r < op->regions.len && y; r++) {
             tk_tir_block *blk = op->regions.data[r];
             uint32_t skip = is_for ? 1 : 0;
             for (uint32_t i = skip; i < blk->args.len && i - skip < y->operands.len; i++)
-                meet(blk->args.data[i], y->operands.data[i - skip]);
+                changed |= meet(blk->args.data[i], y->operands.data[i - skip]);
+        }
+        if (!changed) break;
+        if (round == MAX_ROUNDS) {
+            for (uint32_t r = 0; r < op->regions.len; r++)
+                for (uint32_t i = is_for ? 1 : 0; i < op->regions.data[r]->args.len; i++)
+                    set_unknown(op->regions.data[r]->args.data[i]);
+            break;
         }
     }
     for (uint32_t r = 0; r < op->regions.len; r++) analyze_block(op->regions.data[r]);

@@ -405,6 +405,36 @@ def check_address_mask(run, torch):
     return None
 
 
+@case("a loop value carried three deep (r = q; q = p; p += 3): x + r loads as unaligned as r is", """
+@kernel(grid=(1,), num_warps=1)
+def op(x: *f32 % 16, y: *f32 % 16, out: *f32 % 16, n: i32):
+    offs = tl.arange(0, 128)
+    p = 0
+    q = 0
+    r = 0
+    acc = tl.zeros([128], dtype=tl.float32)
+    for i in range(0, n):
+        acc += tl.load(x + r + offs)
+        r = q
+        q = p
+        p = p + 3
+    tl.store(out + offs, acc)
+""")
+def check_carried_three_deep(run, torch):
+    n = 6
+    x = dev(rand_f32(256, 17))
+    out = dev(torch.full((128,), -7.0))
+    if run(x, x, out, n) != 0:
+        return "launch failed"
+    torch.cuda.synchronize()
+    xs, want, p, q, r = x.cpu(), torch.zeros(128), 0, 0, 0
+    for _ in range(n):
+        want += xs[r:r + 128]
+        r, q, p = q, p, p + 3
+    err = (out.cpu() - want).abs().max().item()
+    return None if err <= 1e-5 else f"max error {err:.3g}"
+
+
 # ---- names -------------------------------------------------------------------------
 
 @case("a, b = b, a and tuples keep their values", """
