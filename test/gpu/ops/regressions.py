@@ -28,6 +28,21 @@ def dev(t):
     return t.to("cuda")
 
 
+def exact_for_each_n(run, size, ns, want_of, seed):
+    """Runs op(x, x, out, n) for each n on random x[size] and out poisoned
+    with -7; out must equal want_of(x, n) exactly (None), else says where."""
+    for n in ns:
+        x = dev(rand_f32(size, seed))
+        out = dev(torch.full((size,), -7.0))
+        if run(x, x, out, n) != 0:
+            return "launch failed"
+        torch.cuda.synchronize()
+        got, want = out.cpu(), want_of(x.cpu(), n)
+        if not torch.equal(got, want):
+            return f"n={n}: {(got != want).sum().item()} elements wrong"
+    return None
+
+
 def rand_f32(n, seed):
     g = torch.Generator().manual_seed(seed)
     return torch.randn(n, generator=g)
@@ -370,18 +385,8 @@ def op(x: *f32 % 16, y: *f32 % 16, out: *f32 % 16, n: i32 % 16):
     tl.store(out + offs, tl.load(x + offs) + 1.0, mask={text})
 """)
     def check_mask_form(run, torch, keep=keep):
-        for n in (0, 16, 256, 512 + 48, 1024):
-            x = dev(rand_f32(1024, 11))
-            out = dev(torch.full((1024,), -7.0))
-            if run(x, x, out, n) != 0:
-                return "launch failed"
-            torch.cuda.synchronize()
-            o = torch.arange(1024)
-            want = torch.where(keep(o, n), x.cpu() + 1.0, torch.tensor(-7.0))
-            got = out.cpu()
-            if not torch.equal(got, want):
-                return f"n={n}: {(got != want).sum().item()} elements wrong"
-        return None
+        return exact_for_each_n(run, 1024, (0, 16, 256, 512 + 48, 1024),
+                                lambda x, n: torch.where(keep(torch.arange(1024), n), x + 1.0, torch.tensor(-7.0)), 11)
 
 
 @case("a load masked on its addresses as integers (4 apart): each element as its mask says", """
@@ -392,17 +397,8 @@ def op(x: *f32 % 16, y: *f32 % 16, out: *f32 % 16, n: i32):
     tl.store(out + offs, tl.load(ptrs, mask=ptrs.to(tl.int64) < (x + n).to(tl.int64), other=-1.0))
 """)
 def check_address_mask(run, torch):
-    for n in (0, 5, 66, 127):
-        x = dev(rand_f32(128, 13))
-        out = dev(torch.full((128,), -7.0))
-        if run(x, x, out, n) != 0:
-            return "launch failed"
-        torch.cuda.synchronize()
-        want = torch.where(torch.arange(128) < n, x.cpu(), torch.tensor(-1.0))
-        got = out.cpu()
-        if not torch.equal(got, want):
-            return f"n={n}: {(got != want).sum().item()} elements wrong"
-    return None
+    return exact_for_each_n(run, 128, (0, 5, 66, 127),
+                            lambda x, n: torch.where(torch.arange(128) < n, x, torch.tensor(-1.0)), 13)
 
 
 @case("a loop value carried three deep (r = q; q = p; p += 3): x + r loads as unaligned as r is", """
