@@ -235,6 +235,74 @@ def check_ragged(run, torch):
     return check_product(run, torch.float32, a, b, ref, 1e-5 * 45 * 16)
 
 
+# ---- operands and accumulators from anywhere --------------------------------
+# Operands converted with .to() from f32 loads, scaled (arithmetic), B
+# transposed with tl.trans and .T, the accumulator carried through an if
+# inside the K loop, a dot under an if; one program, [64, 64] @ [64, 32].
+# (name, body computing c from rm, rn, rk over x: *f32 and y: *f32, what
+# the reference multiplies)
+ANYWHERE = [
+    ("operands converted with .to() from f32",
+     "    a = tl.load(x + rm[:, None] * 64 + rk[None, :]).to(tl.float16)\n"
+     "    b = tl.load(y + rk[:, None] * 32 + rn[None, :]).to(tl.float16)\n"
+     "    c = tl.dot(a, b)\n", "half"),
+    ("operands scaled after their loads",
+     "    a = tl.load(x + rm[:, None] * 64 + rk[None, :]).to(tl.float16) * 2.0\n"
+     "    b = tl.load(y + rk[:, None] * 32 + rn[None, :]).to(tl.float16) * 0.5\n"
+     "    c = tl.dot(a, b)\n", "half"),
+    ("B read as [N, K] and transposed with tl.trans",
+     "    a = tl.load(x + rm[:, None] * 64 + rk[None, :]).to(tl.float16)\n"
+     "    bt = tl.load(y + rn[:, None] * 64 + rk[None, :]).to(tl.float16)\n"
+     "    c = tl.dot(a, tl.trans(bt))\n", "half_bt"),
+    ("B read as [N, K] and transposed with .T",
+     "    a = tl.load(x + rm[:, None] * 64 + rk[None, :]).to(tl.float16)\n"
+     "    bt = tl.load(y + rn[:, None] * 64 + rk[None, :]).to(tl.float16)\n"
+     "    c = a @ bt.T\n", "half_bt"),
+    ("the accumulator through an if in the K loop",
+     "    c = tl.zeros([64, 32], dtype=tl.float32)\n"
+     "    r16 = tl.arange(0, 16)\n"
+     "    for k0 in range(0, 64, 16):\n"
+     "        a = tl.load(x + rm[:, None] * 64 + k0 + r16[None, :]).to(tl.float16)\n"
+     "        b = tl.load(y + (k0 + r16[:, None]) * 32 + rn[None, :]).to(tl.float16)\n"
+     "        if k0 % 32 == 0:\n"
+     "            c = tl.dot(a, b, c)\n"
+     "        else:\n"
+     "            c += tl.dot(a, b)\n", "half"),
+    ("a dot under an if",
+     "    c = tl.zeros([64, 32], dtype=tl.float32) - 1.0\n"
+     "    if n > 0:\n"
+     "        a = tl.load(x + rm[:, None] * 64 + rk[None, :]).to(tl.float16)\n"
+     "        b = tl.load(y + rk[:, None] * 32 + rn[None, :]).to(tl.float16)\n"
+     "        c = tl.dot(a, b)\n", "half"),
+]
+
+for name, body, ref_kind in ANYWHERE:
+    src = op_header(4, "f32", "f32", "f32") + f"""\
+    rm = tl.arange(0, 64)
+    rn = tl.arange(0, 32)
+    rk = tl.arange(0, 64)
+{body}    tl.store(out + rm[:, None] * 32 + rn[None, :], c)
+"""
+
+    @case(f"tl.dot: {name}", src)
+    def check_anywhere(run, torch, name=name, ref_kind=ref_kind):
+        a = inputs("f32", 64 * 64, 31).view(64, 64)
+        b = inputs("f32", 64 * 32, 32).view(64, 32) if ref_kind == "half" else inputs("f32", 32 * 64, 32).view(32, 64)
+        ah, bh = a.half().double(), b.half().double()
+        if "scaled" in name:
+            ah, bh = ah * 2.0, (b.half() * 0.5).double()
+        ref = ah @ (bh if ref_kind == "half" else bh.t())
+        tol = 1e-5 * ((ah.abs() @ (bh if ref_kind == "half" else bh.t()).abs()).max().item() + 4)
+        # the kernel's run(x, y, out, n) passes n = 0 to check_product's run;
+        # the dot under an if needs n > 0
+        out = dev(torch.full((64, 32), -7.0))
+        if run(dev(a), dev(b), out, 1) != 0:
+            return "launch failed"
+        torch.cuda.synchronize()
+        err = (out.cpu().double() - ref).abs().max().item()
+        return None if err <= tol else f"max error {err:.3g} > {tol:.3g}"
+
+
 # ---- pipelined K loops (lower/pipeline_dot.c) --------------------------------
 # One program computes out[M, N] = A[M, :K] @ B[:K, N], walking K in BK
 # steps with masked loads that feed tl.dot: the loop is pipelined num_stages
