@@ -91,6 +91,12 @@ SHAPES = [
     ("f8e4m3", "f8e4m3", 64, 32, 32, 4, "out_f16", ""),
     ("f8e5m2", "f8e5m2", 32, 32, 64, 4, "trans", ""),
     ("f8e4m3", "f8e5m2", 16, 16, 32, 1, "acc", ""),
+    # K = 256 (M, N and K each from 16 to 256)
+    ("f16", "f16", 32, 16, 256, 4, "plain", ""),
+    ("bf16", "bf16", 16, 64, 256, 2, "plain", ""),
+    ("i8", "i8", 16, 32, 256, 4, "plain", ""),
+    ("f8e4m3", "f8e4m3", 32, 32, 256, 4, "plain", ""),
+    ("f32", "f32", 16, 16, 256, 1, "plain", ""),
 ]
 
 for ta, tb, M, N, K, warps, form, extra in SHAPES:
