@@ -364,6 +364,10 @@ PIPELINED = [
     ("mask of i8 offsets that wrap", "f16", 64, 64, 128, 32, 4, 3, 128, 64, "0.0", "mask_i8_wraps"),
     # addresses as integers step by the element's size, not by 1
     ("mask on addresses as integers", "f16", 64, 64, 100, 32, 4, 3, 104, 64, "0.0", "mask_addresses"),
+    # carried pointers whose advance each trip computes from the trip
+    ("carried pointers, advance from the trip", "f16", 64, 64, 100, 32, 4, 3, 104, 64, "0.0", "carried_varying"),
+    ("carried pointers, advance from the trip, 4 stages", "bf16", 64, 64, 200, 32, 4, 4, 200, 64, "0.0",
+     "carried_varying"),
 ]
 
 # the columns of B that the mask_columns form keeps
@@ -400,15 +404,18 @@ def pipelined_source(t, M, N, K, BK, warps, stages, lda, ldb, other, form):
     loads = (f"        a = tl.load({a_at}, mask={a_mask}, other={other})\n"
              f"        b = tl.load({b_at}, mask={b_mask}, other={other})\n")
     head = f"    acc = tl.zeros([{M}, {N}], dtype={acc_t})\n"
-    if form == "carried":
+    if form in ("carried", "carried_varying"):
+        # carried_varying: each trip's advance computed from the trip (it
+        # is BK every trip, as (kb % 2) * BK + (1 - kb % 2) * BK)
+        step = f"((kb % 2) * {BK} + (1 - kb % 2) * {BK})" if form == "carried_varying" else f"{BK}"
         head += (f"    a_ptrs = x + rm[:, None] * {lda} + rk[None, :]\n"
                  f"    b_ptrs = y + rk[:, None] * {ldb} + rn[None, :]\n")
         loop = f"    for kb in {rng}:\n"
         body = (f"        a = tl.load(a_ptrs, mask={a_mask}, other={other})\n"
                 f"        b = tl.load(b_ptrs, mask={b_mask}, other={other})\n"
                 f"        acc = tl.dot(a, b, acc)\n"
-                f"        a_ptrs += {BK}\n"
-                f"        b_ptrs += {BK} * {ldb}\n")
+                f"        a_ptrs += {step}\n"
+                f"        b_ptrs += {step} * {ldb}\n")
     elif form == "reverse":
         loop = f"    for kb in range(cdiv({K}, {BK}) - 1, -1, -1):\n"
         body = loads + "        acc = tl.dot(a, b, acc)\n"
