@@ -368,6 +368,10 @@ PIPELINED = [
     ("carried pointers, advance from the trip", "f16", 64, 64, 100, 32, 4, 3, 104, 64, "0.0", "carried_varying"),
     ("carried pointers, advance from the trip, 4 stages", "bf16", 64, 64, 200, 32, 4, 4, 200, 64, "0.0",
      "carried_varying"),
+    # no trip at all: every copy ahead is masked off, the accumulator stays 0
+    ("no trips", "f16", 64, 64, 100, 32, 4, 3, 104, 64, "0.0", "no_trips"),
+    ("a range that counts down without a negative step", "f16", 64, 64, 100, 32, 4, 4, 104, 64, "0.0",
+     "backward_range"),
 ]
 
 # the columns of B that the mask_columns form keeps
@@ -392,6 +396,10 @@ def i8_wrap_kept(k):
 
 def pipelined_source(t, M, N, K, BK, warps, stages, lda, ldb, other, form):
     rng = f"tl.range(0, cdiv({K}, {BK}), num_stages={stages})"
+    if form == "no_trips":  # n is 1 at run time: an empty range, then a backward one
+        rng = f"tl.range(0, cdiv({K}, {BK}) * (n - 1), num_stages={stages})"
+    if form == "backward_range":
+        rng = f"tl.range(n, -cdiv({K}, {BK}), num_stages={stages})"
     a_at = f"x + rm[:, None] * {lda} + kb * {BK} + rk[None, :]"
     b_at = f"y + (kb * {BK} + rk[:, None]) * {ldb} + rn[None, :]"
     a_mask = f"kb * {BK} + rk[None, :] < {K}"
@@ -481,6 +489,8 @@ for name, t, M, N, K, BK, warps, stages, lda, ldb, other, form in PIPELINED:
                 if nxt < K:  # bumped (in f16) before the trip that reads it
                     b_seen[nxt, :] = (b_full[nxt, :N].float() + 1.0).to(b_full.dtype).double()
         ref = a_seen @ b_seen
+        if form in ("no_trips", "backward_range"):
+            ref = torch.zeros_like(ref)
         if form == "two_dots":
             ref = ref + a_seen @ (b_seen * 2.0)
         if form == "nested":
