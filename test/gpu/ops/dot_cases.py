@@ -368,6 +368,8 @@ PIPELINED = [
     ("carried pointers, advance from the trip", "f16", 64, 64, 100, 32, 4, 3, 104, 64, "0.0", "carried_varying"),
     ("carried pointers, advance from the trip, 4 stages", "bf16", 64, 64, 200, 32, 4, 4, 200, 64, "0.0",
      "carried_varying"),
+    # a step known only at run time that is negative: trips count down
+    ("negative step at run time", "f16", 64, 64, 100, 32, 4, 3, 104, 64, "0.0", "runtime_negative_step"),
     # no trip at all: every copy ahead is masked off, the accumulator stays 0
     ("no trips", "f16", 64, 64, 100, 32, 4, 3, 104, 64, "0.0", "no_trips"),
     ("a range that counts down without a negative step", "f16", 64, 64, 100, 32, 4, 4, 104, 64, "0.0",
@@ -429,6 +431,9 @@ def pipelined_source(t, M, N, K, BK, warps, stages, lda, ldb, other, form):
         body = loads + "        acc = tl.dot(a, b, acc)\n"
     elif form == "runtime_step":
         loop = f"    for kb in range(0, cdiv({K}, {BK}), n):\n"
+        body = loads + "        acc = tl.dot(a, b, acc)\n"
+    elif form == "runtime_negative_step":  # -n is -1 at run time
+        loop = f"    for kb in tl.range(cdiv({K}, {BK}) - 1, -1, -n, num_stages={stages}):\n"
         body = loads + "        acc = tl.dot(a, b, acc)\n"
     elif form == "writes":
         # each trip reads B's rows, then bumps the first one it read: a
