@@ -147,7 +147,6 @@ static LLVMValueRef pack(cg *c, const LLVMValueRef *x, uint32_t k_width) {
     return LLVMBuildBitCast(c->b, v, c->t_i32, "");
 }
 
-
 /* ---- operands read from shared memory where the dot uses them --------- */
 
 static bool is_ldmatrix(LLVMValueRef v) {
@@ -180,18 +179,18 @@ static bool in_set(LLVMValueRef *set, uint32_t n, LLVMValueRef v) {
     return false;
 }
 
-/* Moves the ldmatrix that register value reg comes from (with the
- * extracts that split its result) to the builder's position, once per
- * dot: near the mma.sync that reads it, so that what is live is a K step's
- * fragments or two rather than the whole tile's. Only within one block,
- * when nothing has used the fragments yet and nothing in between may write
- * memory. */
 /* the ldmatrix calls a dot has moved */
 typedef struct sink_set {
     LLVMValueRef *moved;
     uint32_t n, cap;
 } sink_set;
 
+/* Moves the ldmatrix that register value reg comes from (with the
+ * extracts that split its result) to the builder's position, once per
+ * dot: at the K step that reads it, so that what is live is a step's
+ * fragments rather than the whole tile's. Only within one block, when
+ * nothing has used the fragments yet and nothing in between may write
+ * memory; otherwise the ldmatrix stays where local_load put it. */
 static void sink_ldmatrix(cg *c, sink_set *sunk, LLVMValueRef reg) {
     LLVMValueRef v = reg;
     while (LLVMIsAInstruction(v) && !is_ldmatrix(v)) {
