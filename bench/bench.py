@@ -346,9 +346,11 @@ MATMUL_DTYPES = {
 def matmul_dtype_group(M, N, K, dt, config_index, use_tkc):
     """matmul.tk with `dt` operands beside Triton's tutorial kernel at the
     same config, and torch where it has the product (cuBLAS: torch.matmul
-    with TF32 allowed, torch._int_mm for i8; none for f8)."""
+    with TF32 allowed, torch._int_mm for i8; none for f8). dt "TYPE_bt":
+    B K-major (a column-major [K, N], as tutorial 03 passes fp8's b.T)."""
     cfg = MATMUL_CONFIGS[config_index]
-    ta, to, tol = MATMUL_DTYPES[dt]
+    b_kmajor, base = dt.endswith("_bt"), dt.removesuffix("_bt")
+    ta, to, tol = MATMUL_DTYPES[base]
 
     def matrix(rows, cols, fill, t):
         buf = torch.zeros(rows, -(-cols // 16) * 16, device=DEV, dtype=t)
@@ -357,14 +359,16 @@ def matmul_dtype_group(M, N, K, dt, config_index, use_tkc):
             r = torch.randint(-8, 9, (rows, cols), device=DEV) if t == torch.int8 else torch.randn(rows, cols, device=DEV)
             view.copy_(r.to(t))
         return view
-    a, b = matrix(M, K, True, ta), matrix(K, N, True, ta)
+    a = matrix(M, K, True, ta)
+    b = matrix(N, K, True, ta).t() if b_kmajor else matrix(K, N, True, ta)
     o_tkc, o_tri = matrix(M, N, False, to), matrix(M, N, False, to)
     impls = []
     if use_tkc:
         impls.append(tkc_impl("tkc sm_90a", f"matmul_{dt}_c{config_index}",
-                              (a, b, o_tkc, M, N, K, a.stride(0), 1, b.stride(0), 1, o_tkc.stride(0), 1), [o_tkc]))
+                              (a, b, o_tkc, M, N, K, a.stride(0), 1, b.stride(0), b.stride(1), o_tkc.stride(0), 1),
+                              [o_tkc]))
     impls.append(triton_impl("tutorial 03", lambda: tk.matmul(a, b, o_tri, cfg), [o_tri]))
-    if dt == "tf32":
+    if base == "tf32":
         def tf32_mm():
             torch.backends.cuda.matmul.allow_tf32 = True
             try:
@@ -372,9 +376,9 @@ def matmul_dtype_group(M, N, K, dt, config_index, use_tkc):
             finally:
                 torch.backends.cuda.matmul.allow_tf32 = False
         impls.append(torch_impl("torch.matmul", tf32_mm))
-    elif dt == "i8":
+    elif base == "i8":
         impls.append(torch_impl("torch._int_mm", lambda: torch._int_mm(a, b)))
-    elif dt == "bf16":
+    elif base == "bf16":
         impls.append(torch_impl("torch.matmul", lambda: torch.matmul(a, b)))
     shape = f"{M}x{N}x{K} BM={cfg[0]} BN={cfg[1]} BK={cfg[2]} w={cfg[4]} s={cfg[5]}"
     g = Group(f"matmul {dt}", shape, 2 * M * N * K, impls, [a.double() @ b.double()], tol)
@@ -567,8 +571,10 @@ def main():
     for i in (0, 2):
         for shape in ((4096, 4096, 4096), (8192, 8192, 8192), (3000, 5000, 2000)):
             makers.append(("matmul bf16", lambda i=i, s=shape: matmul_dtype_group(*s, "bf16", i, use_tkc)))
-    for dt in ("tf32", "f8", "i8"):
+    for dt in ("tf32", "f8", "i8", "tf32_bt", "f8_bt", "i8_bt"):
         makers.append((f"matmul {dt}", lambda dt=dt: matmul_dtype_group(8192, 8192, 8192, dt, 0, use_tkc)))
+    for dt in ("tf32_bt", "f8_bt", "i8_bt"):
+        makers.append((f"matmul {dt}", lambda dt=dt: matmul_dtype_group(8192, 8192, 8192, dt, 2, use_tkc)))
     groups = []
     failed = False
     # One non-default stream for everything, as Triton's tutorials do: tkc's

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Writes kernels/matmul.tk for other operand types into
 build/gpu/src/TYPE/matmul.tk (make bench; the name kept, so that the
-matmul shim serves): bf16, f32 (tl.dot's default tf32), f8e4m3 (f16 result) and
-i8 (i32 accumulator and result), and a variants list for test/gpu/build.sh
-with the 128x256x64 and 128x128x64 configs of each. tkc has no type
+matmul shim serves): bf16, f32 (tl.dot's default tf32), f8e4m3 (f16 result)
+and i8 (i32 accumulator and result), the last three also with B K-major
+(TYPE_bt), and a variants list for test/gpu/build.sh with the 128x256x64
+and 128x128x64 configs of each. tkc has no type
 parameters yet, so the bench derives these from matmul.tk by replacing its
 types; each replacement must match, so that a change to matmul.tk that
 breaks one fails here instead of benchmarking something else."""
@@ -24,6 +25,12 @@ EDITS = {
            ("tl.dot(a, b, acc)", "tl.dot(a, b, acc, out_dtype=tl.int32)", 1),
            ("c = acc.to(tl.float16)", "c = acc", 1)],
 }
+# B K-major ("_bt": B's element (k, n) at B + n * stride_bn, stride_bk 1),
+# as Triton's tutorial 03 feeds fp8 (b.T): wgmma takes tf32, fp8 and i8
+# operands K-major only
+B_KMAJOR = ("stride_bk: i32 % 16, stride_bn: i32 == 1", "stride_bk: i32 == 1, stride_bn: i32 % 16", 1)
+for _name in ("tf32", "f8", "i8"):
+    EDITS[_name + "_bt"] = EDITS[_name] + [B_KMAJOR]
 CONFIGS = {"c0": "-D BM=128 -D BN=256 -D BK=64", "c2": "-D BM=128 -D BN=128 -D BK=64"}
 
 

@@ -122,36 +122,54 @@ static void copy_elements(cg *c, const tk_tir_op *op, LLVMValueRef pred, LLVMVal
     }
 }
 
-/* Is mask, in every run of w elements along the last dimension that a
- * vector covers, true for a prefix of the run (and false after)? So it is
- * when it is an `and` of masks constant over such runs and of comparisons
- * x < s, x <= s (or s > x, s >= x) with x contiguous over the run (values
- * one apart, increasing) and s constant over it: matmul's
- * `offs_k[None, :] < K - k * BK` with any K. Then a copy of the run's
- * first n elements, zero-filled after, is the masked load exactly, n being
- * how many of its mask bits are set. (x is taken not to wrap within a
- * run: offsets within 8 elements of 2^31.) */
-static bool prefix_mask(const tk_tir_value *mask, uint32_t w, int depth) {
-    uint32_t last = mask->type->kind == TK_TYPE_TILE ? mask->type->rank - 1 : 0;
+/* The dimension of `in` that dimension d of `out` is, for an op that
+ * keeps elements in place along it: a broadcast (same rank) or a reshape
+ * that only adds or drops dimensions of 1 (expand_dims), or any reshape
+ * keeping the last dimension when d is the last; -1 otherwise. */
+static int operand_dim(const tk_type *out, const tk_type *in, uint32_t d) {
+    if (in->kind != TK_TYPE_TILE || out->kind != TK_TYPE_TILE) return -1;
+    if (d == out->rank - 1 && in->shape[in->rank - 1] == out->shape[d]) return (int)in->rank - 1;
+    if (in->rank == out->rank) return in->shape[d] == out->shape[d] ? (int)d : -1;
+    uint32_t i = 0, o = 0;
+    for (;; i++, o++) {
+        while (i < in->rank && in->shape[i] == 1) i++;
+        while (o < out->rank && out->shape[o] == 1) o++;
+        if (i == in->rank || o == out->rank) return -1;
+        if (in->shape[i] != out->shape[o]) return -1;
+        if (o == d) return (int)i;
+    }
+}
+
+static uint32_t dim_or_0(const tk_tir_value *v, uint32_t d) { return v->type->kind == TK_TYPE_TILE ? d : 0; }
+
+/* Is mask, in every run of w elements along dimension d that a vector
+ * covers, true for a prefix of the run (and false after)? So it is when it
+ * is an `and` of masks constant over such runs and of comparisons x < s,
+ * x <= s (or s > x, s >= x) with x contiguous over the run (values one
+ * apart, increasing) and s constant over it: matmul's `offs_k[None, :] <
+ * K - k * BK` with any K (along d = 1; a B read down its columns has
+ * `offs_k[:, None] < ...` along d = 0). Then a copy of the run's first n
+ * elements, zero-filled after, is the masked load exactly, n being how
+ * many of its mask bits are set. (x is taken not to wrap within a run:
+ * offsets within 8 elements of 2^31.) */
+static bool prefix_mask(const tk_tir_value *mask, uint32_t w, uint32_t d, int depth) {
+    uint32_t dm = dim_or_0(mask, d);
     if (!mask->has_axis || depth > 16) return false;
-    if (mask->constancy[last] % w == 0) return true;
-    const tk_tir_op *d = mask->def;
-    if (!d) return false;
-    if (d->code == TIR_BINARY && d->sub == TK_BINOP_AND)
-        return prefix_mask(d->operands.data[0], w, depth + 1) && prefix_mask(d->operands.data[1], w, depth + 1);
-    /* a broadcast or an expand_dims that keeps the last dimension */
-    const tk_type *in = d->operands.len ? d->operands.data[0]->type : NULL;
-    if ((d->code == TIR_BROADCAST || d->code == TIR_RESHAPE) && in && in->kind == TK_TYPE_TILE &&
-        in->shape[in->rank - 1] == mask->type->shape[last])
-        return prefix_mask(d->operands.data[0], w, depth + 1);
-    if (d->code != TIR_CMP) return false;
-    const tk_tir_value *x = d->operands.data[0], *bound = d->operands.data[1];
-    if (d->sub == TK_BINOP_GT || d->sub == TK_BINOP_GE) x = d->operands.data[1], bound = d->operands.data[0];
-    else if (d->sub != TK_BINOP_LT && d->sub != TK_BINOP_LE) return false;
+    if (mask->constancy[dm] % w == 0) return true;
+    const tk_tir_op *op = mask->def;
+    if (!op) return false;
+    if (op->code == TIR_BINARY && op->sub == TK_BINOP_AND)
+        return prefix_mask(op->operands.data[0], w, d, depth + 1) && prefix_mask(op->operands.data[1], w, d, depth + 1);
+    if (op->code == TIR_BROADCAST || op->code == TIR_RESHAPE) {
+        int in = operand_dim(mask->type, op->operands.data[0]->type, dm);
+        return in >= 0 && prefix_mask(op->operands.data[0], w, (uint32_t)in, depth + 1);
+    }
+    if (op->code != TIR_CMP) return false;
+    const tk_tir_value *x = op->operands.data[0], *bound = op->operands.data[1];
+    if (op->sub == TK_BINOP_GT || op->sub == TK_BINOP_GE) x = op->operands.data[1], bound = op->operands.data[0];
+    else if (op->sub != TK_BINOP_LT && op->sub != TK_BINOP_LE) return false;
     if (tk_dtype_is_float(cg_elem_of(x->type)->dtype) || !x->has_axis || !bound->has_axis) return false;
-    uint32_t xl = x->type->kind == TK_TYPE_TILE ? x->type->rank - 1 : 0;
-    uint32_t bl = bound->type->kind == TK_TYPE_TILE ? bound->type->rank - 1 : 0;
-    return x->contiguity[xl] % w == 0 && bound->constancy[bl] % w == 0;
+    return x->contiguity[dim_or_0(x, d)] % w == 0 && bound->constancy[dim_or_0(bound, d)] % w == 0;
 }
 
 static LLVMValueRef umin(cg *c, LLVMValueRef a, LLVMValueRef b) {
@@ -178,36 +196,36 @@ static bool is_instruction(LLVMValueRef v, LLVMOpcode code) {
  * is read back from the instruction lv is, and anything else but a
  * run-uniform value or a reshape gives NULL, as does an instruction that
  * is not the comparison: the caller then counts bit by bit. */
-static LLVMValueRef prefix_count(cg *c, const tk_tir_value *mask, LLVMValueRef lv, int64_t reg, uint32_t w, int depth) {
-    uint32_t last = mask->type->kind == TK_TYPE_TILE ? mask->type->rank - 1 : 0;
+static LLVMValueRef prefix_count(cg *c, const tk_tir_value *mask, LLVMValueRef lv, int64_t reg, uint32_t w, uint32_t dim,
+                                 int depth) {
+    uint32_t dm = dim_or_0(mask, dim);
     LLVMValueRef all = cg_i32(c, w), none = cg_i32(c, 0);
     if (!mask->has_axis || depth > 16) return NULL;
-    if (mask->constancy[last] % w == 0) return LLVMBuildSelect(c->b, lv, all, none, "");
+    if (mask->constancy[dm] % w == 0) return LLVMBuildSelect(c->b, lv, all, none, "");
     const tk_tir_op *d = mask->def;
     if (!d) return NULL;
     if (d->code == TIR_BINARY && d->sub == TK_BINOP_AND) {
         if (reg < 0) return NULL;
         const tk_tir_value *x = d->operands.data[0], *y = d->operands.data[1];
         LLVMValueRef lx = cg_operand(c, d, 0, (uint32_t)reg), ly = cg_operand(c, d, 1, (uint32_t)reg);
-        uint32_t xl = x->type->kind == TK_TYPE_TILE ? x->type->rank - 1 : 0;
-        if (x->has_axis && x->constancy[xl] % w == 0) { /* all or nothing: the other's count or none */
-            LLVMValueRef n = prefix_count(c, y, ly, reg, w, depth + 1);
+        if (x->has_axis && x->constancy[dim_or_0(x, dim)] % w == 0) { /* all or nothing: the other's count or none */
+            LLVMValueRef n = prefix_count(c, y, ly, reg, w, dim, depth + 1);
             return n ? LLVMBuildSelect(c->b, lx, n, none, "") : NULL;
         }
-        LLVMValueRef nx = prefix_count(c, x, lx, reg, w, depth + 1);
-        LLVMValueRef ny = nx ? prefix_count(c, y, ly, reg, w, depth + 1) : NULL;
+        LLVMValueRef nx = prefix_count(c, x, lx, reg, w, dim, depth + 1);
+        LLVMValueRef ny = nx ? prefix_count(c, y, ly, reg, w, dim, depth + 1) : NULL;
         return ny ? umin(c, nx, ny) : NULL;
     }
-    const tk_type *in = d->operands.len ? d->operands.data[0]->type : NULL;
-    if ((d->code == TIR_BROADCAST || d->code == TIR_RESHAPE) && in && in->kind == TK_TYPE_TILE &&
-        in->shape[in->rank - 1] == mask->type->shape[last]) {
+    int in_dim = d->code == TIR_BROADCAST || d->code == TIR_RESHAPE
+                     ? operand_dim(mask->type, d->operands.data[0]->type, dm) : -1;
+    if (in_dim >= 0) {
         const tk_tir_value *src = d->operands.data[0];
         int64_t src_reg = d->code == TIR_RESHAPE ? reg : -1;
         if (d->code == TIR_BROADCAST && reg >= 0 && src->layout && mask->layout) {
             uint32_t *map = TK_NEW_ARRAY(c->arena, uint32_t, tk_ll_num_regs(mask->layout));
             if (tk_ll_register_map(src->layout, mask->layout, map)) src_reg = map[reg];
         }
-        return prefix_count(c, src, lv, src_reg, w, depth + 1);
+        return prefix_count(c, src, lv, src_reg, w, (uint32_t)in_dim, depth + 1);
     }
     if (d->code != TIR_CMP) return NULL;
     /* x0 + i < b (or <=) for the run's elements i: lv is the first one's
@@ -236,6 +254,28 @@ static LLVMValueRef prefix_count(cg *c, const tk_tir_value *mask, LLVMValueRef l
     return LLVMBuildSelect(c->b, lv, kept, none, "");
 }
 
+/* The dimension along which a thread's consecutive pointer registers
+ * run (dimension 0 for a copy into a column-major buffer, layouts.c), and
+ * how many consecutive elements one access of at most 16 bytes takes
+ * there: as memory.c's cg_access_width, along that dimension. */
+static uint32_t run_dim(const tk_tir_value *ptr) {
+    const tk_ll *l = ptr->layout;
+    return l->rank == 2 && l->reg_bits && l->reg[0] == (uint64_t)l->shape[1] && l->shape[1] > 1 ? 0 : l->rank - 1;
+}
+
+static uint32_t copy_width(const tk_tir_value *ptr, uint32_t d, unsigned bytes) {
+    const tk_ll *l = ptr->layout;
+    if (d == l->rank - 1) return cg_access_width(ptr, bytes);
+    uint64_t step = (uint64_t)l->shape[1];
+    uint32_t k = 0;
+    while (k < l->reg_bits && l->reg[k] == step << k && (2u << k) <= 16 / bytes && (2ll << k) <= l->shape[0]) k++;
+    uint32_t w = 1u << k;
+    if (!ptr->has_axis) return 1;
+    while (w > 1 && ptr->contiguity[d] < (int64_t)w) w /= 2;
+    while (w > 1 && ptr->divisibility[d] < (int64_t)(w * bytes)) w /= 2;
+    return w;
+}
+
 static void emit_async_copy(cg *c, const tk_tir_op *op) {
     const tk_tir_value *view = op->operands.data[0], *ptr = op->operands.data[1];
     const tk_tir_value *mask = op->operands.len > 2 ? op->operands.data[2] : NULL;
@@ -243,13 +283,12 @@ static void emit_async_copy(cg *c, const tk_tir_op *op) {
     unsigned bytes = elem_bytes(view->type);
     LLVMTypeRef et = cg_elem_type(c, view->type);
     const tk_ll *offsets = offsets_in(c, view->layout, ptr->layout);
-    uint32_t w = cg_access_width(ptr, bytes), sv = tk_ll_smem_vector(offsets, bytes);
+    uint32_t d = run_dim(ptr), w = copy_width(ptr, d, bytes), sv = tk_ll_smem_vector(offsets, bytes);
     if (sv < w) w = sv;
     bool async = w * bytes >= 4 && is_zero(other);
     /* masks alike across each vector: one test a vector */
-    uint32_t last = ptr->type->rank - 1;
-    bool uniform = !mask || w == 1 || (mask->has_axis && mask->constancy[last] % w == 0);
-    bool prefix = !uniform && prefix_mask(mask, w, 0);
+    bool uniform = !mask || w == 1 || (mask->has_axis && mask->constancy[dim_or_0(mask, d)] % w == 0);
+    bool prefix = !uniform && prefix_mask(mask, w, d, 0);
     LLVMValueRef base = cg_get(c, view)->r[0];
     const cgval *pv = cg_get(c, ptr);
     for (uint32_t r = 0; r < pv->n; r += w) {
@@ -275,7 +314,7 @@ static void emit_async_copy(cg *c, const tk_tir_op *op) {
              * and.pred and selp trees that made ptxas spill the general
              * matmul variants: 128x256x64 on sm_86 16 bytes, 256x128x64 88;
              * sm_90 124.) */
-            LLVMValueRef n = prefix_count(c, mask, cg_operand(c, op, 2, r), r, w, 0);
+            LLVMValueRef n = prefix_count(c, mask, cg_operand(c, op, 2, r), r, w, d, 0);
             if (n) n = LLVMBuildMul(c->b, n, cg_i32(c, bytes), "");
             else
                 for (uint32_t i = 0; i < w; i++)
@@ -305,20 +344,37 @@ static void emit_wait(cg *c, const tk_tir_op *op) {
 /* The flat index of element (row, col) of l's tile. */
 static uint64_t flat_of(const tk_ll *l, int64_t row, int64_t col) { return (uint64_t)(row * l->shape[1] + col); }
 
+/* The flat index of the element k along dimension d (rank 2). */
+static uint64_t unit(const tk_ll *l, uint32_t d, int64_t k) { return d ? flat_of(l, 0, k) : flat_of(l, k, 0); }
+
+/* The dimension along which a shared layout keeps its first 8 offsets
+ * (16 bytes of 16-bit elements) together, or -1. */
+static int contiguous_dim(const tk_ll *s) {
+    if (s->rank != 2 || s->reg_bits < 3) return -1;
+    for (int d = 1; d >= 0; d--)
+        if (s->reg[0] == unit(s, (uint32_t)d, 1) && s->reg[1] == unit(s, (uint32_t)d, 2) &&
+            s->reg[2] == unit(s, (uint32_t)d, 4))
+            return d;
+    return -1;
+}
+
 /* Can ldmatrix.x4 read registers of l (16-bit elements, rank 2) in groups
- * of 8? Register bit 0 and lane bits 0-4 must be one 8 x 8 matrix as
- * ldmatrix hands it out: a thread holds (row lane/4, columns 2 (lane % 4)
- * + 0, 1), or with .trans (rows 2 (lane % 4) + 0, 1, column lane / 4);
- * register bits 1 and 2 pick the four matrices, each on whole 8 x 8
- * blocks. On success *trans says which, and addr is the layout of the
- * rows each lane names: lane bits 0-2 the row in a matrix, 3-4 the
- * matrix, the warps as l's, one register per group of 8. */
-static bool ldmatrix_layout(const tk_ll *l, bool *trans, tk_ll *addr) {
+ * of 8 from a view whose 16-byte rows run along dimension cd? Register
+ * bit 0 and lane bits 0-4 must be one 8 x 8 matrix as ldmatrix hands it
+ * out: a thread holds (row lane/4, elements 2 (lane % 4) + 0, 1 of it),
+ * or with .trans (rows 2 (lane % 4) + 0, 1, element lane / 4), a row
+ * being 8 elements along cd; register bits 1 and 2 pick the four
+ * matrices, each on whole 8 x 8 blocks. On success *trans says which, and
+ * addr is the layout of the rows each lane names: lane bits 0-2 the row
+ * in a matrix, 3-4 the matrix, the warps as l's, one register per group
+ * of 8. */
+static bool ldmatrix_layout(const tk_ll *l, uint32_t cd, bool *trans, tk_ll *addr) {
     if (l->rank != 2 || l->reg_bits < 3 || l->shape[0] < 8 || l->shape[1] < 8) return false;
-    const uint64_t plain[6] = {flat_of(l, 0, 1), flat_of(l, 0, 2), flat_of(l, 0, 4), flat_of(l, 1, 0), flat_of(l, 2, 0),
-                               flat_of(l, 4, 0)};
-    const uint64_t transposed[6] = {flat_of(l, 1, 0), flat_of(l, 2, 0), flat_of(l, 4, 0), flat_of(l, 0, 1),
-                                    flat_of(l, 0, 2), flat_of(l, 0, 4)};
+    uint32_t rd = 1 - cd;
+    const uint64_t plain[6] = {unit(l, cd, 1), unit(l, cd, 2), unit(l, cd, 4), unit(l, rd, 1), unit(l, rd, 2),
+                               unit(l, rd, 4)};
+    const uint64_t transposed[6] = {unit(l, rd, 1), unit(l, rd, 2), unit(l, rd, 4), unit(l, cd, 1), unit(l, cd, 2),
+                                    unit(l, cd, 4)};
     const uint64_t got[6] = {l->reg[0], l->lane[0], l->lane[1], l->lane[2], l->lane[3], l->lane[4]};
     if (!memcmp(got, plain, sizeof got)) *trans = false;
     else if (!memcmp(got, transposed, sizeof got)) *trans = true;
@@ -331,7 +387,7 @@ static bool ldmatrix_layout(const tk_ll *l, bool *trans, tk_ll *addr) {
     addr->shared = false;
     addr->reg_bits = l->reg_bits - 3;
     for (uint32_t b = 0; b < addr->reg_bits; b++) addr->reg[b] = l->reg[b + 3];
-    addr->lane[0] = flat_of(l, 1, 0), addr->lane[1] = flat_of(l, 2, 0), addr->lane[2] = flat_of(l, 4, 0);
+    addr->lane[0] = unit(l, rd, 1), addr->lane[1] = unit(l, rd, 2), addr->lane[2] = unit(l, rd, 4);
     addr->lane[3] = l->reg[1], addr->lane[4] = l->reg[2];
     return true;
 }
@@ -339,19 +395,16 @@ static bool ldmatrix_layout(const tk_ll *l, bool *trans, tk_ll *addr) {
 /* Each group of 8 registers by one ldmatrix.x4 (.trans): lane 8j + r
  * names row r of matrix j; register 2j + i of the group gets half i of
  * the matrix's word j. The rows must be 16 contiguous bytes of the view
- * (its layout keeps 8 elements of a row together). */
+ * (its layout keeps 8 elements together, along either dimension). */
 static bool load_by_ldmatrix(cg *c, const tk_tir_value *view, const tk_tir_value *res, cgval *out) {
     unsigned bytes = elem_bytes(res->type);
     bool trans;
     tk_ll addr;
-    if (bytes != 2 || !ldmatrix_layout(res->layout, &trans, &addr)) return false;
+    int cd = contiguous_dim(view->layout);
+    if (bytes != 2 || cd < 0 || !ldmatrix_layout(res->layout, (uint32_t)cd, &trans, &addr)) return false;
     tk_ll *a = TK_NEW(c->arena, tk_ll);
     *a = addr;
     const tk_ll *offsets = offsets_in(c, view->layout, a);
-    /* 8 elements of a row at consecutive offsets (16 aligned bytes: the
-     * matrices start on multiples of 8 columns) */
-    for (uint32_t b = 0; b < 3; b++)
-        if (view->layout->reg[b] != ((uint64_t)1 << b)) return false;
     LLVMTypeRef et = cg_elem_type(c, res->type);
     LLVMTypeRef words[4] = {c->t_i32, c->t_i32, c->t_i32, c->t_i32};
     LLVMTypeRef rt = LLVMStructTypeInContext(c->ctx, words, 4, 0);

@@ -308,15 +308,6 @@ static const tk_tir_buffer *view_buffer(cg *c, const tk_tir_value *v) {
     return &c->k->buffers.data[tk_tir_attr_int(v->def, "buffer", 0)];
 }
 
-/* Byte offset of element (row, col) in a buffer's stage, row a multiple
- * of 8 and col of 8: the swizzle atoms of tk_ll_nvmma_shared (rows of
- * swizzle_bytes, 8 rows an atom, atoms down the rows, then a column of
- * atoms after another); an atom's first row is not permuted. */
-static int64_t atom_offset(const tk_tir_buffer *b, int64_t row, int64_t col, unsigned bytes) {
-    int64_t cols = b->swizzle_bytes / bytes;
-    return col / cols * b->tile->shape[0] * b->swizzle_bytes + row * b->swizzle_bytes + col % cols * bytes;
-}
-
 /* A shared-memory matrix descriptor (PTX ISA, wgmma: address, leading and
  * stride byte offsets >> 4, swizzle mode in bits 62-63: 1 = 128B, 2 = 64B,
  * 3 = 32B) of the stage at `addr` plus byte_offset (which may depend on
@@ -331,20 +322,61 @@ static LLVMValueRef descriptor(cg *c, LLVMValueRef addr, LLVMValueRef byte_offse
     return LLVMBuildOr(c->b, a, LLVMConstInt(c->t_i64, high, 0), "");
 }
 
-/* wgmma.wait_group `pending`, the registers r[0, n) passing through it
- * (tied operands, 128 an asm statement: the first one waits), so that
- * LLVM reads none of them before it. */
+/* One operand of a wgmma as its buffer holds it: K-major when K is the
+ * buffer's contiguous dimension, else MN-major (the instruction's
+ * transpose flag, 16-bit types only; pipeline_dot.c chose). */
+typedef struct wgmma_operand {
+    const tk_tir_buffer *buf;
+    LLVMValueRef stage; /* the view: the stage's address */
+    bool k_major;
+    unsigned bytes;
+} wgmma_operand;
+
+static wgmma_operand wgmma_operand_of(cg *c, const tk_tir_value *v, uint32_t k_dim) {
+    wgmma_operand o;
+    o.buf = view_buffer(c, v);
+    o.stage = cg_get(c, v)->r[0];
+    o.k_major = (o.buf->transposed ? 0u : 1u) == k_dim;
+    o.bytes = tk_dtype_bits(cg_elem_of(v->type)->dtype) / 8;
+    return o;
+}
+
+/* The descriptor of the operand from element (mn, k) on, mn a multiple
+ * of 8 (it may depend on the warp) and k of the instruction's K. The
+ * buffer (tk_ll_nvmma_shared) holds rows of swizzle_bytes along its
+ * contiguous dimension, 8 rows an atom (the stride byte offset), atoms
+ * down the other dimension, then a column of atoms after another (the
+ * leading byte offset, for an MN-major operand wider than one row; a
+ * K-major operand's instruction reads 32 bytes of K, within one row). */
+static LLVMValueRef operand_descriptor(cg *c, const wgmma_operand *o, LLVMValueRef mn, int64_t k) {
+    const tk_tir_buffer *b = o->buf;
+    int64_t swizzle = b->swizzle_bytes, per_row = swizzle / o->bytes, rows = b->tile->shape[b->transposed ? 1 : 0];
+    LLVMValueRef along = o->k_major ? cg_i32(c, k) : mn, down = o->k_major ? mn : cg_i32(c, k);
+    LLVMValueRef atom_col = LLVMBuildUDiv(c->b, along, cg_i32(c, per_row), "");
+    LLVMValueRef in_row = LLVMBuildURem(c->b, along, cg_i32(c, per_row), "");
+    LLVMValueRef off = LLVMBuildAdd(
+        c->b, LLVMBuildMul(c->b, atom_col, cg_i32(c, rows * swizzle), ""),
+        LLVMBuildAdd(c->b, LLVMBuildMul(c->b, down, cg_i32(c, swizzle), ""), LLVMBuildMul(c->b, in_row, cg_i32(c, o->bytes), ""), ""),
+        "");
+    return descriptor(c, o->stage, off, o->k_major ? 16 : rows * swizzle, 8 * swizzle, b->swizzle_bytes);
+}
+
+/* wgmma.wait_group `pending`, the registers r[0, n) (f32 or i32) passing
+ * through it (tied operands, 128 an asm statement: the first one waits),
+ * so that LLVM reads none of them before it. */
 static void wgmma_wait(cg *c, LLVMValueRef *r, uint32_t n, unsigned pending) {
     char wait[64];
     snprintf(wait, sizeof wait, "wgmma.wait_group.sync.aligned %u;", pending);
+    LLVMTypeRef et = LLVMTypeOf(r[0]);
+    const char *out = et == c->t_i32 ? "=r," : "=f,";
     for (uint32_t base = 0; base < n; base += 128) {
         uint32_t cnt = n - base < 128 ? n - base : 128;
         char *cons = TK_NEW_ARRAY(c->arena, char, (size_t)cnt * 8 + 8);
         size_t z = 0;
-        for (uint32_t i = 0; i < cnt; i++) z += (size_t)sprintf(cons + z, "=f,");
+        for (uint32_t i = 0; i < cnt; i++) z += (size_t)sprintf(cons + z, "%s", out);
         for (uint32_t i = 0; i < cnt; i++) z += (size_t)sprintf(cons + z, "%s%u", i ? "," : "", i);
         LLVMTypeRef *fields = TK_NEW_ARRAY(c->arena, LLVMTypeRef, cnt);
-        for (uint32_t i = 0; i < cnt; i++) fields[i] = c->t_f32;
+        for (uint32_t i = 0; i < cnt; i++) fields[i] = et;
         LLVMTypeRef t = LLVMStructTypeInContext(c->ctx, fields, cnt, 0);
         LLVMValueRef v = cg_asm_call(c, t, base == 0 ? wait : "", cons, &r[base], cnt, true);
         for (uint32_t i = 0; i < cnt; i++) r[base + i] = LLVMBuildExtractValue(c->b, v, i, "");
@@ -360,82 +392,117 @@ void cg_emit_dot_wait(cg *c, const tk_tir_op *op) {
     *cg_get(c, op->results.data[0]) = out;
 }
 
+static const char *wgmma_type(tk_dtype d) {
+    switch (d) {
+    case TK_F16: return "f16";
+    case TK_BF16: return "bf16";
+    case TK_F32: return "tf32";
+    case TK_F8E4M3: return "e4m3";
+    case TK_F8E5M2: return "e5m2";
+    default: return "s8";
+    }
+}
+
+/* The inline PTX of one m64n{instr_n}k{256 / bits} wgmma: outputs $0 ..
+ * per-1 the accumulator, then as inputs the same tied, A's and B's
+ * descriptors and the scale-d flag. 16-bit operands pass their transpose flags; integer ones
+ * take no scale immediates. */
+static const char *wgmma_text(cg *c, tk_dtype in, tk_dtype in_b, int64_t instr_n, int64_t per, bool trans_a,
+                              bool trans_b) {
+    bool integer = in == TK_I8, sixteen = in == TK_F16 || in == TK_BF16;
+    char *text = TK_NEW_ARRAY(c->arena, char, (size_t)per * 8 + 256);
+    size_t t = (size_t)sprintf(text, "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, $%u, 0;\n\twgmma.mma_async.sync.aligned.m64n%"
+                               PRId64 "k%u.%s.%s.%s {", (unsigned)(2 * per + 2), instr_n, 256 / tk_dtype_bits(in),
+                               integer ? "s32" : "f32", wgmma_type(in), wgmma_type(in_b));
+    for (int64_t i = 0; i < per; i++) t += (size_t)sprintf(text + t, "%s$%u", i ? ", " : "", (unsigned)i);
+    t += (size_t)sprintf(text + t, "}, $%u, $%u, p", (unsigned)(2 * per), (unsigned)(2 * per + 1));
+    if (sixteen) t += (size_t)sprintf(text + t, ", 1, 1, %d, %d", trans_a, trans_b);
+    else if (!integer) t += (size_t)sprintf(text + t, ", 1, 1");
+    sprintf(text + t, ";\n\t}");
+    return text;
+}
+
 /* impl "wgmma" (sm_90a): A [M, K] and B [K, N] are views of swizzled
- * buffers (K contiguous in A's rows, N in B's: B is read transposed,
- * tnspB = 1). Each warpgroup (4 warps down the rows) issues
- * m64nNk16 for each 64-row tile it holds and each step of 16 along K,
- * N = the columns its warps span; the accumulator registers run in the
- * instruction's order (tk_ll_mma_acc with warps down the rows). Then a
- * commit and a wait until at most `pending` groups run (1: this one may go
- * on into the next trip, whose wgmma chains on the same accumulator; a
- * dot_wait after the loop ends it), the accumulator threaded through the
- * wait so that nothing reads it before. */
+ * buffers, each K-major or (16-bit types) MN-major. Each warpgroup (4
+ * warps down the rows) issues m64nNk(256 / element bits) for each 64-row
+ * tile it holds and each step along K, N = the columns its warps span; the
+ * accumulator registers (f32, i32 for i8) run in the instruction's order
+ * (tk_ll_mma_acc with warps down the rows). Then a commit and a wait
+ * until at most `pending` groups run (1: this one may go on into the next
+ * trip, whose wgmma chains on the same accumulator; a dot_wait after the
+ * loop ends it), the accumulator threaded through the wait so that
+ * nothing reads it before.
+ * fp8 with max_num_imprecise_acc <= K (as Triton's wgmma path): each run
+ * of that many K elements goes into a zeroed partial sum instead, waited
+ * for and added to the accumulator in full f32 precision. */
 static void emit_wgmma(cg *c, const tk_tir_op *op) {
     const tk_tir_value *a = op->operands.data[0], *b = op->operands.data[1], *res = op->results.data[0];
-    const tk_tir_buffer *ba = view_buffer(c, a), *bb = view_buffer(c, b);
-    tk_dtype in = cg_elem_of(a->type)->dtype;
-    unsigned bytes = tk_dtype_bits(in) / 8;
+    wgmma_operand oa = wgmma_operand_of(c, a, 1), ob = wgmma_operand_of(c, b, 0);
+    tk_dtype in = cg_elem_of(a->type)->dtype, in_b = cg_elem_of(b->type)->dtype;
     int64_t m = res->type->shape[0], n = res->type->shape[1], k = a->type->shape[1];
     int64_t wm = tk_tir_attr_int(op, "warps_m", 4), wn = tk_tir_attr_int(op, "warps_n", 1);
-    int64_t instr_n = n / wn, reps = m / (16 * wm), per = instr_n / 2;
-    if (cg_nregs(res) != (uint32_t)(reps * per) || per > 128 || !ba->swizzle_bytes || !bb->swizzle_bytes) {
+    int64_t instr_n = n / wn, reps = m / (16 * wm), per = instr_n / 2, instr_k = 256 / tk_dtype_bits(in);
+    if (cg_nregs(res) != (uint32_t)(reps * per) || per > 128 || !oa.buf->swizzle_bytes || !ob.buf->swizzle_bytes) {
         cg_not_yet(c, op, "tl.dot with these wgmma shapes");
         return;
     }
+    bool integer = in == TK_I8, fp8 = in == TK_F8E4M3 || in == TK_F8E5M2;
+    int64_t imprecise = tk_tir_attr_int(op, "max_num_imprecise_acc", -1);
+    /* K steps a partial sum takes (Triton adds it once `imprecise` K
+     * elements are in, or at the last step); 0: no partial sums */
+    int64_t chunk = fp8 && imprecise >= 0 && imprecise <= k ? (imprecise + instr_k - 1) / instr_k : 0;
+    if (fp8 && imprecise >= 0 && imprecise <= k && chunk < 1) chunk = 1;
+    LLVMTypeRef et = integer ? c->t_i32 : c->t_f32;
     const cgval *accv = op->operands.len > 2 ? cg_get(c, op->operands.data[2]) : NULL;
     cgval out = cg_newval(c, (uint32_t)(reps * per));
-    for (uint32_t i = 0; i < out.n; i++) out.r[i] = accv ? accv->r[accv->n == 1 ? 0 : i] : LLVMConstNull(c->t_f32);
+    for (uint32_t i = 0; i < out.n; i++) out.r[i] = accv ? accv->r[accv->n == 1 ? 0 : i] : LLVMConstNull(et);
 
     /* this warp's warpgroup: rows 64 * g of each repetition, columns
      * instr_n * col_warp */
     LLVMValueRef row_warp = LLVMBuildURem(c->b, c->warp, cg_i32(c, wm), "");
     LLVMValueRef col_warp = LLVMBuildUDiv(c->b, c->warp, cg_i32(c, wm), "");
     LLVMValueRef group_rows = LLVMBuildMul(c->b, LLVMBuildUDiv(c->b, row_warp, cg_i32(c, 4), ""), cg_i32(c, 64), "");
-    LLVMValueRef a_warp = LLVMBuildMul(c->b, group_rows, cg_i32(c, ba->swizzle_bytes), "");
-    /* the warp's first column: whole atoms of columns, plus an offset in one */
-    int64_t b_cols = bb->swizzle_bytes / bytes;
     LLVMValueRef first_col = LLVMBuildMul(c->b, col_warp, cg_i32(c, instr_n), "");
-    LLVMValueRef b_warp = LLVMBuildAdd(
-        c->b, LLVMBuildMul(c->b, LLVMBuildUDiv(c->b, first_col, cg_i32(c, b_cols), ""),
-                           cg_i32(c, bb->tile->shape[0] * bb->swizzle_bytes), ""),
-        LLVMBuildMul(c->b, LLVMBuildURem(c->b, first_col, cg_i32(c, b_cols), ""), cg_i32(c, bytes), ""), "");
-    LLVMValueRef a_addr = cg_get(c, a)->r[0], b_addr = cg_get(c, b)->r[0];
 
-    char text[4096];
-    size_t t = (size_t)snprintf(text, sizeof text,
-                                "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, $%u, 0;\n\twgmma.mma_async.sync.aligned.m64n%"
-                                PRId64 "k16.f32.%s.%s {", (unsigned)(2 * per + 2), instr_n,
-                                in == TK_BF16 ? "bf16" : "f16", in == TK_BF16 ? "bf16" : "f16");
-    for (int64_t i = 0; i < per; i++) t += (size_t)snprintf(text + t, sizeof text - t, "%s$%u", i ? ", " : "", (unsigned)i);
-    snprintf(text + t, sizeof text - t, "}, $%u, $%u, p, 1, 1, 0, 1;\n\t}", (unsigned)(2 * per), (unsigned)(2 * per + 1));
+    const char *text = wgmma_text(c, in, in_b, instr_n, per, !oa.k_major, !ob.k_major);
     char *constraints = TK_NEW_ARRAY(c->arena, char, (size_t)per * 8 + 32);
     size_t q = 0;
-    for (int64_t i = 0; i < per; i++) q += (size_t)sprintf(constraints + q, "=f,");
+    for (int64_t i = 0; i < per; i++) q += (size_t)sprintf(constraints + q, integer ? "=r," : "=f,");
     for (int64_t i = 0; i < per; i++) q += (size_t)sprintf(constraints + q, "%u,", (unsigned)i);
     sprintf(constraints + q, "l,l,r");
     LLVMTypeRef *fields = TK_NEW_ARRAY(c->arena, LLVMTypeRef, (size_t)per);
-    for (int64_t i = 0; i < per; i++) fields[i] = c->t_f32;
+    for (int64_t i = 0; i < per; i++) fields[i] = et;
     LLVMTypeRef rt = LLVMStructTypeInContext(c->ctx, fields, (unsigned)per, 0);
     LLVMValueRef *args = TK_NEW_ARRAY(c->arena, LLVMValueRef, (size_t)per + 3);
+    LLVMValueRef *partial = TK_NEW_ARRAY(c->arena, LLVMValueRef, (size_t)per);
 
     cg_call(c, "llvm.nvvm.wgmma.fence.sync.aligned", c->t_void, NULL, 0);
+    bool issued = false;
     for (int64_t rep = 0; rep < reps; rep++) {
         LLVMValueRef *d = &out.r[rep * per];
-        for (int64_t kk = 0; kk < k / 16; kk++) {
-            int64_t a_off = atom_offset(ba, rep * 16 * wm, kk * 16, bytes);
-            int64_t b_off = kk * 16 * bb->swizzle_bytes; /* 16 rows down, in every column of atoms */
-            LLVMValueRef da = descriptor(c, a_addr, LLVMBuildAdd(c->b, a_warp, cg_i32(c, a_off), ""), 16,
-                                         8 * (int64_t)ba->swizzle_bytes, ba->swizzle_bytes);
-            LLVMValueRef db = descriptor(c, b_addr, LLVMBuildAdd(c->b, b_warp, cg_i32(c, b_off), ""),
-                                         bb->tile->shape[0] * (int64_t)bb->swizzle_bytes,
-                                         8 * (int64_t)bb->swizzle_bytes, bb->swizzle_bytes);
-            for (int64_t i = 0; i < per; i++) args[i] = d[i];
-            args[per] = da;
-            args[per + 1] = db;
-            args[per + 2] = cg_i32(c, 1);
+        LLVMValueRef rows = LLVMBuildAdd(c->b, group_rows, cg_i32(c, rep * 16 * wm), "");
+        for (int64_t kk = 0; kk < k / instr_k; kk++) {
+            bool starts = chunk && kk % chunk == 0, ends = chunk && (kk % chunk == chunk - 1 || kk == k / instr_k - 1);
+            /* the partial sums' registers were read since (PTX ISA: a fence
+             * between register accesses and the wgmma using them) */
+            if (starts && issued) cg_call(c, "llvm.nvvm.wgmma.fence.sync.aligned", c->t_void, NULL, 0);
+            issued = true;
+            LLVMValueRef *target = chunk ? partial : d;
+            for (int64_t i = 0; i < per; i++) args[i] = starts ? LLVMConstNull(et) : target[i];
+            args[per] = operand_descriptor(c, &oa, rows, kk * instr_k);
+            args[per + 1] = operand_descriptor(c, &ob, first_col, kk * instr_k);
+            args[per + 2] = cg_i32(c, starts ? 0 : 1);
             LLVMValueRef r = cg_asm_call(c, rt, text, constraints, args, (unsigned)per + 3, true);
-            for (int64_t i = 0; i < per; i++) d[i] = LLVMBuildExtractValue(c->b, r, (unsigned)i, "");
+            for (int64_t i = 0; i < per; i++) target[i] = LLVMBuildExtractValue(c->b, r, (unsigned)i, "");
+            if (!ends) continue;
+            cg_call(c, "llvm.nvvm.wgmma.commit_group.sync.aligned", c->t_void, NULL, 0);
+            wgmma_wait(c, partial, (uint32_t)per, 0);
+            for (int64_t i = 0; i < per; i++) d[i] = LLVMBuildFAdd(c->b, d[i], partial[i], "");
         }
+    }
+    if (chunk) {
+        *cg_get(c, res) = out;
+        return;
     }
     cg_call(c, "llvm.nvvm.wgmma.commit_group.sync.aligned", c->t_void, NULL, 0);
     wgmma_wait(c, out.r, out.n, (unsigned)tk_tir_attr_int(op, "pending", 0));

@@ -124,7 +124,16 @@ void tk_ll_mma_batched(tk_ll *l, int64_t batch, uint32_t num_warps) {
         l->reg[l->reg_bits++] = (uint64_t)(extent * slice);
 }
 
-bool tk_ll_nvmma_shared(tk_ll *out, const int64_t *shape, uint32_t elem_bits, uint32_t swizzle_bytes) {
+bool tk_ll_nvmma_shared(tk_ll *out, const int64_t *shape, uint32_t elem_bits, uint32_t swizzle_bytes,
+                        bool transposed) {
+    if (transposed) {
+        int64_t t_shape[2] = {shape[1], shape[0]};
+        tk_ll t;
+        const uint32_t swap[2] = {1, 0};
+        if (!tk_ll_nvmma_shared(&t, t_shape, elem_bits, swizzle_bytes, false)) return false;
+        tk_ll_permute(out, &t, swap);
+        return true;
+    }
     uint32_t per_phase, max_phase;
     switch (swizzle_bytes) {
     case 128: per_phase = 1, max_phase = 8; break;

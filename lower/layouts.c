@@ -60,21 +60,22 @@ static int64_t elem_bytes_of(const tk_type *t) {
     return (int64_t)(tk_dtype_bits(e->dtype) + 7) / 8;
 }
 
-/* the widest access a load or store of this pointer tile allows */
-static uint32_t access_width(const tk_tir_value *ptr) {
+/* the widest access along dimension d a load or store of this pointer
+ * tile allows */
+static uint32_t access_width_along(const tk_tir_value *ptr, uint32_t d) {
     const tk_type *t = ptr->type;
     if (t->kind != TK_TYPE_TILE || !ptr->has_axis) return 1;
-    uint32_t last = t->rank - 1;
-    int64_t bytes = elem_bytes_of(tir_elem(t)->elem->kind == TK_TYPE_POINTER ? tir_elem(t) : tir_elem(t));
     const tk_type *pointee = tir_elem(t)->elem;
-    bytes = pointee->kind == TK_TYPE_POINTER ? 8 : (int64_t)(tk_dtype_bits(pointee->dtype) + 7) / 8;
+    int64_t bytes = pointee->kind == TK_TYPE_POINTER ? 8 : (int64_t)(tk_dtype_bits(pointee->dtype) + 7) / 8;
     int64_t w = 16 / bytes;
-    if (ptr->contiguity[last] < w) w = ptr->contiguity[last];
-    int64_t align = ptr->divisibility[last] / bytes;
+    if (ptr->contiguity[d] < w) w = ptr->contiguity[d];
+    int64_t align = ptr->divisibility[d] / bytes;
     if (align < w) w = align < 1 ? 1 : align;
-    if (w > t->shape[last]) w = t->shape[last];
+    if (w > t->shape[d]) w = t->shape[d];
     return w < 1 ? 1 : (uint32_t)w;
 }
+
+static uint32_t access_width(const tk_tir_value *ptr) { return access_width_along(ptr, ptr->type->rank - 1); }
 
 static void collect_widths(tk_tir_op *op, void *ctx_) {
     layout_ctx *c = ctx_;
@@ -337,6 +338,35 @@ static void preset_local_loads(tk_tir_op *op, void *ctx_) {
     }
 }
 
+/* The layout of an async_copy's pointers: coalesced as a load's, down
+ * the columns for a column-major buffer (pipeline_dot.c: the default
+ * layout of the transposed tile, transposed). */
+static const tk_ll *copy_layout(layout_ctx *c, const tk_tir_op *copy) {
+    const tk_tir_value *ptr = copy->operands.data[1];
+    if (!c->kernel->buffers.data[tk_tir_attr_int(copy->operands.data[0]->def, "buffer", 0)].transposed)
+        return default_layout(c, ptr->type);
+    int64_t rows_first[2] = {ptr->type->shape[1], ptr->type->shape[0]};
+    const uint32_t swap[2] = {1, 0};
+    tk_ll t, *l = TK_NEW(c->arena, tk_ll);
+    tk_ll_default(&t, 2, rows_first, c->kernel->num_warps, access_width_along(ptr, 0));
+    tk_ll_permute(l, &t, swap);
+    return l;
+}
+
+/* A loop-carried tile of pointers that a copy into a column-major buffer
+ * reads (pipeline_dot.c's carried `b_ptrs` running ahead) is carried in
+ * the copy's layout: else each trip would convert it through shared
+ * memory. NULL for any other. */
+static const tk_ll *carried_copy_layout(layout_ctx *c, const tk_tir_block *body, const tk_tir_value *arg) {
+    for (uint32_t i = 0; i < body->ops.len; i++) {
+        const tk_tir_op *op = body->ops.data[i];
+        if (!op->dead && op->code == TIR_ASYNC_COPY && op->operands.data[1] == arg &&
+            c->kernel->buffers.data[tk_tir_attr_int(op->operands.data[0]->def, "buffer", 0)].transposed)
+            return copy_layout(c, op);
+    }
+    return NULL;
+}
+
 static void assign_op(layout_ctx *c, op_list *out, tk_tir_op *op) {
     if (op->code == TIR_FOR || op->code == TIR_WHILE) {
         uint32_t first = op->code == TIR_FOR ? 3 : 0;
@@ -347,11 +377,13 @@ static void assign_op(layout_ctx *c, op_list *out, tk_tir_op *op) {
          * stays in the accumulator layout across trips: its initial
          * value is converted (or rematerialized) once, before the loop */
         const tk_tir_op *y = op->code == TIR_FOR ? last_op(op->regions.data[0]) : NULL;
-        for (uint32_t i = 0; y && y->code == TIR_YIELD && i < n && i < y->operands.len; i++)
-            if (is_mma(y->operands.data[i]->def)) {
-                want[i] = mma_acc_layout(c, y->operands.data[i]->def);
-                ensure(c, out, op, first + i, want[i]);
-            }
+        for (uint32_t i = 0; y && y->code == TIR_YIELD && i < n && i < y->operands.len; i++) {
+            const tk_ll *l = is_mma(y->operands.data[i]->def) ? mma_acc_layout(c, y->operands.data[i]->def)
+                             : carried_copy_layout(c, op->regions.data[0], op->regions.data[0]->args.data[1 + i]);
+            if (!l) continue;
+            want[i] = l;
+            ensure(c, out, op, first + i, want[i]);
+        }
         for (uint32_t r = 0; r < op->regions.len; r++) {
             tk_tir_block *blk = op->regions.data[r];
             uint32_t skip = op->code == TIR_FOR ? 1 : 0;
@@ -383,7 +415,7 @@ static void assign_op(layout_ctx *c, op_list *out, tk_tir_op *op) {
     if (op->code == TIR_ASYNC_COPY) {
         /* the view keeps its shared layout; the pointers, mask and other
          * take the coalesced layout a load of them would */
-        const tk_ll *want = default_layout(c, op->operands.data[1]->type);
+        const tk_ll *want = copy_layout(c, op);
         for (uint32_t i = 1; i < op->operands.len; i++) ensure(c, out, op, i, want);
         tk_vec_push(c->arena, out, op);
         return;

@@ -100,9 +100,12 @@ void tk_tir_dot_warps(const int64_t *shape, uint32_t num_warps, uint32_t *warps)
  * NVMMA shared layout), the last dimension contiguous: atoms of 8 rows x
  * swizzle_bytes (32, 64, 128), each row's 16-byte vectors XORed with
  * (row / per_phase) % max_phase ((4, 2), (2, 4), (1, 8)); atoms stacked
- * down the rows, then across the columns. False for another swizzle or a
- * shape smaller than one atom. */
-bool tk_ll_nvmma_shared(tk_ll *out, const int64_t *shape, uint32_t elem_bits, uint32_t swizzle_bytes);
+ * down the rows, then across the columns. `transposed` (Triton's flag):
+ * the first dimension contiguous instead, laid out as the transposed
+ * tile would be. False for another swizzle or a shape smaller than one
+ * atom. */
+bool tk_ll_nvmma_shared(tk_ll *out, const int64_t *shape, uint32_t elem_bits, uint32_t swizzle_bytes,
+                        bool transposed);
 /* The inverse of a bijective layout of registers only (a shared layout):
  * flat index bit i -> offset, a shared layout of shape [numel]. False when
  * `in` is not one. */
@@ -221,6 +224,7 @@ typedef struct tk_tir_buffer {
     const tk_type *tile;      /* one stage's tile */
     uint32_t stages;
     uint32_t swizzle_bytes;   /* 0: plain rows */
+    bool transposed;          /* dimension 0 contiguous (a column-major tile) */
     const tk_ll *layout;
     uint32_t stage_bytes, offset;
     tk_loc loc;               /* the load it replaced */

@@ -23,14 +23,19 @@
  * (`a_ptrs += BK`): those run S - 1 trips ahead in new carried values, and
  * the originals, unused now, go in DCE.
  *
- * On targets with wgmma (sm_90a), a dot with f16 or bf16 operands that
- * both come from buffers, M a multiple of 64 and N of 8, becomes impl
- * "wgmma": its operands are the stages themselves (shared-memory
- * descriptors), its warps split as Triton's Hopper rule says.
+ * A buffer is laid out as its load reads memory: rows contiguous, or
+ * (column_major) columns, each swizzled as wgmma and ldmatrix read it.
  *
- * Needs: dot.c's impl, LICM. Keeps: semantics where the loop does not
- * write through the loads' pointer parameters (as Triton, distinct
- * parameters are taken not to alias). */
+ * On targets with wgmma (sm_90a), a dot whose operands both come from
+ * buffers, M a multiple of 64 and N of 8, becomes impl "wgmma" (f16 and
+ * bf16 either way round; tf32, fp8 and i8 with A row-major and B
+ * column-major, K-contiguous as wgmma needs): its operands are the
+ * stages themselves (shared-memory descriptors), its warps split as
+ * Triton's Hopper rule says.
+ *
+ * Needs: dot.c's impl, LICM, axis info (run here). Keeps: semantics
+ * where the loop does not write through the loads' pointer parameters
+ * (as Triton, distinct parameters are taken not to alias). */
 #include "internal.h"
 
 #include <inttypes.h>
@@ -200,13 +205,23 @@ static tk_tir_value *next_stage(dp_ctx *c, op_list *out, tk_tir_block *at, tk_ti
     return pick->results.data[0];
 }
 
-/* the widest swizzle whose rows fit the tile's rows (0: plain) */
-static uint32_t swizzle_for(const tk_type *t) {
-    int64_t row_bytes = t->shape[1] * (int64_t)tk_dtype_bits(tir_elem(t)->dtype) / 8;
-    if (t->shape[0] < 8) return 0;
+/* the widest swizzle whose rows (along the contiguous dimension) fit the
+ * tile's (0: plain) */
+static uint32_t swizzle_for(const tk_type *t, bool transposed) {
+    int64_t row_bytes = t->shape[transposed ? 0 : 1] * (int64_t)tk_dtype_bits(tir_elem(t)->dtype) / 8;
+    if (t->shape[transposed ? 1 : 0] < 8) return 0;
     for (uint32_t s = 128; s >= 32; s /= 2)
         if (row_bytes >= s) return s;
     return 0;
+}
+
+/* Does the load read its tile down the columns (dimension 0 contiguous in
+ * memory, its rows not): a B given K-major, as Triton's tutorial feeds
+ * fp8 (b.T)? Its buffer is then laid out column-major too, so that the
+ * copies stay 16-byte vectors and wgmma reads it K-major. */
+static bool column_major(const tk_tir_op *load) {
+    const tk_tir_value *p = load->operands.data[0];
+    return p->has_axis && p->contiguity[0] > 1 && p->contiguity[1] == 1;
 }
 
 static uint32_t add_buffer(dp_ctx *c, const tk_tir_op *load, uint32_t stages) {
@@ -214,12 +229,18 @@ static uint32_t add_buffer(dp_ctx *c, const tk_tir_op *load, uint32_t stages) {
     b.tile = load->results.data[0]->type;
     b.stages = stages;
     b.loc = load->loc;
+    b.transposed = column_major(load);
     tk_ll *l = TK_NEW(c->arena, tk_ll);
-    b.swizzle_bytes = swizzle_for(b.tile);
+    b.swizzle_bytes = swizzle_for(b.tile, b.transposed);
     uint32_t bits = tk_dtype_bits(tir_elem(b.tile)->dtype);
-    if (!b.swizzle_bytes || !tk_ll_nvmma_shared(l, b.tile->shape, bits, b.swizzle_bytes)) {
+    if (!b.swizzle_bytes || !tk_ll_nvmma_shared(l, b.tile->shape, bits, b.swizzle_bytes, b.transposed)) {
         b.swizzle_bytes = 0;
-        tk_ll_shared(l, 2, b.tile->shape, 1, 1, 1);
+        int64_t rows_first[2] = {b.tile->shape[1], b.tile->shape[0]};
+        const uint32_t swap[2] = {1, 0};
+        tk_ll plain;
+        tk_ll_shared(&plain, 2, b.transposed ? rows_first : b.tile->shape, 1, 1, 1);
+        if (b.transposed) tk_ll_permute(l, &plain, swap);
+        else *l = plain;
     }
     b.layout = l;
     b.stage_bytes = (uint32_t)(b.tile->shape[0] * b.tile->shape[1] * bits / 8);
@@ -293,17 +314,25 @@ static void set_attr(dp_ctx *c, tk_tir_op *op, const char *name, const char *tex
     op->attrs.data[op->attrs.len++] = a;
 }
 
-/* wgmma for this dot, whose operands are both views now? */
+/* wgmma for this dot, whose operands are both views now? Its shapes
+ * (PTX ISA): m64nNk(256 / element bits), N a multiple of 8 up to 256 (of
+ * 16 past 24 for i8). Only 16-bit operands may be MN-major (the transpose
+ * flags); tf32, fp8 and i8 need A's rows and B's columns K-contiguous. */
 static bool wgmma_fits(dp_ctx *c, const tk_tir_op *dot, const staged *a, const staged *b) {
     if (!c->target || !c->target->has_wgmma || !a || !b) return false;
     tk_dtype in = tir_elem(dot->operands.data[0]->type)->dtype;
-    if (in != TK_F16 && in != TK_BF16) return false;
+    const tk_tir_buffer *ba = &c->k->buffers.data[a->buffer], *bb = &c->k->buffers.data[b->buffer];
+    bool sixteen = in == TK_F16 || in == TK_BF16;
+    bool eight = in == TK_I8 || in == TK_F8E4M3 || in == TK_F8E5M2;
+    if (!sixteen && !eight && in != TK_F32) return false; /* f32: impl mma_sync means tf32 */
+    if (!sixteen && (ba->transposed || !bb->transposed)) return false;
     const tk_type *r = dot->results.data[0]->type;
     uint32_t warps[2];
     wgmma_warps(r->shape, c->k->num_warps, warps);
     int64_t n = r->shape[1] / warps[1], k = dot->operands.data[0]->type->shape[1];
-    const tk_tir_buffer *ba = &c->k->buffers.data[a->buffer], *bb = &c->k->buffers.data[b->buffer];
-    return r->shape[0] % (16 * (int64_t)warps[0]) == 0 && n >= 8 && n <= 256 && n % 8 == 0 && k % 16 == 0 &&
+    int64_t instr_k = 256 / (int64_t)tk_dtype_bits(in);
+    if (in == TK_I8 && n > 24 && n % 16) return false;
+    return r->shape[0] % (16 * (int64_t)warps[0]) == 0 && n >= 8 && n <= 256 && n % 8 == 0 && k % instr_k == 0 &&
            ba->swizzle_bytes && bb->swizzle_bytes && r->shape[1] % 8 == 0;
 }
 
@@ -613,6 +642,9 @@ static void pipeline_block(dp_ctx *c, tk_tir_block *blk) {
 }
 
 void tir_pass_pipeline_dots(tk_arena *arena, tk_diag *diag, tk_tir_kernel *k, const tk_target *target) {
+    /* which loads run down their columns (column_major); the axis-info
+     * pass runs again after this one, over what it changed */
+    tir_pass_axis_info(arena, k);
     dp_ctx c = {0};
     c.arena = arena;
     c.diag = diag;

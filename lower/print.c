@@ -139,7 +139,8 @@ void tk_tir_print(FILE *out, const tk_tir_program *program, bool gpu) {
             const tk_tir_buffer *b = &kernel->buffers.data[i];
             fprintf(out, "buffer %u: %u x ", i, b->stages);
             tk_type_print(out, b->tile);
-            fprintf(out, " at %u, %u bytes a stage, swizzle %u ", b->offset, b->stage_bytes, b->swizzle_bytes);
+            fprintf(out, " at %u, %u bytes a stage, swizzle %u%s ", b->offset, b->stage_bytes, b->swizzle_bytes,
+                    b->transposed ? ", column-major" : "");
             tk_ll_print(out, b->layout);
             fputc('\n', out);
         }

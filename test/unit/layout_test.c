@@ -418,7 +418,7 @@ static void nvmma_shared(void) {
         uint32_t cols = cases[k].bytes / 2; /* f16 */
         int64_t shape[2] = {64, 2 * (int64_t)cols};
         tk_ll s, inv;
-        CHECK(tk_ll_nvmma_shared(&s, shape, 16, cases[k].bytes));
+        CHECK(tk_ll_nvmma_shared(&s, shape, 16, cases[k].bytes, false));
         CHECK(tk_ll_invert(&inv, &s));
         uint32_t max_phase = 8 / cases[k].per_phase;
         for (int64_t r = 0; r < 64; r++)
@@ -432,9 +432,27 @@ static void nvmma_shared(void) {
     /* 128-byte rows of f32 are 32 elements, of 8-bit ones 128 */
     int64_t f32_shape[2] = {8, 32}, small[2] = {8, 16};
     tk_ll s;
-    CHECK(tk_ll_nvmma_shared(&s, f32_shape, 32, 128) && s.reg[5] == flat2(32, 1, 4));
-    CHECK(!tk_ll_nvmma_shared(&s, small, 16, 128)); /* narrower than one atom */
-    CHECK(!tk_ll_nvmma_shared(&s, f32_shape, 32, 16));
+    CHECK(tk_ll_nvmma_shared(&s, f32_shape, 32, 128, false) && s.reg[5] == flat2(32, 1, 4));
+    CHECK(!tk_ll_nvmma_shared(&s, small, 16, 128, false)); /* narrower than one atom */
+    CHECK(!tk_ll_nvmma_shared(&s, f32_shape, 32, 16, false));
+    /* transposed (a K-major B, an M-major A): element (r, c) where the
+     * plain layout of the transposed tile keeps (c, r); 8-bit elements,
+     * every swizzle, more than one atom across */
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        int64_t plain_shape[2] = {32, 2 * (int64_t)cases[k].bytes}, t_shape[2] = {plain_shape[1], plain_shape[0]};
+        tk_ll p, t, p_inv, t_inv;
+        CHECK(tk_ll_nvmma_shared(&p, plain_shape, 8, cases[k].bytes, false));
+        CHECK(tk_ll_nvmma_shared(&t, t_shape, 8, cases[k].bytes, true));
+        CHECK(t.shape[0] == t_shape[0] && t.shape[1] == t_shape[1] && t.shared);
+        CHECK(tk_ll_invert(&p_inv, &p) && tk_ll_invert(&t_inv, &t));
+        for (int64_t r = 0; r < t_shape[0]; r++)
+            for (int64_t c = 0; c < t_shape[1]; c++)
+                CHECK(tk_ll_reg_index(&t_inv, flat2(t_shape[1], r, c)) ==
+                      tk_ll_reg_index(&p_inv, flat2(plain_shape[1], c, r)));
+        /* offsets 0..15 run down the first dimension */
+        CHECK(t.reg[0] == flat2(t_shape[1], 1, 0) && t.reg[3] == flat2(t_shape[1], 8, 0));
+    }
+    CHECK(!tk_ll_nvmma_shared(&s, f32_shape, 32, 128, true)); /* 8 rows of f32: one atom is 32 */
 }
 
 int main(void) {

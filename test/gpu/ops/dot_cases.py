@@ -374,6 +374,28 @@ PIPELINED = [
     ("no trips", "f16", 64, 64, 100, 32, 4, 3, 104, 64, "0.0", "no_trips"),
     ("a range that counts down without a negative step", "f16", 64, 64, 100, 32, 4, 4, 104, 64, "0.0",
      "backward_range"),
+    # B column-major (K contiguous, Triton's tutorial feeds fp8 as b.T;
+    # ldb is then B's column stride) and A column-major (lda its row
+    # stride): column-major buffers, copied down their columns, read by
+    # wgmma K-major (B), MN-major (16-bit A), or by mma.sync (ldmatrix
+    # without .trans for B); each dtype, every swizzle, 8 warps, ragged K
+    ("B K-major", "f16", 64, 64, 100, 32, 4, 3, 104, 112, "0.0", "b_kmajor"),
+    ("B K-major, BK=16", "f16", 64, 64, 100, 16, 4, 3, 104, 112, "0.0", "b_kmajor"),
+    ("B K-major, 8 warps, carried", "bf16", 128, 128, 200, 64, 8, 3, 200, 208, "0.0", "b_kmajor_carried"),
+    ("B K-major, tf32", "f32", 64, 64, 70, 32, 4, 3, 72, 72, "0.0", "b_kmajor"),
+    ("B K-major, tf32, BK=64", "f32", 64, 32, 150, 64, 4, 3, 152, 152, "0.0", "b_kmajor"),
+    ("B K-major, i8", "i8", 64, 64, 100, 32, 4, 3, 112, 112, "0", "b_kmajor"),
+    ("B K-major, i8, 8 warps", "i8", 128, 128, 300, 128, 8, 3, 304, 304, "0", "b_kmajor"),
+    ("B K-major, f8e4m3", "f8e4m3", 64, 64, 200, 64, 4, 3, 208, 208, "0.0", "b_kmajor"),
+    ("B K-major, f8e5m2, BK=128", "f8e5m2", 64, 128, 300, 128, 4, 3, 304, 304, "0.0", "b_kmajor_carried"),
+    # fp8 with max_num_imprecise_acc=32: on wgmma each 32-element step's
+    # product summed apart and added to the accumulator in f32
+    ("B K-major, f8e4m3, max_num_imprecise_acc=32", "f8e4m3", 64, 64, 200, 64, 4, 3, 208, 208, "0.0",
+     "b_kmajor_imprecise"),
+    ("A M-major", "f16", 64, 64, 100, 32, 4, 3, 64, 64, "0.0", "a_mmajor"),
+    ("A M-major, B K-major", "f16", 64, 64, 100, 32, 4, 3, 64, 112, "0.0", "a_mmajor_b_kmajor"),
+    ("A M-major, f8e4m3", "f8e4m3", 64, 64, 100, 32, 4, 3, 64, 112, "0.0", "a_mmajor_b_kmajor"),
+    ("A M-major, i8", "i8", 64, 32, 100, 32, 4, 3, 64, 32, "0", "a_mmajor"),
 ]
 
 # the columns of B that the mask_columns form keeps
@@ -404,6 +426,10 @@ def pipelined_source(t, M, N, K, BK, warps, stages, lda, ldb, other, form):
         rng = f"tl.range(n, -cdiv({K}, {BK}), num_stages={stages})"
     a_at = f"x + rm[:, None] * {lda} + kb * {BK} + rk[None, :]"
     b_at = f"y + (kb * {BK} + rk[:, None]) * {ldb} + rn[None, :]"
+    if "a_mmajor" in form:
+        a_at = f"x + (kb * {BK} + rk[None, :]) * {lda} + rm[:, None]"
+    if "b_kmajor" in form:
+        b_at = f"y + rn[None, :] * {ldb} + kb * {BK} + rk[:, None]"
     a_mask = f"kb * {BK} + rk[None, :] < {K}"
     b_mask = f"kb * {BK} + rk[:, None] < {K}"
     if form in A_MASKS:
@@ -414,7 +440,16 @@ def pipelined_source(t, M, N, K, BK, warps, stages, lda, ldb, other, form):
     loads = (f"        a = tl.load({a_at}, mask={a_mask}, other={other})\n"
              f"        b = tl.load({b_at}, mask={b_mask}, other={other})\n")
     head = f"    acc = tl.zeros([{M}, {N}], dtype={acc_t})\n"
-    if form in ("carried", "carried_varying"):
+    if form == "b_kmajor_carried":
+        head += (f"    a_ptrs = x + rm[:, None] * {lda} + rk[None, :]\n"
+                 f"    b_ptrs = y + rn[None, :] * {ldb} + rk[:, None]\n")
+        loop = f"    for kb in {rng}:\n"
+        body = (f"        a = tl.load(a_ptrs, mask={a_mask}, other={other})\n"
+                f"        b = tl.load(b_ptrs, mask={b_mask}, other={other})\n"
+                f"        acc = tl.dot(a, b, acc)\n"
+                f"        a_ptrs += {BK}\n"
+                f"        b_ptrs += {BK}\n")
+    elif form in ("carried", "carried_varying"):
         # carried_varying: each trip's advance computed from the trip (it
         # is BK every trip, as (kb % 2) * BK + (1 - kb % 2) * BK)
         step = f"((kb % 2) * {BK} + (1 - kb % 2) * {BK})" if form == "carried_varying" else f"{BK}"
@@ -458,7 +493,9 @@ def pipelined_source(t, M, N, K, BK, warps, stages, lda, ldb, other, form):
     else:
         loop = f"    for kb in {rng}:\n"
         body = loads + "        acc = tl.dot(a, b, acc)\n"
-    align = " % 8" if form == "aligned8" else " % 16" if form.startswith("mask") else ""
+    if form == "b_kmajor_imprecise":
+        body = body.replace("tl.dot(a, b, acc)", "tl.dot(a, b, acc, max_num_imprecise_acc=32)")
+    align = " % 8" if form == "aligned8" else " % 16" if form.startswith(("mask", "a_mmajor", "b_kmajor")) else ""
     return f"""
 @kernel(grid=(1,), num_warps={warps})
 def op(x: *{t}{align}, y: *{t}{align}, out: *{'i32' if t == 'i8' else 'f32'}, n: i32):
@@ -478,12 +515,16 @@ for name, t, M, N, K, BK, warps, stages, lda, ldb, other, form in PIPELINED:
         kpad = -(-K // BK) * BK
         a_full = inputs(t, M * lda, 11).view(M, lda)
         b_full = inputs(t, (kpad + BK) * ldb, 12).view(kpad + BK, ldb)
+        if "a_mmajor" in form:  # element (m, k) at k * lda + m
+            a_full = inputs(t, (kpad + BK) * lda, 11).view(kpad + BK, lda)
+        if "b_kmajor" in form:  # element (k, n) at n * ldb + k
+            b_full = inputs(t, N * ldb, 12).view(N, ldb)
         # what the loads see: elements past K read as `other`
         fill = float(other)
         a_seen = torch.full((M, kpad), fill, dtype=torch.float64)
         b_seen = torch.full((kpad, N), fill, dtype=torch.float64)
-        a_seen[:, :K] = a_full[:, :K].double()
-        b_seen[:K, :] = b_full[:K, :N].double()
+        a_seen[:, :K] = a_full[:K, :M].t().double() if "a_mmajor" in form else a_full[:, :K].double()
+        b_seen[:K, :] = b_full[:, :K].t().double() if "b_kmajor" in form else b_full[:K, :N].double()
         if form == "mask_columns":
             b_seen[:, MASKED_COLUMNS:] = fill
         if form == "mask_i8_wraps":
@@ -510,6 +551,12 @@ for name, t, M, N, K, BK, warps, stages, lda, ldb, other, form in PIPELINED:
         if torch.isnan(got).any():
             return "NaN in the output (an element not written)"
         s = (a_seen.abs() @ b_seen.abs()).max().item() * (3 if form == "two_dots" else 2 if form == "nested" else 1)
-        tol = 0.0 if t == "i8" else (2.0 ** -10 if t == "f32" else 1e-5) * s
+        # fp8 on wgmma (B K-major, sm_90a) sums in reduced precision (the
+        # H200 measured 1.2e-4 of s at K=300); with max_num_imprecise_acc=32
+        # only within each 32-element step (1.9e-5 at K=200), which this
+        # tolerance tells apart
+        tol = 0.0 if t == "i8" else 1e-5 * s
+        if t == "f32" or (t.startswith("f8") and "b_kmajor" in form):
+            tol = (2.0 ** -14 if form == "b_kmajor_imprecise" else 2.0 ** -10) * s
         err = (got - ref).abs().max().item()
         return None if err <= tol else f"max error {err:.3g} > {tol:.3g}"

@@ -4,7 +4,9 @@ random data with the output poisoned first. Prints a line per failure and
 "N passed, M failed" last. Needs TKC (a tkc that runs here: the static
 build on the GPU machine) and a C compiler. TKC_ARCH=sm_80 compiles for
 that target instead of tkc's default (a newer GPU runs sm_80 code); the
-cases tkc refuses there (fp8 needs sm_89) are counted as skipped."""
+cases tkc refuses there (fp8 needs sm_89) are counted as skipped.
+OPS_MATCH=TEXT runs only the cases whose name contains TEXT (and none of
+the special checks)."""
 
 import ctypes
 import os
@@ -25,6 +27,7 @@ TKC = os.environ.get("TKC", str(ROOT / "build" / "tkc"))
 CC = os.environ.get("CC", "gcc")
 ARCH = os.environ.get("TKC_ARCH")
 ARCH_FLAGS = [f"--arch={ARCH}"] if ARCH else []
+MATCH = os.environ.get("OPS_MATCH")
 N = 1000
 
 
@@ -58,6 +61,8 @@ def main():
     passed = failed = skipped = 0
     stream = torch.cuda.current_stream().cuda_stream
     for i, case in enumerate(C.cases()):
+        if MATCH and MATCH not in case[0]:
+            continue
         try:
             ok = run_case(i, case, work, rt, gen, stream)
         except Exception as e:  # a broken case must not hide the others
@@ -69,6 +74,8 @@ def main():
         passed += ok
         failed += not ok
     for name, check in SPECIAL:
+        if MATCH:
+            break
         try:
             ok = check(work, rt)
         except Exception as e:
