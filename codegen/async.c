@@ -122,12 +122,20 @@ static void copy_elements(cg *c, const tk_tir_op *op, LLVMValueRef pred, LLVMVal
     }
 }
 
-/* The dimension of `in` that dimension d of `out` is, for an op that
- * keeps elements in place along it: a broadcast (same rank) or a reshape
- * that only adds or drops dimensions of 1 (expand_dims), or any reshape
- * keeping the last dimension when d is the last; -1 otherwise. */
-static int operand_dim(const tk_type *out, const tk_type *in, uint32_t d) {
+/* The dimension of op's operand that dimension d of its result is, for an
+ * op that keeps elements in place along it: a broadcast (same rank), a
+ * permute (tl.trans: the pipeline's transposed copies), a reshape that
+ * only adds or drops dimensions of 1 (expand_dims), or any reshape keeping
+ * the last dimension when d is the last; -1 otherwise. */
+static int operand_dim(const tk_tir_op *op, uint32_t d) {
+    const tk_type *out = op->results.data[0]->type, *in = op->operands.data[0]->type;
     if (in->kind != TK_TYPE_TILE || out->kind != TK_TYPE_TILE) return -1;
+    if (op->code == TIR_PERMUTE) {
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < op->attrs.len; i++)
+            if (strcmp(op->attrs.data[i].name, "order") == 0 && n++ == d) return (int)op->attrs.data[i].i;
+        return -1;
+    }
     if (d == out->rank - 1 && in->shape[in->rank - 1] == out->shape[d]) return (int)in->rank - 1;
     if (in->rank == out->rank) return in->shape[d] == out->shape[d] ? (int)d : -1;
     uint32_t i = 0, o = 0;
@@ -160,8 +168,8 @@ static bool prefix_mask(const tk_tir_value *mask, uint32_t w, uint32_t d, int de
     if (!op) return false;
     if (op->code == TIR_BINARY && op->sub == TK_BINOP_AND)
         return prefix_mask(op->operands.data[0], w, d, depth + 1) && prefix_mask(op->operands.data[1], w, d, depth + 1);
-    if (op->code == TIR_BROADCAST || op->code == TIR_RESHAPE) {
-        int in = operand_dim(mask->type, op->operands.data[0]->type, dm);
+    if (op->code == TIR_BROADCAST || op->code == TIR_RESHAPE || op->code == TIR_PERMUTE) {
+        int in = operand_dim(op, dm);
         return in >= 0 && prefix_mask(op->operands.data[0], w, (uint32_t)in, depth + 1);
     }
     if (op->code != TIR_CMP) return false;
@@ -216,11 +224,11 @@ static LLVMValueRef prefix_count(cg *c, const tk_tir_value *mask, LLVMValueRef l
         LLVMValueRef ny = nx ? prefix_count(c, y, ly, reg, w, dim, depth + 1) : NULL;
         return ny ? umin(c, nx, ny) : NULL;
     }
-    int in_dim = d->code == TIR_BROADCAST || d->code == TIR_RESHAPE
-                     ? operand_dim(mask->type, d->operands.data[0]->type, dm) : -1;
+    int in_dim = d->code == TIR_BROADCAST || d->code == TIR_RESHAPE || d->code == TIR_PERMUTE ? operand_dim(d, dm) : -1;
     if (in_dim >= 0) {
         const tk_tir_value *src = d->operands.data[0];
-        int64_t src_reg = d->code == TIR_RESHAPE ? reg : -1;
+        /* a reshape or permute relabels its operand's layout: registers in place */
+        int64_t src_reg = d->code == TIR_RESHAPE || d->code == TIR_PERMUTE ? reg : -1;
         if (d->code == TIR_BROADCAST && reg >= 0 && src->layout && mask->layout) {
             uint32_t *map = TK_NEW_ARRAY(c->arena, uint32_t, tk_ll_num_regs(mask->layout));
             if (tk_ll_register_map(src->layout, mask->layout, map)) src_reg = map[reg];

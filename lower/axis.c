@@ -172,6 +172,24 @@ static void visit_op(tk_tir_op *op) {
         }
         return;
     }
+    case TIR_PERMUTE: {
+        /* result dimension d is the operand's dimension order[d] */
+        uint32_t n = 0, order[TK_MAX_RANK];
+        for (uint32_t i = 0; i < op->attrs.len && n < TK_MAX_RANK; i++)
+            if (strcmp(op->attrs.data[i].name, "order") == 0) order[n++] = (uint32_t)op->attrs.data[i].i;
+        set_unknown(r);
+        if (n != dims(r)) return;
+        for (uint32_t d = 0; d < n; d++) {
+            if (order[d] >= dims(a)) {
+                set_unknown(r);
+                return;
+            }
+            r->contiguity[d] = g_of(a, order[d]);
+            r->divisibility[d] = q_of(a, order[d]);
+            r->constancy[d] = c_of(a, order[d]);
+        }
+        return;
+    }
     case TIR_CONVERT_LAYOUT:
     case TIR_CAST: {
         if (!a->has_axis) { set_unknown(r); return; }

@@ -18,6 +18,10 @@
  *   after the loop: async_wait 0.
  * A copy for a trip past the loop's end is masked off (zero-fill).
  *
+ * A dot operand that is a tl.trans (.T) of such a load is pipelined
+ * through it: the copies read transposed pointers (and mask and other)
+ * into a buffer of the transposed tile, attention's K as a K-major B.
+ *
  * The loads' addresses may use the induction variable, values from
  * outside the loop, and loop-carried values that only advance themselves
  * (`a_ptrs += BK`): those run S - 1 trips ahead in new carried values, and
@@ -159,17 +163,24 @@ static tk_tir_value *trip_runs(dp_ctx *c, tk_tir_value *x, op_list *out, tk_tir_
     return pick->results.data[0];
 }
 
-/* one pipelined load and its buffer */
+/* one pipelined load and its buffer; `trans` the tl.trans between it and
+ * the dot (NULL if none): the buffer then holds the transposed tile, and
+ * the copies read it through transposed pointers */
 typedef struct staged {
-    tk_tir_op *load;
+    tk_tir_op *load, *trans;
     uint32_t buffer;
 } staged;
+
+/* the dot operand a staged load gives: the load's tile or its transpose */
+static tk_tir_value *staged_value(const staged *s) {
+    return (s->trans ? s->trans : s->load)->results.data[0];
+}
 typedef TK_VEC(staged) staged_list;
 
 static const tk_type *i32_type(dp_ctx *c) { return tk_type_scalar(c->arena, TK_I32); }
 
 static tk_tir_value *view(dp_ctx *c, op_list *out, tk_tir_block *at, const staged *s, tk_tir_value *stage) {
-    tk_tir_op *op = emit(c, out, at, TIR_LOCAL_VIEW, 0, s->load->results.data[0]->type, stage, NULL);
+    tk_tir_op *op = emit(c, out, at, TIR_LOCAL_VIEW, 0, staged_value(s)->type, stage, NULL);
     struct tk_sema_attr a = {"buffer", NULL, s->buffer};
     tk_vec_push(c->arena, &op->attrs, a);
     return op->results.data[0];
@@ -177,17 +188,32 @@ static tk_tir_value *view(dp_ctx *c, op_list *out, tk_tir_block *at, const stage
 
 /* the copy of load s for the trip subst describes, into `stage`, off when
  * `runs` is false */
+/* v through the staged load's tl.trans (a tile; a scalar stays; a splat
+ * stays one, so that codegen still sees other=0 as zero-fill) */
+static tk_tir_value *through_trans(dp_ctx *c, op_list *out, tk_tir_block *at, const staged *s, tk_tir_value *v) {
+    if (!s->trans || v->type->kind != TK_TYPE_TILE) return v;
+    const tk_type *t = v->type;
+    int64_t shape[2] = {t->shape[1], t->shape[0]};
+    const tk_type *tt = tk_type_tile(c->arena, tir_elem(t), 2, shape);
+    if (v->def && v->def->code == TIR_SPLAT) return emit(c, out, at, TIR_SPLAT, 0, tt, v->def->operands.data[0], NULL)->results.data[0];
+    tk_tir_op *p = emit(c, out, at, TIR_PERMUTE, 0, tt, v, NULL);
+    p->attrs = s->trans->attrs; /* its order */
+    return p->results.data[0];
+}
+
 static void copy_for_trip(dp_ctx *c, op_list *out, tk_tir_block *at, const staged *s, tk_tir_value *stage,
                           tk_tir_value *runs) {
     const tk_tir_op *load = s->load;
     const tk_type *t = load->results.data[0]->type;
     tk_tir_value *dst = view(c, out, at, s, stage);
-    tk_tir_value *ptr = for_trip(c, load->operands.data[0], out, at);
+    tk_tir_value *ptr = through_trans(c, out, at, s, for_trip(c, load->operands.data[0], out, at));
     const tk_type *mask_t = tk_type_tile(c->arena, tk_type_scalar(c->arena, TK_I1), t->rank, t->shape);
     tk_tir_value *mask = emit(c, out, at, TIR_SPLAT, 0, mask_t, runs, NULL)->results.data[0];
     if (load->operands.len > 1)
         mask = binary(c, out, at, TK_BINOP_AND, for_trip(c, load->operands.data[1], out, at), mask);
-    tk_tir_value *other = load->operands.len > 2 ? for_trip(c, load->operands.data[2], out, at) : NULL;
+    mask = through_trans(c, out, at, s, mask);
+    tk_tir_value *other = load->operands.len > 2
+                              ? through_trans(c, out, at, s, for_trip(c, load->operands.data[2], out, at)) : NULL;
     tk_tir_op *cp = emit(c, out, at, TIR_ASYNC_COPY, 0, NULL, dst, ptr);
     tk_vec_push(c->arena, &cp->operands, mask);
     if (other) tk_vec_push(c->arena, &cp->operands, other);
@@ -215,21 +241,23 @@ static uint32_t swizzle_for(const tk_type *t, bool transposed) {
     return 0;
 }
 
-/* Does the load read its tile down the columns (dimension 0 contiguous in
- * memory, its rows not): a B given K-major, as Triton's tutorial feeds
- * fp8 (b.T)? Its buffer is then laid out column-major too, so that the
- * copies stay 16-byte vectors and wgmma reads it K-major. */
-static bool column_major(const tk_tir_op *load) {
-    const tk_tir_value *p = load->operands.data[0];
-    return p->has_axis && p->contiguity[0] > 1 && p->contiguity[1] == 1;
+/* Does the staged operand lie down its columns in memory (dimension 0
+ * contiguous, its rows not): a B given K-major, as Triton's tutorial feeds
+ * fp8 (b.T), or a tl.trans of a row-major load (attention's K)? Its buffer
+ * is then laid out column-major too, so that the copies stay 16-byte
+ * vectors and wgmma reads it K-major. */
+static bool column_major(const staged *s) {
+    const tk_tir_value *p = s->load->operands.data[0];
+    uint32_t down = s->trans ? 1 : 0; /* the load's dimension that is the operand's first */
+    return p->has_axis && p->contiguity[down] > 1 && p->contiguity[1 - down] == 1;
 }
 
-static uint32_t add_buffer(dp_ctx *c, const tk_tir_op *load, uint32_t stages) {
+static uint32_t add_buffer(dp_ctx *c, const staged *s, uint32_t stages) {
     tk_tir_buffer b = {0};
-    b.tile = load->results.data[0]->type;
+    b.tile = staged_value(s)->type;
     b.stages = stages;
-    b.loc = load->loc;
-    b.transposed = column_major(load);
+    b.loc = s->load->loc;
+    b.transposed = column_major(s);
     tk_ll *l = TK_NEW(c->arena, tk_ll);
     b.swizzle_bytes = swizzle_for(b.tile, b.transposed);
     uint32_t bits = tk_dtype_bits(tir_elem(b.tile)->dtype);
@@ -272,20 +300,36 @@ static const tk_tir_value *loop_root(const dp_ctx *c, const tk_tir_value *ptr) {
     return tir_root_pointer(c->k, v);
 }
 
-/* operand i of dot, when it is a load of this body the pipeline can take */
-static tk_tir_op *pipelinable(dp_ctx *c, const tk_tir_op *dot, uint32_t i) {
+/* Is v a 2-D tl.trans (order 1, 0) of this body's, used once? */
+static bool is_trans(const dp_ctx *c, const tk_tir_value *v) {
+    const tk_tir_op *p = v->def;
+    if (!p || p->code != TIR_PERMUTE || p->parent != c->body || p->dead || c->uses[v->id] != 1) return false;
+    int64_t order[2];
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < p->attrs.len; i++)
+        if (strcmp(p->attrs.data[i].name, "order") == 0 && n < 2) order[n++] = p->attrs.data[i].i;
+    return n == 2 && order[0] == 1 && order[1] == 0 && v->type->rank == 2;
+}
+
+/* Operand i of dot, when it is a load of this body the pipeline can take,
+ * or a tl.trans of one (the copies then transpose its pointers): *s gets
+ * the load and the trans. */
+static bool pipelinable(dp_ctx *c, const tk_tir_op *dot, uint32_t i, staged *s) {
     tk_tir_value *v = dot->operands.data[i];
+    s->trans = is_trans(c, v) ? v->def : NULL;
+    if (s->trans) v = s->trans->operands.data[0];
     tk_tir_op *load = v->def;
-    if (!load || load->code != TIR_LOAD || load->parent != c->body || load->dead) return NULL;
-    if (tk_tir_attr_int(load, "volatile", 0) || c->uses[v->id] != 1) return NULL;
+    if (!load || load->code != TIR_LOAD || load->parent != c->body || load->dead) return false;
+    if (tk_tir_attr_int(load, "volatile", 0) || c->uses[v->id] != 1) return false;
     const tk_type *pt = load->operands.data[0]->type;
     if (v->type->kind != TK_TYPE_TILE || v->type->rank != 2 || pt->kind != TK_TYPE_TILE ||
         tir_elem(pt)->kind != TK_TYPE_POINTER)
-        return NULL;
+        return false;
     for (uint32_t k = 0; k < load->operands.len; k++)
-        if (!computable(c, load->operands.data[k], 0)) return NULL;
-    if (tir_block_may_write(c->arena, c->k, c->body, loop_root(c, load->operands.data[0]))) return NULL;
-    return load;
+        if (!computable(c, load->operands.data[k], 0)) return false;
+    if (tir_block_may_write(c->arena, c->k, c->body, loop_root(c, load->operands.data[0]))) return false;
+    s->load = load;
+    return true;
 }
 
 /* Triton's warps for wgmma: 4 (a warpgroup) along M, doubled along M
@@ -364,7 +408,7 @@ static void operand_sources(const staged_list *loads, const tk_tir_op *dot, cons
     from[0] = from[1] = NULL;
     for (uint32_t l = 0; l < loads->len; l++)
         for (uint32_t j = 0; j < 2; j++)
-            if (dot->operands.data[j] == loads->data[l].load->results.data[0]) from[j] = &loads->data[l];
+            if (dot->operands.data[j] == staged_value(&loads->data[l])) from[j] = &loads->data[l];
 }
 
 /* The carried value (index into the loop's results) that dot's
@@ -437,9 +481,9 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
         if (!is_mma_dot(dot)) continue;
         bool any = false;
         for (uint32_t j = 0; j < 2; j++) {
-            tk_tir_op *load = pipelinable(c, dot, j);
-            if (!load) continue;
-            staged s = {load, add_buffer(c, load, stages)};
+            staged s = {NULL, NULL, 0};
+            if (!pipelinable(c, dot, j, &s)) continue;
+            s.buffer = add_buffer(c, &s, stages);
             tk_vec_push(c->arena, &loads, s);
             any = true;
         }
@@ -538,7 +582,7 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
         tk_tir_value *v[2] = {NULL, NULL};
         for (uint32_t l = 0; l < loads.len; l++)
             for (uint32_t j = 0; j < 2; j++)
-                if (dot->operands.data[j] == loads.data[l].load->results.data[0]) v[j] = views[l];
+                if (dot->operands.data[j] == staged_value(&loads.data[l])) v[j] = views[l];
         if (wgmma[d]) {
             uint32_t warps[2];
             wgmma_warps(dot->results.data[0]->type->shape, c->k->num_warps, warps);
@@ -558,7 +602,10 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
                 dot->operands.data[j] = ld->results.data[0];
             }
     }
-    for (uint32_t l = 0; l < loads.len; l++) loads.data[l].load->dead = true;
+    for (uint32_t l = 0; l < loads.len; l++) {
+        loads.data[l].load->dead = true;
+        if (loads.data[l].trans) loads.data[l].trans->dead = true;
+    }
 
     /* trip t + S - 1's copies into the stage trip t - 1 read (nbuf = S) or
      * t - 2 read (nbuf = S + 1, a wgmma in flight) */

@@ -392,6 +392,13 @@ PIPELINED = [
     # product summed apart and added to the accumulator in f32
     ("B K-major, f8e4m3, max_num_imprecise_acc=32", "f8e4m3", 64, 64, 200, 64, 4, 3, 208, 208, "0.0",
      "b_kmajor_imprecise"),
+    # the same operands loaded the other way round (K contiguous in their
+    # rows) and transposed for the dot: the copies transpose the pointers
+    ("tl.trans(B), B K-major", "f16", 64, 64, 100, 32, 4, 3, 104, 112, "0.0", "b_kmajor_trans"),
+    ("tl.trans(B), f8e4m3", "f8e4m3", 64, 64, 200, 64, 4, 3, 208, 208, "0.0", "b_kmajor_trans"),
+    ("tl.trans(B), i8, 8 warps", "i8", 128, 64, 300, 64, 8, 3, 304, 304, "0", "b_kmajor_trans"),
+    ("A.T and tl.trans(B)", "bf16", 64, 64, 100, 32, 4, 3, 64, 112, "0.0", "a_mmajor_b_kmajor_trans"),
+    ("A.T, tf32", "f32", 64, 32, 70, 32, 4, 3, 64, 32, "0.0", "a_mmajor_trans"),
     ("A M-major", "f16", 64, 64, 100, 32, 4, 3, 64, 64, "0.0", "a_mmajor"),
     ("A M-major, B K-major", "f16", 64, 64, 100, 32, 4, 3, 64, 112, "0.0", "a_mmajor_b_kmajor"),
     ("A M-major, f8e4m3", "f8e4m3", 64, 64, 100, 32, 4, 3, 64, 112, "0.0", "a_mmajor_b_kmajor"),
@@ -439,6 +446,19 @@ def pipelined_source(t, M, N, K, BK, warps, stages, lda, ldb, other, form):
     acc_t = "tl.int32" if t == "i8" else "tl.float32"
     loads = (f"        a = tl.load({a_at}, mask={a_mask}, other={other})\n"
              f"        b = tl.load({b_at}, mask={b_mask}, other={other})\n")
+    if form.endswith("_trans"):
+        # the same memory loaded the other way round (K contiguous in the
+        # loaded tile's rows) and transposed for the dot: tl.trans (B) and
+        # .T (A), pipelined through it
+        a_line = f"        a = tl.load({a_at}, mask={a_mask}, other={other})\n"
+        b_line = f"        b = tl.load({b_at}, mask={b_mask}, other={other})\n"
+        if "a_mmajor" in form:
+            a_line = (f"        a = tl.load(x + (kb * {BK} + rk[:, None]) * {lda} + rm[None, :], "
+                      f"mask=kb * {BK} + rk[:, None] < {K}, other={other}).T\n")
+        if "b_kmajor" in form:
+            b_line = (f"        b = tl.trans(tl.load(y + rn[:, None] * {ldb} + kb * {BK} + rk[None, :], "
+                      f"mask=kb * {BK} + rk[None, :] < {K}, other={other}))\n")
+        loads = a_line + b_line
     head = f"    acc = tl.zeros([{M}, {N}], dtype={acc_t})\n"
     if form == "b_kmajor_carried":
         head += (f"    a_ptrs = x + rm[:, None] * {lda} + rk[None, :]\n"
