@@ -404,26 +404,33 @@ static const char *wgmma_type(tk_dtype d) {
 }
 
 /* The inline PTX of one m64n{instr_n}k{256 / bits} wgmma: outputs $0 ..
- * per-1 the accumulator, then as inputs the same tied, A's and B's
- * descriptors and the scale-d flag. 16-bit operands pass their transpose flags; integer ones
- * take no scale immediates. */
-static const char *wgmma_text(cg *c, tk_dtype in, tk_dtype in_b, int64_t instr_n, int64_t per, bool trans_a,
-                              bool trans_b) {
+ * per-1 the accumulator, then as inputs the same tied, A (its descriptor,
+ * or with a_regs its 4 registers), B's descriptor and the scale-d flag.
+ * 16-bit operands pass their transpose flags (B's only for A in
+ * registers); integer ones take no scale immediates. */
+static const char *wgmma_text(cg *c, tk_dtype in, tk_dtype in_b, int64_t instr_n, int64_t per, bool a_regs,
+                              bool trans_a, bool trans_b) {
     bool integer = in == TK_I8, sixteen = in == TK_F16 || in == TK_BF16;
+    unsigned at = (unsigned)(2 * per), bt = at + (a_regs ? 4 : 1);
     char *text = TK_NEW_ARRAY(c->arena, char, (size_t)per * 8 + 256);
     size_t t = (size_t)sprintf(text, "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, $%u, 0;\n\twgmma.mma_async.sync.aligned.m64n%"
-                               PRId64 "k%u.%s.%s.%s {", (unsigned)(2 * per + 2), instr_n, 256 / tk_dtype_bits(in),
+                               PRId64 "k%u.%s.%s.%s {", bt + 1, instr_n, 256 / tk_dtype_bits(in),
                                integer ? "s32" : "f32", wgmma_type(in), wgmma_type(in_b));
     for (int64_t i = 0; i < per; i++) t += (size_t)sprintf(text + t, "%s$%u", i ? ", " : "", (unsigned)i);
-    t += (size_t)sprintf(text + t, "}, $%u, $%u, p", (unsigned)(2 * per), (unsigned)(2 * per + 1));
-    if (sixteen) t += (size_t)sprintf(text + t, ", 1, 1, %d, %d", trans_a, trans_b);
+    if (a_regs) t += (size_t)sprintf(text + t, "}, {$%u, $%u, $%u, $%u}", at, at + 1, at + 2, at + 3);
+    else t += (size_t)sprintf(text + t, "}, $%u", at);
+    t += (size_t)sprintf(text + t, ", $%u, p", bt);
+    if (sixteen && a_regs) t += (size_t)sprintf(text + t, ", 1, 1, %d", trans_b);
+    else if (sixteen) t += (size_t)sprintf(text + t, ", 1, 1, %d, %d", trans_a, trans_b);
     else if (!integer) t += (size_t)sprintf(text + t, ", 1, 1");
     sprintf(text + t, ";\n\t}");
     return text;
 }
 
-/* impl "wgmma" (sm_90a): A [M, K] and B [K, N] are views of swizzled
- * buffers, each K-major or (16-bit types) MN-major. Each warpgroup (4
+/* impl "wgmma" (sm_90a): B [K, N] is a view of a swizzled buffer, and A
+ * [M, K] another or registers (P in attention: mma.sync's A fragments,
+ * warps down the rows, layouts.c), each buffer K-major or (16-bit types)
+ * MN-major. Each warpgroup (4
  * warps down the rows) issues m64nNk(256 / element bits) for each 64-row
  * tile it holds and each step along K, N = the columns its warps span; the
  * accumulator registers (f32, i32 for i8) run in the instruction's order
@@ -437,12 +444,15 @@ static const char *wgmma_text(cg *c, tk_dtype in, tk_dtype in_b, int64_t instr_n
  * for and added to the accumulator in full f32 precision. */
 static void emit_wgmma(cg *c, const tk_tir_op *op) {
     const tk_tir_value *a = op->operands.data[0], *b = op->operands.data[1], *res = op->results.data[0];
-    wgmma_operand oa = wgmma_operand_of(c, a, 1), ob = wgmma_operand_of(c, b, 0);
+    bool a_regs = !a->def || a->def->code != TIR_LOCAL_VIEW;
+    wgmma_operand oa = a_regs ? (wgmma_operand){0} : wgmma_operand_of(c, a, 1), ob = wgmma_operand_of(c, b, 0);
     tk_dtype in = cg_elem_of(a->type)->dtype, in_b = cg_elem_of(b->type)->dtype;
     int64_t m = res->type->shape[0], n = res->type->shape[1], k = a->type->shape[1];
     int64_t wm = tk_tir_attr_int(op, "warps_m", 4), wn = tk_tir_attr_int(op, "warps_n", 1);
     int64_t instr_n = n / wn, reps = m / (16 * wm), per = instr_n / 2, instr_k = 256 / tk_dtype_bits(in);
-    if (cg_nregs(res) != (uint32_t)(reps * per) || per > 128 || !oa.buf->swizzle_bytes || !ob.buf->swizzle_bytes) {
+    uint32_t k_width = 32 / tk_dtype_bits(in), a_per = 4 * k_width; /* A's elements a thread holds a step */
+    if (cg_nregs(res) != (uint32_t)(reps * per) || per > 128 || (!a_regs && !oa.buf->swizzle_bytes) ||
+        !ob.buf->swizzle_bytes || (a_regs && cg_nregs(a) != (uint32_t)(reps * (k / instr_k) * a_per))) {
         cg_not_yet(c, op, "tl.dot with these wgmma shapes");
         return;
     }
@@ -464,17 +474,32 @@ static void emit_wgmma(cg *c, const tk_tir_op *op) {
     LLVMValueRef group_rows = LLVMBuildMul(c->b, LLVMBuildUDiv(c->b, row_warp, cg_i32(c, 4), ""), cg_i32(c, 64), "");
     LLVMValueRef first_col = LLVMBuildMul(c->b, col_warp, cg_i32(c, instr_n), "");
 
-    const char *text = wgmma_text(c, in, in_b, instr_n, per, !oa.k_major, !ob.k_major);
+    const char *text = wgmma_text(c, in, in_b, instr_n, per, a_regs, !oa.k_major, !ob.k_major);
     char *constraints = TK_NEW_ARRAY(c->arena, char, (size_t)per * 8 + 32);
     size_t q = 0;
     for (int64_t i = 0; i < per; i++) q += (size_t)sprintf(constraints + q, integer ? "=r," : "=f,");
     for (int64_t i = 0; i < per; i++) q += (size_t)sprintf(constraints + q, "%u,", (unsigned)i);
-    sprintf(constraints + q, "l,l,r");
+    sprintf(constraints + q, a_regs ? "r,r,r,r,l,r" : "l,l,r");
+    unsigned nargs = (unsigned)per + (a_regs ? 6 : 3);
     LLVMTypeRef *fields = TK_NEW_ARRAY(c->arena, LLVMTypeRef, (size_t)per);
     for (int64_t i = 0; i < per; i++) fields[i] = et;
     LLVMTypeRef rt = LLVMStructTypeInContext(c->ctx, fields, (unsigned)per, 0);
-    LLVMValueRef *args = TK_NEW_ARRAY(c->arena, LLVMValueRef, (size_t)per + 3);
+    LLVMValueRef *args = TK_NEW_ARRAY(c->arena, LLVMValueRef, (size_t)per + 6);
     LLVMValueRef *partial = TK_NEW_ARRAY(c->arena, LLVMValueRef, (size_t)per);
+
+    /* A in registers: each step's 4 words (mma.sync's A fragment, packed
+     * as for it), passed through a volatile mov before the fence, as
+     * Triton does, so that nothing computing them lands between the
+     * fence and the wgmma reading them */
+    LLVMValueRef *a_words = NULL;
+    if (a_regs) {
+        const cgval *av = cg_get(c, a);
+        a_words = TK_NEW_ARRAY(c->arena, LLVMValueRef, (size_t)(av->n / k_width));
+        for (uint32_t w = 0; w < av->n / k_width; w++) {
+            LLVMValueRef word = pack(c, &av->r[w * k_width], k_width);
+            a_words[w] = cg_asm_call(c, c->t_i32, "mov.b32 $0, $1;", "=r,r", &word, 1, true);
+        }
+    }
 
     cg_call(c, "llvm.nvvm.wgmma.fence.sync.aligned", c->t_void, NULL, 0);
     bool issued = false;
@@ -489,10 +514,13 @@ static void emit_wgmma(cg *c, const tk_tir_op *op) {
             issued = true;
             LLVMValueRef *target = chunk ? partial : d;
             for (int64_t i = 0; i < per; i++) args[i] = starts ? LLVMConstNull(et) : target[i];
-            args[per] = operand_descriptor(c, &oa, rows, kk * instr_k);
-            args[per + 1] = operand_descriptor(c, &ob, first_col, kk * instr_k);
-            args[per + 2] = cg_i32(c, starts ? 0 : 1);
-            LLVMValueRef r = cg_asm_call(c, rt, text, constraints, args, (unsigned)per + 3, true);
+            unsigned at = (unsigned)per;
+            if (a_regs)
+                for (uint32_t j = 0; j < 4; j++) args[at++] = a_words[(a_per * (kk + (k / instr_k) * rep)) / k_width + j];
+            else args[at++] = operand_descriptor(c, &oa, rows, kk * instr_k);
+            args[at++] = operand_descriptor(c, &ob, first_col, kk * instr_k);
+            args[at] = cg_i32(c, starts ? 0 : 1);
+            LLVMValueRef r = cg_asm_call(c, rt, text, constraints, args, nargs, true);
             for (int64_t i = 0; i < per; i++) target[i] = LLVMBuildExtractValue(c->b, r, (unsigned)i, "");
             if (!ends) continue;
             cg_call(c, "llvm.nvvm.wgmma.commit_group.sync.aligned", c->t_void, NULL, 0);

@@ -314,7 +314,8 @@ static const tk_ll *mma_acc_layout(layout_ctx *c, const tk_tir_op *dot) {
     return acc;
 }
 
-/* the layout mma.sync takes operand i (0: A, 1: B) in */
+/* the layout mma.sync takes operand i (0: A, 1: B) in, or wgmma its A
+ * from registers (the same fragments, warps down the rows first) */
 static const tk_ll *mma_operand_layout(layout_ctx *c, const tk_tir_op *dot, uint32_t i) {
     uint32_t warps[2];
     dot_warps(dot, warps);
@@ -322,7 +323,7 @@ static const tk_ll *mma_operand_layout(layout_ctx *c, const tk_tir_op *dot, uint
     uint32_t k_width = 32 / tk_dtype_bits(tir_elem(dot->operands.data[0]->type)->dtype);
     const tk_type *t = dot->operands.data[i]->type;
     tk_ll *l = TK_NEW(c->arena, tk_ll);
-    tk_ll_mma_operand(l, t->shape + (t->rank - 2), i, k_width, warps, false);
+    tk_ll_mma_operand(l, t->shape + (t->rank - 2), i, k_width, warps, has_impl(dot, "wgmma"));
     if (t->rank == 3) tk_ll_mma_batched(l, t->shape[0], c->kernel->num_warps);
     return l;
 }
@@ -483,6 +484,8 @@ static void assign_op(layout_ctx *c, op_list *out, tk_tir_op *op) {
                 if (has_impl(op, "mma_sync")) {
                     ensure(c, out, op, 0, mma_operand_layout(c, op, 0));
                     ensure(c, out, op, 1, mma_operand_layout(c, op, 1));
+                } else if (!op->operands.data[0]->def || op->operands.data[0]->def->code != TIR_LOCAL_VIEW) {
+                    ensure(c, out, op, 0, mma_operand_layout(c, op, 0));
                 }
                 if (op->operands.len > 2) ensure(c, out, op, 2, acc);
                 break;

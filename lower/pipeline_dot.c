@@ -30,12 +30,13 @@
  * A buffer is laid out as its load reads memory: rows contiguous, or
  * (column_major) columns, each swizzled as wgmma and ldmatrix read it.
  *
- * On targets with wgmma (sm_90a), a dot whose operands both come from
- * buffers, M a multiple of 64 and N of 8, becomes impl "wgmma" (f16 and
- * bf16 either way round; tf32, fp8 and i8 with A row-major and B
- * column-major, K-contiguous as wgmma needs): its operands are the
- * stages themselves (shared-memory descriptors), its warps split as
- * Triton's Hopper rule says.
+ * On targets with wgmma (sm_90a), a dot whose B comes from a buffer, M a
+ * multiple of 64 and N of 8, becomes impl "wgmma" (f16 and bf16 either way
+ * round; tf32, fp8 and i8 with A row-major and B column-major,
+ * K-contiguous as wgmma needs): its operands are the stages themselves
+ * (shared-memory descriptors), or A stays in registers where it does not
+ * come from a buffer (attention's P and Q), its warps split as Triton's
+ * Hopper rule says.
  *
  * Needs: dot.c's impl, LICM, axis info (run here). Keeps: semantics
  * where the loop does not write through the loads' pointer parameters
@@ -358,18 +359,21 @@ static void set_attr(dp_ctx *c, tk_tir_op *op, const char *name, const char *tex
     op->attrs.data[op->attrs.len++] = a;
 }
 
-/* wgmma for this dot, whose operands are both views now? Its shapes
- * (PTX ISA): m64nNk(256 / element bits), N a multiple of 8 up to 256 (of
- * 16 past 24 for i8). Only 16-bit operands may be MN-major (the transpose
- * flags); tf32, fp8 and i8 need A's rows and B's columns K-contiguous. */
+/* wgmma for this dot, whose B is a view now and A another (or, a NULL,
+ * registers: P in attention, a loop-invariant Q)? Its shapes (PTX ISA):
+ * m64nNk(256 / element bits), N a multiple of 8 up to 256 (of 16 past 24
+ * for i8). Only 16-bit operands may be MN-major (the transpose flags);
+ * tf32, fp8 and i8 need A's rows and B's columns K-contiguous (registers
+ * hold A that way). */
 static bool wgmma_fits(dp_ctx *c, const tk_tir_op *dot, const staged *a, const staged *b) {
-    if (!c->target || !c->target->has_wgmma || !a || !b) return false;
+    if (!c->target || !c->target->has_wgmma || !b) return false;
     tk_dtype in = tir_elem(dot->operands.data[0]->type)->dtype;
-    const tk_tir_buffer *ba = &c->k->buffers.data[a->buffer], *bb = &c->k->buffers.data[b->buffer];
+    const tk_tir_buffer *ba = a ? &c->k->buffers.data[a->buffer] : NULL, *bb = &c->k->buffers.data[b->buffer];
     bool sixteen = in == TK_F16 || in == TK_BF16;
     bool eight = in == TK_I8 || in == TK_F8E4M3 || in == TK_F8E5M2;
     if (!sixteen && !eight && in != TK_F32) return false; /* f32: impl mma_sync means tf32 */
-    if (!sixteen && (ba->transposed || !bb->transposed)) return false;
+    if (!sixteen && ((ba && ba->transposed) || !bb->transposed)) return false;
+    if (dot->operands.data[0]->type->rank != 2) return false;
     const tk_type *r = dot->results.data[0]->type;
     uint32_t warps[2];
     wgmma_warps(r->shape, c->k->num_warps, warps);
@@ -377,7 +381,7 @@ static bool wgmma_fits(dp_ctx *c, const tk_tir_op *dot, const staged *a, const s
     int64_t instr_k = 256 / (int64_t)tk_dtype_bits(in);
     if (in == TK_I8 && n > 24 && n % 16) return false;
     return r->shape[0] % (16 * (int64_t)warps[0]) == 0 && n >= 8 && n <= 256 && n % 8 == 0 && k % instr_k == 0 &&
-           ba->swizzle_bytes && bb->swizzle_bytes && r->shape[1] % 8 == 0;
+           (!ba || ba->swizzle_bytes) && bb->swizzle_bytes && r->shape[1] % 8 == 0;
 }
 
 /* Buffers start on 1024-byte boundaries (smem.c). */
@@ -592,7 +596,7 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
             set_attr(c, dot, "warps_n", NULL, warps[1]);
             set_attr(c, dot, "pending", NULL, carried >= 0 ? 1 : 0);
             if (carried >= 0) tk_vec_push(c->arena, &waited, carried);
-            dot->operands.data[0] = v[0];
+            if (v[0]) dot->operands.data[0] = v[0];
             dot->operands.data[1] = v[1];
             continue;
         }

@@ -399,6 +399,13 @@ PIPELINED = [
     ("tl.trans(B), i8, 8 warps", "i8", 128, 64, 300, 64, 8, 3, 304, 304, "0", "b_kmajor_trans"),
     ("A.T and tl.trans(B)", "bf16", 64, 64, 100, 32, 4, 3, 64, 112, "0.0", "a_mmajor_b_kmajor_trans"),
     ("A.T, tf32", "f32", 64, 32, 70, 32, 4, 3, 64, 32, "0.0", "a_mmajor_trans"),
+    # A computed in registers (-A) beside a pipelined B: wgmma takes A from
+    # registers (mma.sync's fragments), as attention's P
+    ("A in registers", "f16", 64, 64, 100, 32, 4, 3, 104, 64, "0.0", "a_negated"),
+    ("A in registers, 8 warps", "bf16", 128, 128, 200, 64, 8, 3, 200, 128, "0.0", "a_negated"),
+    ("A in registers, tf32, B K-major", "f32", 64, 64, 70, 32, 4, 3, 72, 72, "0.0", "a_negated_b_kmajor"),
+    ("A in registers, i8, B K-major", "i8", 64, 64, 100, 32, 4, 3, 112, 112, "0", "a_negated_b_kmajor"),
+    ("A in registers, f8e4m3, B K-major", "f8e4m3", 64, 64, 200, 64, 4, 3, 208, 208, "0.0", "a_negated_b_kmajor"),
     ("A M-major", "f16", 64, 64, 100, 32, 4, 3, 64, 64, "0.0", "a_mmajor"),
     ("A M-major, B K-major", "f16", 64, 64, 100, 32, 4, 3, 64, 112, "0.0", "a_mmajor_b_kmajor"),
     ("A M-major, f8e4m3", "f8e4m3", 64, 64, 100, 32, 4, 3, 64, 112, "0.0", "a_mmajor_b_kmajor"),
@@ -513,9 +520,11 @@ def pipelined_source(t, M, N, K, BK, warps, stages, lda, ldb, other, form):
     else:
         loop = f"    for kb in {rng}:\n"
         body = loads + "        acc = tl.dot(a, b, acc)\n"
+    if form.startswith("a_negated"):
+        body = body.replace("        a = tl.load(", "        a = -tl.load(", 1)
     if form == "b_kmajor_imprecise":
         body = body.replace("tl.dot(a, b, acc)", "tl.dot(a, b, acc, max_num_imprecise_acc=32)")
-    align = " % 8" if form == "aligned8" else " % 16" if form.startswith(("mask", "a_mmajor", "b_kmajor")) else ""
+    align = " % 8" if form == "aligned8" else " % 16" if form.startswith(("mask", "a_mmajor", "b_kmajor", "a_negated")) else ""
     return f"""
 @kernel(grid=(1,), num_warps={warps})
 def op(x: *{t}{align}, y: *{t}{align}, out: *{'i32' if t == 'i8' else 'f32'}, n: i32):
@@ -555,6 +564,8 @@ for name, t, M, N, K, BK, warps, stages, lda, ldb, other, form in PIPELINED:
                 if nxt < K:  # bumped (in f16) before the trip that reads it
                     b_seen[nxt, :] = (b_full[nxt, :N].float() + 1.0).to(b_full.dtype).double()
         ref = a_seen @ b_seen
+        if form.startswith("a_negated"):
+            ref = -ref
         if form in ("no_trips", "backward_range"):
             ref = torch.zeros_like(ref)
         if form == "two_dots":
