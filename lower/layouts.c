@@ -32,11 +32,18 @@ typedef struct clone {
     tk_tir_block *block;
 } clone;
 
+/* a block being assigned and the ops it is rebuilt from so far */
+typedef struct frame {
+    tk_tir_block *blk;
+    void *out; /* op_list * */
+} frame;
+
 typedef struct layout_ctx {
     tk_arena *arena;
     tk_diag *diag;
     tk_tir_kernel *kernel;
     TK_VEC(shape_vec) shapes;
+    TK_VEC(frame) frames; /* the blocks enclosing the op being assigned, outermost first */
     TK_VEC(clone) clones;
     bool failed;
 } layout_ctx;
@@ -184,7 +191,10 @@ static tk_tir_value *remat(layout_ctx *c, op_list *out, tk_tir_block *at, tk_tir
 }
 
 /* Makes operand i of op have layout `want`: recomputed where that is cheap,
- * else through a conversion inserted into out. */
+ * else through a conversion inserted into out, or, for a value from a
+ * block enclosing op's (a loop-invariant Q in attention), into that block
+ * in front of the loop or if holding op: converted once, not every trip
+ * (through shared memory, with barriers). */
 static void ensure(layout_ctx *c, op_list *out, tk_tir_op *op, uint32_t i, const tk_ll *want) {
     tk_tir_value *v = op->operands.data[i];
     if (v->type->kind != TK_TYPE_TILE || !want || (v->layout && tk_ll_equal(v->layout, want))) return;
@@ -192,14 +202,30 @@ static void ensure(layout_ctx *c, op_list *out, tk_tir_op *op, uint32_t i, const
         op->operands.data[i] = remat(c, out, op->parent, v, want);
         return;
     }
+    tk_tir_block *at = op->parent;
+    for (uint32_t f = 0; v->def && f + 1 < c->frames.len; f++)
+        if (c->frames.data[f].blk == v->def->parent && encloses(v->def->parent, at)) {
+            at = c->frames.data[f].blk;
+            out = c->frames.data[f].out;
+            break;
+        }
+    for (uint32_t k = 0; k < c->clones.len; k++) {
+        clone *x = &c->clones.data[k];
+        if (x->original == v && tk_ll_equal(x->value->layout, want) && encloses(x->block, op->parent)) {
+            op->operands.data[i] = x->value;
+            return;
+        }
+    }
     tk_tir_op *cvt = tir_new_op(c->arena, TIR_CONVERT_LAYOUT, 0, op->loc);
-    cvt->parent = op->parent;
+    cvt->parent = at;
     tk_vec_push(c->arena, &cvt->operands, v);
     tk_tir_value *r = tir_copy_value(c->arena, c->kernel, v, cvt);
     r->layout = want;
     tk_vec_push(c->arena, &cvt->results, r);
     tk_vec_push(c->arena, out, cvt);
     op->operands.data[i] = r;
+    clone x = {v, r, at};
+    tk_vec_push(c->arena, &c->clones, x);
 }
 
 static void assign_block(layout_ctx *c, tk_tir_block *blk);
@@ -524,11 +550,14 @@ static void assign_block(layout_ctx *c, tk_tir_block *blk) {
         if (blk->args.data[i]->type->kind == TK_TYPE_TILE && !blk->args.data[i]->layout)
             blk->args.data[i]->layout = default_layout(c, blk->args.data[i]->type);
     op_list out = {0};
+    frame f = {blk, &out};
+    tk_vec_push(c->arena, &c->frames, f);
     for (uint32_t i = 0; i < blk->ops.len; i++) {
         tk_tir_op *op = blk->ops.data[i];
         if (op->dead) continue;
         assign_op(c, &out, op);
     }
+    c->frames.len--;
     blk->ops.data = out.data;
     blk->ops.len = out.len;
     blk->ops.cap = out.cap;
@@ -557,7 +586,7 @@ static void check_register_arrays(tk_tir_op *op, void *ctx_) {
 }
 
 bool tir_pass_layouts(tk_arena *arena, tk_diag *diag, tk_tir_kernel *k) {
-    layout_ctx c = {arena, diag, k, {0}, {0}, false};
+    layout_ctx c = {arena, diag, k, {0}, {0}, {0}, false};
     tir_walk(k->body, collect_widths, &c);
     tir_walk(k->body, preset_local_loads, &c);
     assign_block(&c, k->body);
