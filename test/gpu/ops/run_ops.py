@@ -87,7 +87,9 @@ def main():
     passed += p
     failed += f
     skipped += s
-    target = f" ({ARCH}; {skipped} skipped: fp8 needs sm_89)" if ARCH else ""
+    notes = ([ARCH] if ARCH else []) + ([f"cases matching {MATCH!r}"] if MATCH else [])
+    notes += [f"{skipped} skipped: fp8 needs sm_89"] if skipped else []
+    target = f" ({'; '.join(notes)})" if notes else ""
     print(f"op families{target}: {passed} passed, {failed} failed")
     return 0 if failed == 0 else 1
 
