@@ -65,6 +65,12 @@ void tir_pass_pipeline_dots(tk_arena *arena, tk_diag *diag, tk_tir_kernel *k, co
 void tir_pass_axis_info(tk_arena *arena, tk_tir_kernel *k);
 bool tir_pass_layouts(tk_arena *arena, tk_diag *diag, tk_tir_kernel *k);
 void tir_pass_shared_memory(tk_arena *arena, tk_tir_kernel *k);
+/* Places buffers [0, n) (smem.c): each stage on a 1024-byte boundary, each
+ * buffer after every earlier one live at the same time as it (the same
+ * loop, or loops one inside the other; loops one after another share
+ * memory). The bytes they take; *base_for, when loop is given, the offset
+ * a further buffer of that loop would start at. */
+uint32_t tir_place_buffers(tk_tir_kernel *k, uint32_t n, const tk_tir_op *loop, uint32_t *base_for);
 /* The kernel's shared memory against the target's limit a block (an error
  * at the op with the most scratch when it is over). */
 bool tir_check_shared_memory(tk_arena *arena, tk_diag *diag, const tk_target *target, tk_tir_kernel *k);

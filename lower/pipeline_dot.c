@@ -259,6 +259,7 @@ static uint32_t add_buffer(dp_ctx *c, const staged *s, uint32_t stages) {
     b.stages = stages;
     b.loc = s->load->loc;
     b.transposed = column_major(s);
+    b.loop = c->loop;
     tk_ll *l = TK_NEW(c->arena, tk_ll);
     b.swizzle_bytes = swizzle_for(b.tile, b.transposed);
     uint32_t bits = tk_dtype_bits(tir_elem(b.tile)->dtype);
@@ -387,17 +388,22 @@ static bool wgmma_fits(dp_ctx *c, const tk_tir_op *dot, const staged *a, const s
 /* Buffers start on 1024-byte boundaries (smem.c). */
 static uint64_t stage_bytes(const tk_tir_buffer *b) { return (b->stage_bytes + 1023) / 1024 * 1024; }
 
+/* Where this loop's buffers (those from `first` on) start: after the
+ * buffers of loops live beside it (loops it holds; smem.c places them) */
+static uint64_t buffers_base(dp_ctx *c, uint32_t first) {
+    uint32_t base = 0;
+    tir_place_buffers(c->k, first, c->loop, &base);
+    return base;
+}
+
 /* The depth the target's shared memory allows for this loop's buffers
- * (those from `first` on), beside the buffers of loops before it: fewer
- * stages than asked, with a warning, down to 2; as asked when even 2 do
- * not fit (smem.c reports that, naming the tiles). */
+ * (those from `first` on), beside the buffers of loops live with it:
+ * fewer stages than asked, with a warning, down to 2; as asked when even 2
+ * do not fit (smem.c reports that, naming the tiles). */
 static uint32_t fit_stages(dp_ctx *c, const tk_loc *at, uint32_t first, uint32_t stages) {
     if (!c->target) return stages;
-    uint64_t before = 0, one = 0;
-    for (uint32_t b = 0; b < c->k->buffers.len; b++) {
-        if (b < first) before += stage_bytes(&c->k->buffers.data[b]) * c->k->buffers.data[b].stages;
-        else one += stage_bytes(&c->k->buffers.data[b]);
-    }
+    uint64_t before = buffers_base(c, first), one = 0;
+    for (uint32_t b = first; b < c->k->buffers.len; b++) one += stage_bytes(&c->k->buffers.data[b]);
     uint32_t fits = stages;
     while (fits > 2 && before + one * fits > c->target->smem_per_block) fits--;
     if (fits == stages || before + one * fits > c->target->smem_per_block) return stages;
@@ -428,10 +434,9 @@ static int chained_accumulator(const dp_ctx *c, const tk_tir_op *dot, const tk_t
 }
 
 /* Do this loop's buffers (from `first` on) fit `nbuf` deep beside the others? */
-static bool buffers_fit(const dp_ctx *c, uint32_t first, uint32_t nbuf) {
-    uint64_t bytes = 0;
-    for (uint32_t b = 0; b < c->k->buffers.len; b++)
-        bytes += stage_bytes(&c->k->buffers.data[b]) * (b < first ? c->k->buffers.data[b].stages : nbuf);
+static bool buffers_fit(dp_ctx *c, uint32_t first, uint32_t nbuf) {
+    uint64_t bytes = buffers_base(c, first);
+    for (uint32_t b = first; b < c->k->buffers.len; b++) bytes += stage_bytes(&c->k->buffers.data[b]) * nbuf;
     return !c->target || bytes <= c->target->smem_per_block;
 }
 

@@ -7,9 +7,10 @@
  * meet the previous op's reads and barriers.c needs no barrier between
  * them (a reduction's max followed by its sum: one barrier each, not two).
  * The buffers of pipelined loops (pipeline_dot.c) live across whole
- * loops: they come first, each stage on a 1024-byte boundary, and the
- * scratch regions after them, except for ops after the buffers' last use
- * (outside the loops that use them), whose scratch may lie over them.
+ * loops: they come first, each stage on a 1024-byte boundary (loops one
+ * after another reusing the same memory), and the scratch regions after
+ * them, except for ops after the buffers' last use (outside the loops
+ * that use them), whose scratch may lie over them.
  * Needs: layouts. Sets each op's scratch_offset, scratch_bytes,
  * scratch_slot and scratch_layout, the buffers' offsets, and the kernel's
  * shared_bytes. */
@@ -117,16 +118,38 @@ static void shift_live_scratch(lifetime *lt, tk_tir_block *blk, bool in_buffer_l
  * boundary. */
 enum { BUFFER_ALIGN = 1024 };
 
-/* The pipelined loops' buffers, from offset 0; the bytes they take. */
-static uint32_t place_buffers(tk_tir_kernel *k) {
-    uint32_t at = 0;
-    for (uint32_t i = 0; i < k->buffers.len; i++) {
+/* is loop `outer` the loop `inner` or one enclosing it? */
+static bool loop_encloses(const tk_tir_op *outer, const tk_tir_op *inner) {
+    for (const tk_tir_op *o = inner; o; o = o->parent ? o->parent->parent : NULL)
+        if (o == outer) return true;
+    return false;
+}
+
+/* Are the buffers of these two loops live at once? The drain after a
+ * pipelined loop waits for its copies and passes a barrier, so a loop
+ * after it may reuse its memory. */
+static bool loops_overlap(const tk_tir_op *a, const tk_tir_op *b) {
+    return !a || !b || loop_encloses(a, b) || loop_encloses(b, a);
+}
+
+uint32_t tir_place_buffers(tk_tir_kernel *k, uint32_t n, const tk_tir_op *loop, uint32_t *base_for) {
+    uint32_t total = 0, base = 0;
+    for (uint32_t i = 0; i < n; i++) {
         tk_tir_buffer *b = &k->buffers.data[i];
         b->stage_bytes = (b->stage_bytes + BUFFER_ALIGN - 1) / BUFFER_ALIGN * BUFFER_ALIGN;
+        uint32_t at = 0;
+        for (uint32_t j = 0; j < i; j++) {
+            const tk_tir_buffer *o = &k->buffers.data[j];
+            uint32_t end = o->offset + o->stage_bytes * o->stages;
+            if (end > at && loops_overlap(o->loop, b->loop)) at = end;
+        }
         b->offset = at;
-        at += b->stage_bytes * b->stages;
+        uint32_t end = at + b->stage_bytes * b->stages;
+        if (end > total) total = end;
+        if (loop && end > base && loops_overlap(b->loop, loop)) base = end;
     }
-    return at;
+    if (base_for) *base_for = base;
+    return total;
 }
 
 void tir_pass_shared_memory(tk_arena *arena, tk_tir_kernel *k) {
@@ -146,7 +169,7 @@ void tir_pass_shared_memory(tk_arena *arena, tk_tir_kernel *k) {
     }
     /* buffers live across whole loops: scratch goes after them while they
      * are in use, over them once they are free */
-    uint32_t buffers = place_buffers(k);
+    uint32_t buffers = tir_place_buffers(k, k->buffers.len, NULL, NULL);
     if (buffers) {
         lifetime lt = {0};
         find_last_use(&lt, k->body);
@@ -166,14 +189,22 @@ static void find_largest(tk_tir_op *op, void *ctx) {
 bool tir_check_shared_memory(tk_arena *arena, tk_diag *diag, const tk_target *target, tk_tir_kernel *k) {
     if (!target || k->shared_bytes <= target->smem_per_block) return true;
     if (k->buffers.len) {
-        /* the pipeline's buffers: name the tiles and the depth */
-        const tk_tir_buffer *b0 = &k->buffers.data[0];
+        /* the pipeline's buffers: name the tiles and the depth of those
+         * that end highest and of those live beside them */
+        const tk_tir_buffer *top = &k->buffers.data[0];
+        for (uint32_t i = 1; i < k->buffers.len; i++) {
+            const tk_tir_buffer *b = &k->buffers.data[i];
+            if (b->offset + b->stage_bytes * b->stages > top->offset + top->stage_bytes * top->stages) top = b;
+        }
+        const tk_tir_buffer *b0 = NULL;
         uint32_t bytes = 0;
         const char *tiles = "";
         for (uint32_t i = 0; i < k->buffers.len; i++) {
             const tk_tir_buffer *b = &k->buffers.data[i];
+            if (!loops_overlap(b->loop, top->loop)) continue;
+            if (!b0) b0 = b;
             bytes += b->stage_bytes * b->stages;
-            tiles = tk_arena_printf(arena, "%s%s%s", tiles, i ? " and " : "", tk_type_str(arena, b->tile));
+            tiles = tk_arena_printf(arena, "%s%s%s", tiles, *tiles ? " and " : "", tk_type_str(arena, b->tile));
         }
         tk_error(diag, b0->loc, "kernel '%s' needs %u bytes of shared memory, more than the %u a block may have "
                  "on %s: num_stages=%u keeps %u copies of the dot's tiles %s (%u bytes)",

@@ -679,8 +679,8 @@ def main():
                 r.case(f"matmul[{variant}] {M}x{N}x{Kd}",
                        lambda v=variant, m=M, n=N, kd=Kd: matmul_case(get(v), m, n, kd))
         for d in (64, 128):
-            for causal in (False, True):
-                variant = f"attention_d{d}" + ("_causal" if causal else "")
+            for causal, arch in ((False, ""), (True, ""), (False, "_sm80"), (True, "_sm80")):
+                variant = f"attention_d{d}" + ("_causal" if causal else "") + arch
                 for n_ctx in (1, 17, 1000, 4096):
                     z, h = (2, 3) if n_ctx < 4096 else (1, 2)
                     r.case(f"attention[{variant}] Z={z} H={h} N_CTX={n_ctx}",

@@ -345,6 +345,11 @@ PIPELINED = [
     ("writes its own input", "f16", 64, 64, 64, 32, 4, 3, 64, 64, "0.0", "writes"),
     ("two dots share A", "f16", 64, 64, 96, 32, 4, 3, 96, 64, "0.0", "two_dots"),
     ("inside another loop", "f16", 64, 64, 96, 32, 4, 3, 96, 64, "0.0", "nested"),
+    # two pipelined loops one after the other (causal attention's two
+    # stages) share their buffers' memory: the second's first copies must
+    # not land before the first's last reads
+    ("two loops in a row", "f16", 64, 64, 100, 32, 4, 3, 104, 64, "0.0", "two_loops"),
+    ("two loops in a row, B K-major", "bf16", 64, 128, 200, 64, 8, 3, 200, 208, "0.0", "two_loops_b_kmajor"),
     # operands promised 8-byte aligned only: 8-byte cp.async (.ca) whose
     # ignore-src predicate is the mask (tf32 above: 4-byte ones)
     ("8-byte copies", "f16", 64, 64, 100, 32, 4, 3, 104, 68, "0.0", "aligned8"),
@@ -509,6 +514,10 @@ def pipelined_source(t, M, N, K, BK, warps, stages, lda, ldb, other, form):
         loop = f"    for kb in {rng}:\n"
         body = (loads + "        acc = tl.dot(a, b, acc)\n"
                 "        acc = tl.dot(a, b * 2.0, acc)\n")
+    elif form.startswith("two_loops"):
+        loop = f"    for kb in {rng}:\n"
+        body = (loads + "        acc = tl.dot(a, b, acc)\n"
+                f"    for kb in {rng}:\n" + loads + "        acc = tl.dot(a, b, acc)\n")
     elif form == "nested":
         head = f"    total = tl.zeros([{M}, {N}], dtype={acc_t})\n"
         loop = (f"    for rep in range(0, 2):\n"
@@ -524,7 +533,7 @@ def pipelined_source(t, M, N, K, BK, warps, stages, lda, ldb, other, form):
         body = body.replace("        a = tl.load(", "        a = -tl.load(", 1)
     if form == "b_kmajor_imprecise":
         body = body.replace("tl.dot(a, b, acc)", "tl.dot(a, b, acc, max_num_imprecise_acc=32)")
-    align = " % 8" if form == "aligned8" else " % 16" if form.startswith(("mask", "a_mmajor", "b_kmajor", "a_negated")) else ""
+    align = " % 8" if form == "aligned8" else " % 16" if form.startswith(("mask", "a_mmajor", "b_kmajor", "a_negated", "two_loops")) else ""
     return f"""
 @kernel(grid=(1,), num_warps={warps})
 def op(x: *{t}{align}, y: *{t}{align}, out: *{'i32' if t == 'i8' else 'f32'}, n: i32):
@@ -570,7 +579,7 @@ for name, t, M, N, K, BK, warps, stages, lda, ldb, other, form in PIPELINED:
             ref = torch.zeros_like(ref)
         if form == "two_dots":
             ref = ref + a_seen @ (b_seen * 2.0)
-        if form == "nested":
+        if form == "nested" or form.startswith("two_loops"):
             ref = 2 * ref
         x, y = dev(a_full.contiguous()), dev(b_full.contiguous())
         out_t = torch.int32 if t == "i8" else torch.float32
@@ -581,7 +590,8 @@ for name, t, M, N, K, BK, warps, stages, lda, ldb, other, form in PIPELINED:
         got = out.cpu().double()
         if torch.isnan(got).any():
             return "NaN in the output (an element not written)"
-        s = (a_seen.abs() @ b_seen.abs()).max().item() * (3 if form == "two_dots" else 2 if form == "nested" else 1)
+        s = (a_seen.abs() @ b_seen.abs()).max().item() * (3 if form == "two_dots" else 2 if form == "nested" or
+                                                           form.startswith("two_loops") else 1)
         # fp8 on wgmma (B K-major, sm_90a) sums in reduced precision (the
         # H200 measured 1.2e-4 of s at K=300); with max_num_imprecise_acc=32
         # only within each 32-element step (1.9e-5 at K=200), which this
