@@ -194,7 +194,10 @@ static tk_tir_value *remat(layout_ctx *c, op_list *out, tk_tir_block *at, tk_tir
  * else through a conversion inserted into out, or, for a value from a
  * block enclosing op's (a loop-invariant Q in attention), into that block
  * in front of the loop or if holding op: converted once, not every trip
- * (through shared memory, with barriers). */
+ * (through shared memory, with barriers), unless `want` holds more
+ * registers a thread (copies across warps: mma.sync's A over 2 x 2 warps),
+ * which would then stay live across the loop (sm_80 attention spilled
+ * 708 bytes instead of 356). */
 static void ensure(layout_ctx *c, op_list *out, tk_tir_op *op, uint32_t i, const tk_ll *want) {
     tk_tir_value *v = op->operands.data[i];
     if (v->type->kind != TK_TYPE_TILE || !want || (v->layout && tk_ll_equal(v->layout, want))) return;
@@ -203,7 +206,8 @@ static void ensure(layout_ctx *c, op_list *out, tk_tir_op *op, uint32_t i, const
         return;
     }
     tk_tir_block *at = op->parent;
-    for (uint32_t f = 0; v->def && f + 1 < c->frames.len; f++)
+    bool hoist = v->def && v->layout && tk_ll_num_regs(want) <= tk_ll_num_regs(v->layout);
+    for (uint32_t f = 0; hoist && f + 1 < c->frames.len; f++)
         if (c->frames.data[f].blk == v->def->parent && encloses(v->def->parent, at)) {
             at = c->frames.data[f].blk;
             out = c->frames.data[f].out;
