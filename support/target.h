@@ -20,6 +20,7 @@ typedef struct tk_target {
     bool has_wgmma;            /* wgmma.mma_async (sm_90a only) */
     uint32_t smem_per_block;   /* bytes of shared memory one block may opt into */
     uint32_t smem_static;      /* without opting in (48 KB) */
+    uint32_t smem_per_sm;      /* an SM's for its resident blocks (1 KB of it reserved a block) */
 } tk_target;
 
 /* The target named `name` ("sm_80", ...), or NULL when tkc does not

@@ -101,6 +101,7 @@ static void test_targets(void) {
         CHECK(t->has_tma == (t->sm >= 90));
         CHECK(t->has_cp_async);
         CHECK(t->smem_per_block > t->smem_static && t->smem_static == 48 * 1024);
+        CHECK(t->smem_per_sm == t->smem_per_block + 1024); /* the 1 KB a resident block reserves */
     }
     CHECK(tk_target_find("sm_89")->ptx_version >= 81); /* fp8 conversions */
     CHECK(tk_target_find("sm_75") == NULL && tk_target_find("") == NULL);
