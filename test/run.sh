@@ -458,6 +458,24 @@ if [ "$UPDATE" != 1 ] && want "op-family compile check"; then
     fi
 fi
 
+# every kernel variant the GPU tests and the bench load (test/gpu/variants)
+# compiles for its target, each a case: one that stops compiling (attention
+# d128 causal on sm_80 once ran out of shared memory) shows here, not only
+# on the GPU machine
+if [ "$UPDATE" != 1 ]; then
+    while read -r vname vkernel vdefines; do
+        case $vname in ''|'#'*) continue ;; esac
+        want "gpu variant $vname" || continue
+        rm -rf "$tmp/variant"
+        # shellcheck disable=SC2086
+        if "$TKC" "kernels/$vkernel" $vdefines -o "$tmp/variant/" >"$tmp/err" 2>&1; then
+            passed
+        else
+            failed "gpu variant $vname (tkc kernels/$vkernel $vdefines)" "$tmp/err" 20
+        fi
+    done <test/gpu/variants
+fi
+
 # runtime_stub's own tests (no GPU needed: a fake driver stands in)
 if [ -n "${RT_DIR:-}" ] && [ -d "$RT_DIR" ] && [ "$UPDATE" != 1 ] && want "runtime tests"; then
     sh test/runtime/run.sh "$RT_DIR" >"$tmp/rt" 2>&1
