@@ -131,10 +131,8 @@ static int operand_dim(const tk_tir_op *op, uint32_t d) {
     const tk_type *out = op->results.data[0]->type, *in = op->operands.data[0]->type;
     if (in->kind != TK_TYPE_TILE || out->kind != TK_TYPE_TILE) return -1;
     if (op->code == TIR_PERMUTE) {
-        uint32_t n = 0;
-        for (uint32_t i = 0; i < op->attrs.len; i++)
-            if (strcmp(op->attrs.data[i].name, "order") == 0 && n++ == d) return (int)op->attrs.data[i].i;
-        return -1;
+        uint32_t order[TK_MAX_RANK];
+        return d < tk_tir_permute_order(op, order) ? (int)order[d] : -1;
     }
     if (d == out->rank - 1 && in->shape[in->rank - 1] == out->shape[d]) return (int)in->rank - 1;
     if (in->rank == out->rank) return in->shape[d] == out->shape[d] ? (int)d : -1;

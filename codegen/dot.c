@@ -354,10 +354,9 @@ static LLVMValueRef operand_descriptor(cg *c, const wgmma_operand *o, LLVMValueR
     LLVMValueRef along = o->k_major ? cg_i32(c, k) : mn, down = o->k_major ? mn : cg_i32(c, k);
     LLVMValueRef atom_col = LLVMBuildUDiv(c->b, along, cg_i32(c, per_row), "");
     LLVMValueRef in_row = LLVMBuildURem(c->b, along, cg_i32(c, per_row), "");
-    LLVMValueRef off = LLVMBuildAdd(
-        c->b, LLVMBuildMul(c->b, atom_col, cg_i32(c, rows * swizzle), ""),
-        LLVMBuildAdd(c->b, LLVMBuildMul(c->b, down, cg_i32(c, swizzle), ""), LLVMBuildMul(c->b, in_row, cg_i32(c, o->bytes), ""), ""),
-        "");
+    LLVMValueRef off = LLVMBuildMul(c->b, atom_col, cg_i32(c, rows * swizzle), "");
+    off = LLVMBuildAdd(c->b, off, LLVMBuildMul(c->b, down, cg_i32(c, swizzle), ""), "");
+    off = LLVMBuildAdd(c->b, off, LLVMBuildMul(c->b, in_row, cg_i32(c, o->bytes), ""), "");
     return descriptor(c, o->stage, off, o->k_major ? 16 : rows * swizzle, 8 * swizzle, b->swizzle_bytes);
 }
 
@@ -515,8 +514,11 @@ static void emit_wgmma(cg *c, const tk_tir_op *op) {
             LLVMValueRef *target = chunk ? partial : d;
             for (int64_t i = 0; i < per; i++) args[i] = starts ? LLVMConstNull(et) : target[i];
             unsigned at = (unsigned)per;
+            /* A's words for this step: mma.sync's A register order, K steps
+             * within each 16-row tile */
+            int64_t first_word = a_per * (kk + (k / instr_k) * rep) / k_width;
             if (a_regs)
-                for (uint32_t j = 0; j < 4; j++) args[at++] = a_words[(a_per * (kk + (k / instr_k) * rep)) / k_width + j];
+                for (uint32_t j = 0; j < 4; j++) args[at++] = a_words[first_word + j];
             else args[at++] = operand_descriptor(c, &oa, rows, kk * instr_k);
             args[at++] = operand_descriptor(c, &ob, first_col, kk * instr_k);
             args[at] = cg_i32(c, starts ? 0 : 1);

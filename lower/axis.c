@@ -174,9 +174,7 @@ static void visit_op(tk_tir_op *op) {
     }
     case TIR_PERMUTE: {
         /* result dimension d is the operand's dimension order[d] */
-        uint32_t n = 0, order[TK_MAX_RANK];
-        for (uint32_t i = 0; i < op->attrs.len && n < TK_MAX_RANK; i++)
-            if (strcmp(op->attrs.data[i].name, "order") == 0) order[n++] = (uint32_t)op->attrs.data[i].i;
+        uint32_t order[TK_MAX_RANK], n = tk_tir_permute_order(op, order);
         set_unknown(r);
         if (n != dims(r)) return;
         for (uint32_t d = 0; d < n; d++) {

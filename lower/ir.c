@@ -83,6 +83,13 @@ int64_t tk_tir_attr_int(const tk_tir_op *op, const char *name, int64_t dflt) {
     return dflt;
 }
 
+uint32_t tk_tir_permute_order(const tk_tir_op *op, uint32_t *order) {
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < op->attrs.len && n < TK_MAX_RANK; i++)
+        if (strcmp(op->attrs.data[i].name, "order") == 0) order[n++] = (uint32_t)op->attrs.data[i].i;
+    return n;
+}
+
 const char *tk_tir_attr_text(const tk_tir_op *op, const char *name) {
     for (uint32_t i = 0; i < op->attrs.len; i++)
         if (strcmp(op->attrs.data[i].name, name) == 0 && op->attrs.data[i].text) return op->attrs.data[i].text;

@@ -147,9 +147,7 @@ static const tk_ll *operand_layout(layout_ctx *c, const tk_tir_op *op, uint32_t 
         tk_ll_reshape(l, want, t->rank, t->shape);
         return l;
     case TIR_PERMUTE: {
-        uint32_t perm[TK_MAX_RANK], inverse[TK_MAX_RANK], n = 0;
-        for (uint32_t k = 0; k < op->attrs.len && n < TK_MAX_RANK; k++)
-            if (strcmp(op->attrs.data[k].name, "order") == 0) perm[n++] = (uint32_t)op->attrs.data[k].i;
+        uint32_t perm[TK_MAX_RANK], inverse[TK_MAX_RANK], n = tk_tir_permute_order(op, perm);
         for (uint32_t d = 0; d < n; d++) inverse[perm[d]] = d;
         tk_ll_permute(l, want, inverse);
         return l;
@@ -496,9 +494,8 @@ static void assign_op(layout_ctx *c, op_list *out, tk_tir_op *op) {
             break;
         }
         case TIR_PERMUTE: {
-            uint32_t perm[TK_MAX_RANK], n = 0;
-            for (uint32_t i = 0; i < op->attrs.len && n < TK_MAX_RANK; i++)
-                if (strcmp(op->attrs.data[i].name, "order") == 0) perm[n++] = (uint32_t)op->attrs.data[i].i;
+            uint32_t perm[TK_MAX_RANK];
+            tk_tir_permute_order(op, perm);
             tk_ll *l = TK_NEW(c->arena, tk_ll);
             tk_ll_permute(l, a->layout, perm);
             r->layout = l;

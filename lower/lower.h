@@ -300,6 +300,9 @@ bool tk_tir_join_split_cat_in_registers(const tk_tir_op *op);
 /* attribute helpers for passes and codegen */
 int64_t tk_tir_attr_int(const tk_tir_op *op, const char *name, int64_t dflt);
 const char *tk_tir_attr_text(const tk_tir_op *op, const char *name);
+/* A permute's order (result dimension d is operand dimension order[d]):
+ * how many it lists, at most TK_MAX_RANK. */
+uint32_t tk_tir_permute_order(const tk_tir_op *op, uint32_t *order);
 const char *tk_tir_opcode_name(tk_tir_opcode code);
 /* The op's TIR_P_ bits: its opcode's row, its builtin's row, its attributes
  * (a volatile load has an effect). */

@@ -187,8 +187,6 @@ static tk_tir_value *view(dp_ctx *c, op_list *out, tk_tir_block *at, const stage
     return op->results.data[0];
 }
 
-/* the copy of load s for the trip subst describes, into `stage`, off when
- * `runs` is false */
 /* v through the staged load's tl.trans (a tile; a scalar stays; a splat
  * stays one, so that codegen still sees other=0 as zero-fill) */
 static tk_tir_value *through_trans(dp_ctx *c, op_list *out, tk_tir_block *at, const staged *s, tk_tir_value *v) {
@@ -196,12 +194,15 @@ static tk_tir_value *through_trans(dp_ctx *c, op_list *out, tk_tir_block *at, co
     const tk_type *t = v->type;
     int64_t shape[2] = {t->shape[1], t->shape[0]};
     const tk_type *tt = tk_type_tile(c->arena, tir_elem(t), 2, shape);
-    if (v->def && v->def->code == TIR_SPLAT) return emit(c, out, at, TIR_SPLAT, 0, tt, v->def->operands.data[0], NULL)->results.data[0];
+    if (v->def && v->def->code == TIR_SPLAT)
+        return emit(c, out, at, TIR_SPLAT, 0, tt, v->def->operands.data[0], NULL)->results.data[0];
     tk_tir_op *p = emit(c, out, at, TIR_PERMUTE, 0, tt, v, NULL);
     p->attrs = s->trans->attrs; /* its order */
     return p->results.data[0];
 }
 
+/* the copy of load s for the trip subst describes, into `stage`, off when
+ * `runs` is false */
 static void copy_for_trip(dp_ctx *c, op_list *out, tk_tir_block *at, const staged *s, tk_tir_value *stage,
                           tk_tir_value *runs) {
     const tk_tir_op *load = s->load;
@@ -306,11 +307,8 @@ static const tk_tir_value *loop_root(const dp_ctx *c, const tk_tir_value *ptr) {
 static bool is_trans(const dp_ctx *c, const tk_tir_value *v) {
     const tk_tir_op *p = v->def;
     if (!p || p->code != TIR_PERMUTE || p->parent != c->body || p->dead || c->uses[v->id] != 1) return false;
-    int64_t order[2];
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < p->attrs.len; i++)
-        if (strcmp(p->attrs.data[i].name, "order") == 0 && n < 2) order[n++] = p->attrs.data[i].i;
-    return n == 2 && order[0] == 1 && order[1] == 0 && v->type->rank == 2;
+    uint32_t order[TK_MAX_RANK];
+    return tk_tir_permute_order(p, order) == 2 && order[0] == 1 && order[1] == 0 && v->type->rank == 2;
 }
 
 /* Operand i of dot, when it is a load of this body the pipeline can take,
@@ -388,6 +386,14 @@ static bool wgmma_fits(dp_ctx *c, const tk_tir_op *dot, const staged *a, const s
 /* Buffers start on 1024-byte boundaries (smem.c). */
 static uint64_t stage_bytes(const tk_tir_buffer *b) { return (b->stage_bytes + 1023) / 1024 * 1024; }
 
+/* The bytes of one stage of each of this loop's buffers (those from
+ * `first` on), together */
+static uint64_t loop_stage_bytes(const dp_ctx *c, uint32_t first) {
+    uint64_t one = 0;
+    for (uint32_t b = first; b < c->k->buffers.len; b++) one += stage_bytes(&c->k->buffers.data[b]);
+    return one;
+}
+
 /* Where this loop's buffers (those from `first` on) start: after the
  * buffers of loops live beside it (loops it holds; smem.c places them) */
 static uint64_t buffers_base(dp_ctx *c, uint32_t first) {
@@ -402,8 +408,7 @@ static uint64_t buffers_base(dp_ctx *c, uint32_t first) {
  * do not fit (smem.c reports that, naming the tiles). */
 static uint32_t fit_stages(dp_ctx *c, const tk_loc *at, uint32_t first, uint32_t stages) {
     if (!c->target) return stages;
-    uint64_t before = buffers_base(c, first), one = 0;
-    for (uint32_t b = first; b < c->k->buffers.len; b++) one += stage_bytes(&c->k->buffers.data[b]);
+    uint64_t before = buffers_base(c, first), one = loop_stage_bytes(c, first);
     uint32_t fits = stages;
     while (fits > 2 && before + one * fits > c->target->smem_per_block) fits--;
     if (fits == stages || before + one * fits > c->target->smem_per_block) return stages;
@@ -435,8 +440,7 @@ static int chained_accumulator(const dp_ctx *c, const tk_tir_op *dot, const tk_t
 
 /* Do this loop's buffers (from `first` on) fit `nbuf` deep beside the others? */
 static bool buffers_fit(dp_ctx *c, uint32_t first, uint32_t nbuf) {
-    uint64_t bytes = buffers_base(c, first);
-    for (uint32_t b = first; b < c->k->buffers.len; b++) bytes += stage_bytes(&c->k->buffers.data[b]) * nbuf;
+    uint64_t bytes = buffers_base(c, first) + loop_stage_bytes(c, first) * nbuf;
     return !c->target || bytes <= c->target->smem_per_block;
 }
 
@@ -444,15 +448,15 @@ static bool buffers_fit(dp_ctx *c, uint32_t first, uint32_t nbuf) {
  * that buffer cost the SM a resident block (by shared memory: its
  * buffers, 1 KB reserved a block)? Then a loop of num_stages >= 4 goes one
  * stage shallower instead, keeping num_stages buffers as Triton's loop
- * does (still two copies ahead; shallower than that is not measured). Small tiles gain: 64x64x32 at num_stages=5 takes 40 KB instead of
- * 48, five blocks an SM instead of four; the H200 at 4096^3 ran 64x64x32
+ * does (still two copies ahead; shallower than that is not measured).
+ * Small tiles gain: 64x64x32 at num_stages=5 takes 40 KB instead of 48,
+ * five blocks an SM instead of four; the H200 at 4096^3 ran 64x64x32
  * 306 -> 314 TFLOP/s, 64x128x32 418 -> 440, 128x64x32 395 -> 406 (at
  * 3000x5000x2000 1-2% slower). Large tiles keep the extra buffer: one
  * block an SM either way. */
 static bool extra_buffer_costs_a_block(dp_ctx *c, uint32_t first, uint32_t stages) {
     if (!c->target || !c->target->smem_per_sm || stages < 4) return false;
-    uint64_t base = buffers_base(c, first), one = 0;
-    for (uint32_t b = first; b < c->k->buffers.len; b++) one += stage_bytes(&c->k->buffers.data[b]);
+    uint64_t base = buffers_base(c, first), one = loop_stage_bytes(c, first);
     uint64_t with = c->target->smem_per_sm / (base + one * (stages + 1) + 1024);
     uint64_t without = c->target->smem_per_sm / (base + one * stages + 1024);
     return with < without;
