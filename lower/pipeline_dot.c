@@ -14,7 +14,8 @@
  *   trip's stage (local_load into mma.sync's operand layout, or for wgmma
  *   the stage itself); the rest of the body; last, trip t + S - 1's copy
  *   into the stage trip t - 1 read, and a commit (first, before the rest,
- *   where a wgmma stays in flight);
+ *   where a wgmma stays in flight with a buffer to spare; where it stays
+ *   in flight without one, last, after its wait and a second barrier);
  *   after the loop: async_wait 0.
  * A copy for a trip past the loop's end is masked off (zero-fill).
  *
@@ -533,9 +534,18 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
         in_flight |= wgmma[d] && chained_accumulator(c, dots.data[d], yield) >= 0;
     }
     if (in_flight && extra_buffer_costs_a_block(c, first_buffer, stages)) stages--;
+    /* Where the buffer beyond the depth does not fit (tf32's big tiles,
+     * 256x128x128 in 16 bits), the wgmma still stays in flight, over
+     * num_stages buffers: each trip's copies then wait for the previous
+     * trip's wgmma (the wgmma wait, then a second barrier), as Triton's
+     * loop does, instead of a wgmma waited for at once, whose copies the
+     * next trip then waits for in full. H200, 8192^3, tf32 with B K-major:
+     * 128x256x64 242 -> 267 TFLOP/s, 128x128x64 248 -> 281; f16
+     * 256x128x128 444 -> 435 (at 3000x5000x2000 324 either way). */
     uint32_t nbuf = stages;
+    bool copies_late = false;
     if (in_flight && buffers_fit(c, first_buffer, stages + 1)) nbuf = stages + 1;
-    else in_flight = false;
+    else copies_late = in_flight;
     for (uint32_t b = first_buffer; b < c->k->buffers.len; b++) c->k->buffers.data[b].stages = nbuf;
 
     /* ahead values at the start: the initial ones */
@@ -671,11 +681,13 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
      * H200, they then overlap the multiply better (matmul.tk 128x128x64:
      * 421 against 402 TFLOP/s), while mma.sync gains from issuing its
      * ldmatrix and mma.sync before them (128x256x64: 378 against 221) */
-    if (in_flight)
+    bool copies_first = in_flight && !copies_late;
+    if (copies_first)
         for (uint32_t i = 0; i < tail.len; i++) tk_vec_push(c->arena, &head, tail.data[i]);
     for (uint32_t i = 0; i < body->ops.len; i++)
         if (body->ops.data[i] != yield) tk_vec_push(c->arena, &head, body->ops.data[i]);
-    if (!in_flight)
+    if (copies_late) emit(c, &head, body, TIR_BARRIER, 0, NULL, NULL, NULL);
+    if (!copies_first)
         for (uint32_t i = 0; i < tail.len; i++) tk_vec_push(c->arena, &head, tail.data[i]);
     tk_vec_push(c->arena, &head, yield);
     body->ops.data = head.data;

@@ -415,6 +415,14 @@ PIPELINED = [
     ("A M-major, B K-major", "f16", 64, 64, 100, 32, 4, 3, 64, 112, "0.0", "a_mmajor_b_kmajor"),
     ("A M-major, f8e4m3", "f8e4m3", 64, 64, 100, 32, 4, 3, 64, 112, "0.0", "a_mmajor_b_kmajor"),
     ("A M-major, i8", "i8", 64, 32, 100, 32, 4, 3, 64, 32, "0", "a_mmajor"),
+    # stages that fill shared memory, one buffer more not fitting: on
+    # sm_90a the wgmma stays in flight over num_stages buffers, each trip's
+    # copies waiting for the previous trip's wgmma (then a second barrier);
+    # 3 buffers, then 3 of the 4 asked for, then 2 of the 3 asked for
+    ("no buffer to spare, 3 stages", "f16", 128, 128, 300, 128, 4, 3, 304, 128, "0.0", "carried"),
+    ("no buffer to spare, tf32, B K-major, 4 stages asked", "f32", 128, 128, 200, 64, 4, 4, 200, 200, "0.0",
+     "b_kmajor"),
+    ("no buffer to spare, tf32, B K-major, 2 deep", "f32", 64, 256, 150, 64, 4, 3, 152, 152, "0.0", "b_kmajor"),
 ]
 
 # the columns of B that the mask_columns form keeps
