@@ -204,6 +204,183 @@ static bool emit_launch(FILE *out, const char *mod, const tk_tir_kernel *k, cons
     return ok;
 }
 
+/* The launches of kernel `name`'s variants from index `from` on (those
+ * of autotune config `config`, or every one with -1): the first whose
+ * @heuristics conditions and divisibility hold. */
+static bool emit_choice(FILE *out, const char *mod, const tk_tir_program *program, const tk_cg_output *compiled,
+                        uint32_t from, const char *name, int config) {
+    bool ok = true;
+    for (uint32_t j = from; j < program->kernels.len; j++) {
+        const tk_tir_kernel *v = program->kernels.data[j];
+        if (strcmp(v->sema->name, name) != 0 || (config >= 0 && v->sema->config != config)) continue;
+        const tk_cg_kernel_info *info = info_of(compiled, v);
+        if (!info) continue;
+        const tk_sema_kernel *vs = v->sema;
+        if (!vs->conditions.len && !v->assume_div16) {
+            ok &= emit_launch(out, mod, v, info->entry, "    ");
+            break;
+        }
+        fputs("    if (", out);
+        bool first_cond = true;
+        for (uint32_t c = 0; c < vs->conditions.len; c++) {
+            if (!first_cond) fputs(" && ", out);
+            first_cond = false;
+            fprintf(out, "%s(", vs->conditions.data[c].value ? "" : "!");
+            ok &= print_c(out, vs->conditions.data[c].cond);
+            fputc(')', out);
+        }
+        uint32_t arg = 0;
+        for (uint32_t p = 0; p < vs->params.len; p++) {
+            const tk_sema_param *sp = &vs->params.data[p];
+            if (sp->is_constexpr) continue;
+            if (arg < 64 && (v->assume_div16 >> arg & 1)) {
+                if (!first_cond) fputs(" && ", out);
+                first_cond = false;
+                fprintf(out, "(int64_t)%s %% 16 == 0", sp->name);
+            }
+            arg++;
+        }
+        fputs(")\n", out);
+        ok &= emit_launch(out, mod, v, info->entry, "    ");
+    }
+    return ok;
+}
+
+/* The runtime parameters of sk as locals read from args (the candidate
+ * functions' and size functions' first lines) */
+static void emit_unpack(FILE *out, const tk_sema_kernel *sk) {
+    uint32_t arg = 0;
+    for (uint32_t p = 0; p < sk->params.len; p++) {
+        const tk_sema_param *sp = &sk->params.data[p];
+        if (sp->is_constexpr) continue;
+        fprintf(out, "    %s %s = *(%s *)args[%u];\n    (void)%s;\n", c_type(sp->type), sp->name, c_type(sp->type),
+                arg++, sp->name);
+    }
+}
+
+/* 64-bit FNV-1a of the PTX: names the code a saved choice was made for */
+static uint64_t code_hash(const tk_cg_output *compiled) {
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < compiled->ptx_len; i++) h = (h ^ (unsigned char)compiled->ptx[i]) * 1099511628211ull;
+    return h;
+}
+
+/* For a kernel with more than one autotune config: a candidate function per
+ * config, the sizes of the buffers the trials restore or zero, and the
+ * tuner tkrt_tuned_launch reads. The trials write through every pointer the
+ * kernel writes: each must be named in restore_value, reset_to_zero or
+ * may_clobber, else (a warning) the launcher takes the first config. */
+static bool emit_tuner(FILE *out, tk_diag *diag, const char *mod, const tk_tir_program *program,
+                       const tk_cg_output *compiled, uint32_t from) {
+    const tk_sema_kernel *sk = program->kernels.data[from]->sema;
+    bool ok = true, tune = true;
+    int configs[64];
+    const char *texts[64];
+    uint32_t nconfigs = 0;
+    for (uint32_t j = from; j < program->kernels.len; j++) {
+        const tk_tir_kernel *v = program->kernels.data[j];
+        if (strcmp(v->sema->name, sk->name) != 0 || !info_of(compiled, v)) continue;
+        bool seen = false;
+        for (uint32_t c = 0; c < nconfigs; c++) seen |= configs[c] == v->sema->config;
+        if (!seen && nconfigs < 64) {
+            texts[nconfigs] = v->sema->config_text ? v->sema->config_text : "";
+            configs[nconfigs++] = v->sema->config;
+        }
+    }
+    /* pointers the trials would clobber */
+    uint32_t arg = 0;
+    for (uint32_t p = 0; p < sk->params.len; p++) {
+        const tk_sema_param *sp = &sk->params.data[p];
+        if (sp->is_constexpr) continue;
+        bool written = false, named = false;
+        for (uint32_t j = from; j < program->kernels.len && sp->type->kind == TK_TYPE_POINTER; j++)
+            if (!strcmp(program->kernels.data[j]->sema->name, sk->name))
+                written |= tk_tir_writes_arg(program->kernels.data[j], arg);
+        for (uint32_t t = 0; t < sk->tuned.len; t++) named |= !strcmp(sk->tuned.data[t].name, sp->name);
+        if (written && !named) {
+            tk_warning(diag, sk->loc, "'%s' writes through '%s', which the autotune trials would clobber: "
+                       "the launcher takes the first config without timing any; name '%s' in restore_value "
+                       "or reset_to_zero (with its size), or in may_clobber if a trial may leave it "
+                       "overwritten", sk->name, sp->name, sp->name);
+            tune = false;
+        }
+        arg++;
+    }
+    for (uint32_t c = 0; c < nconfigs; c++) {
+        fprintf(out, "static tk_status tk_%s__%s__c%u(tk_stream stream, void **args) {\n", mod, sk->name, c);
+        emit_unpack(out, sk);
+        fputs("    int tk_bad = 0;\n", out);
+        ok &= emit_choice(out, mod, program, compiled, from, sk->name, configs[c]);
+        fputs("    (void)tk_bad;\n    return TK_ERROR_INVALID_VALUE;\n}\n", out);
+    }
+    uint32_t nbuffers = 0;
+    for (uint32_t t = 0; t < sk->tuned.len; t++) {
+        const struct tk_sema_tuned *tb = &sk->tuned.data[t];
+        if (tb->kind == TK_TUNED_CLOBBER) continue;
+        const tk_sema_param *sp = NULL;
+        for (uint32_t p = 0; p < sk->params.len; p++)
+            if (!strcmp(sk->params.data[p].name, tb->name)) sp = &sk->params.data[p];
+        unsigned bytes = sp && sp->type->elem ? (tk_dtype_bits(sp->type->elem->dtype) + 7) / 8 : 1;
+        fprintf(out, "static unsigned long long tk_%s__%s__bytes%u(void **args) {\n", mod, sk->name, nbuffers++);
+        emit_unpack(out, sk);
+        fputs("    int tk_bad = 0;\n    int64_t tk_elements = ", out);
+        ok &= print_c(out, tb->elements);
+        fprintf(out, ";\n    return tk_bad || tk_elements < 0 ? 0 : (unsigned long long)tk_elements * %uu;\n}\n", bytes ? bytes : 1);
+    }
+    fprintf(out, "static const tkrt_config_fn tk_%s__%s__configs[] = {", mod, sk->name);
+    for (uint32_t c = 0; c < nconfigs; c++) fprintf(out, "%stk_%s__%s__c%u", c ? ", " : "", mod, sk->name, c);
+    fprintf(out, "};\nstatic const char *const tk_%s__%s__config_text[] = {", mod, sk->name);
+    for (uint32_t c = 0; c < nconfigs; c++) {
+        fputs(c ? ", \"" : "\"", out);
+        for (const char *t = texts[c]; *t; t++) fprintf(out, *t == '"' || *t == '\\' ? "\\%c" : "%c", *t);
+        fputc('"', out);
+    }
+    fputs("};\n", out);
+    if (sk->autotune_key.len) {
+        fprintf(out, "static const char *const tk_%s__%s__key_names[] = {", mod, sk->name);
+        for (uint32_t key = 0; key < sk->autotune_key.len; key++)
+            fprintf(out, "%s\"%s\"", key ? ", " : "", sk->autotune_key.data[key]);
+        fputs("};\n", out);
+    }
+    if (nbuffers) {
+        fprintf(out, "static const tkrt_tuned_buffer tk_%s__%s__buffers[] = {", mod, sk->name);
+        uint32_t b = 0;
+        for (uint32_t t = 0; t < sk->tuned.len; t++) {
+            const struct tk_sema_tuned *tb = &sk->tuned.data[t];
+            if (tb->kind == TK_TUNED_CLOBBER) continue;
+            uint32_t index = 0;
+            for (uint32_t p = 0; p < sk->params.len && strcmp(sk->params.data[p].name, tb->name); p++)
+                index += !sk->params.data[p].is_constexpr;
+            fprintf(out, "%s{%uu, %d, tk_%s__%s__bytes%u}", b ? ", " : "", index, tb->kind == TK_TUNED_RESET, mod,
+                    sk->name, b);
+            b++;
+        }
+        fputs("};\n", out);
+    }
+    fprintf(out, "static tkrt_tuner tk_%s__%s__tuner =\n    TKRT_TUNER_INIT(\"%s\", \"%016llx\", %uu, tk_%s__%s__configs, "
+                 "tk_%s__%s__config_text, %uu, ",
+            mod, sk->name, sk->name, (unsigned long long)code_hash(compiled), nconfigs, mod, sk->name, mod, sk->name,
+            sk->autotune_key.len);
+    if (sk->autotune_key.len) fprintf(out, "tk_%s__%s__key_names, ", mod, sk->name);
+    else fputs("NULL, ", out);
+    if (nbuffers) fprintf(out, "%uu, tk_%s__%s__buffers, %d);\n\n", nbuffers, mod, sk->name, tune);
+    else fprintf(out, "0u, NULL, %d);\n\n", tune);
+    return ok;
+}
+
+/* Does kernel `name` (its variants from `from` on) have more than one
+ * autotune config to choose from? */
+static bool has_configs(const tk_tir_program *program, const tk_cg_output *compiled, uint32_t from, const char *name) {
+    int first = -2;
+    for (uint32_t j = from; j < program->kernels.len; j++) {
+        const tk_tir_kernel *v = program->kernels.data[j];
+        if (strcmp(v->sema->name, name) != 0 || !info_of(compiled, v) || v->sema->config < 0) continue;
+        if (first == -2) first = v->sema->config;
+        else if (v->sema->config != first) return true;
+    }
+    return false;
+}
+
 bool tk_cg_write_header(FILE *out, tk_diag *diag, const tk_tir_program *program, const tk_cg_output *compiled,
                         const char *mod, const tk_target *target) {
     bool ok = true;
@@ -266,6 +443,8 @@ bool tk_cg_write_header(FILE *out, tk_diag *diag, const tk_tir_program *program,
         for (uint32_t j = 0; j < i; j++) first &= strcmp(program->kernels.data[j]->sema->name, k->sema->name) != 0;
         if (!first) continue;
         const tk_sema_kernel *sk = k->sema;
+        bool tuned = has_configs(program, compiled, i, sk->name);
+        if (tuned) ok &= emit_tuner(out, diag, mod, program, compiled, i);
         fprintf(out, "static inline tk_status %s(tk_stream stream", sk->name);
         for (uint32_t p = 0; p < sk->params.len; p++) {
             const tk_sema_param *sp = &sk->params.data[p];
@@ -297,41 +476,16 @@ bool tk_cg_write_header(FILE *out, tk_diag *diag, const tk_tir_program *program,
                 fprintf(out, "    if (%s != 1)\n        return tkrt_promise_failed(TK_ERROR_NOT_ONE, \"%s\", \"%s\", (unsigned long long)%s, 1u);\n",
                         sp->name, sk->name, sp->name, sp->name);
         }
-        /* variants: the first whose heuristic conditions hold; autotune
-         * configs are not chosen at run time yet: the first config runs */
-        for (uint32_t j = i; j < program->kernels.len; j++) {
-            const tk_tir_kernel *v = program->kernels.data[j];
-            if (strcmp(v->sema->name, sk->name) != 0) continue;
-            const tk_cg_kernel_info *info = info_of(compiled, v);
-            if (!info) continue;
-            const tk_sema_kernel *vs = v->sema;
-            if (vs->conditions.len || v->assume_div16) {
-                fputs("    if (", out);
-                bool first_cond = true;
-                for (uint32_t c = 0; c < vs->conditions.len; c++) {
-                    if (!first_cond) fputs(" && ", out);
-                    first_cond = false;
-                    fprintf(out, "%s(", vs->conditions.data[c].value ? "" : "!");
-                    ok &= print_c(out, vs->conditions.data[c].cond);
-                    fputc(')', out);
-                }
-                uint32_t arg = 0;
-                for (uint32_t p = 0; p < vs->params.len; p++) {
-                    const tk_sema_param *sp = &vs->params.data[p];
-                    if (sp->is_constexpr) continue;
-                    if (arg < 64 && (v->assume_div16 >> arg & 1)) {
-                        if (!first_cond) fputs(" && ", out);
-                        first_cond = false;
-                        fprintf(out, "(int64_t)%s %% 16 == 0", sp->name);
-                    }
-                    arg++;
-                }
-                fputs(")\n", out);
-                ok &= emit_launch(out, mod, v, info->entry, "    ");
-            } else {
-                ok &= emit_launch(out, mod, v, info->entry, "    ");
-                break;
-            }
+        if (tuned) {
+            fprintf(out, "    {\n        long long tk_key[] = {");
+            for (uint32_t key = 0; key < sk->autotune_key.len; key++)
+                fprintf(out, "%s(long long)%s", key ? ", " : "", sk->autotune_key.data[key]);
+            fprintf(out, "%s};\n        (void)tk_bad;\n        return tkrt_tuned_launch(&tk_%s__%s__tuner, stream, %s, args);\n    }\n",
+                    sk->autotune_key.len ? "" : "0", mod, sk->name, sk->autotune_key.len ? "tk_key" : "NULL");
+        } else {
+            /* without configs to choose from: the first variant whose
+             * conditions hold */
+            ok &= emit_choice(out, mod, program, compiled, i, sk->name, -1);
         }
         fputs("    (void)tk_bad;\n    return TK_ERROR_INVALID_VALUE;\n}\n\n", out);
         if (!ok) {

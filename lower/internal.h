@@ -39,7 +39,7 @@ const tk_tir_value *tir_root_pointer(const tk_tir_kernel *k, const tk_tir_value 
 /* May a store or atomic in blk write through pointer parameter root (NULL:
  * unknown, so yes)? Distinct pointer parameters are taken not to alias, as
  * Triton's pipeliner does. */
-bool tir_block_may_write(tk_arena *arena, const tk_tir_kernel *k, tk_tir_block *blk, const tk_tir_value *root);
+bool tir_block_may_write(const tk_tir_kernel *k, tk_tir_block *blk, const tk_tir_value *root);
 
 /* The bytes an element takes in a layout conversion's scratch: 16-bit
  * values as they are (an f16 epilogue tile takes half the memory), others

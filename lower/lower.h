@@ -269,6 +269,10 @@ bool tk_tir_run_passes(tk_arena *arena, tk_diag *diag, tk_tir_program *program, 
 bool tk_tir_pass_known(const char *name, bool *target);
 /* "fold, int32-offsets, cse, ...", for messages. */
 const char *tk_tir_pass_names(tk_arena *arena);
+/* May the kernel write through its runtime parameter `arg` (a pointer):
+ * a store or atomic whose address derives from it, or one whose address
+ * has no known origin? */
+bool tk_tir_writes_arg(const tk_tir_kernel *k, uint32_t arg);
 /* `--emit=tir` (and tir-gpu: the same with layouts and axis facts). */
 void tk_tir_print(FILE *out, const tk_tir_program *program, bool gpu);
 /* The checks between passes: SSA defs before uses, types of operands. */

@@ -104,30 +104,33 @@ const tk_tir_value *tir_root_pointer(const tk_tir_kernel *k, const tk_tir_value 
     return NULL;
 }
 
+/* The writes of a block that may go through one pointer parameter
+ * (root; NULL: any) */
 typedef struct writes {
     const tk_tir_kernel *k;
-    TK_VEC(const tk_tir_value *) roots;
-    bool unknown; /* a write through a pointer of unknown origin */
-    tk_arena *arena;
+    const tk_tir_value *root;
+    bool found;
 } writes;
 
 static void note_write(tk_tir_op *op, void *ctx) {
     writes *w = ctx;
-    bool store = op->code == TIR_STORE;
-    bool atomic = tk_tir_props(op) & TIR_P_ATOMIC;
-    if (!store && !atomic) return;
+    if (op->code != TIR_STORE && !(tk_tir_props(op) & TIR_P_ATOMIC)) return;
     const tk_tir_value *root = op->operands.len ? tir_root_pointer(w->k, op->operands.data[0]) : NULL;
-    if (!root) w->unknown = true;
-    else tk_vec_push(w->arena, &w->roots, root);
+    w->found |= !root || root == w->root;
 }
 
-bool tir_block_may_write(tk_arena *arena, const tk_tir_kernel *k, tk_tir_block *blk, const tk_tir_value *root) {
-    writes w = {k, {0}, false, arena};
+static bool may_write(const tk_tir_kernel *k, tk_tir_block *blk, const tk_tir_value *root) {
+    writes w = {k, root, false};
     tir_walk(blk, note_write, &w);
-    if (!root || w.unknown) return true;
-    for (uint32_t i = 0; i < w.roots.len; i++)
-        if (w.roots.data[i] == root) return true;
-    return false;
+    return w.found;
+}
+
+bool tir_block_may_write(const tk_tir_kernel *k, tk_tir_block *blk, const tk_tir_value *root) {
+    return !root || may_write(k, blk, root);
+}
+
+bool tk_tir_writes_arg(const tk_tir_kernel *k, uint32_t arg) {
+    return arg < k->body->args.len && may_write(k, k->body, k->body->args.data[arg]);
 }
 
 /* `in range` for the induction variable value x: x < hi going up, x > hi going down */
@@ -224,7 +227,7 @@ static bool qualifies(pipe_ctx *c, const tk_tir_op *op, tk_tir_block *body) {
     if (pt->kind != TK_TYPE_TILE || tir_elem(pt)->kind != TK_TYPE_POINTER) return false; /* block pointers */
     for (uint32_t i = 0; i < op->operands.len; i++)
         if (!from_iv(c, op->operands.data[i], 0)) return false;
-    return !tir_block_may_write(c->arena, c->k, body, tir_root_pointer(c->k, op->operands.data[0]));
+    return !tir_block_may_write(c->k, body, tir_root_pointer(c->k, op->operands.data[0]));
 }
 
 /* Pipelines loop's loads; the first trip's go into `before`. */

@@ -328,7 +328,7 @@ static bool pipelinable(dp_ctx *c, const tk_tir_op *dot, uint32_t i, staged *s) 
         return false;
     for (uint32_t k = 0; k < load->operands.len; k++)
         if (!computable(c, load->operands.data[k], 0)) return false;
-    if (tir_block_may_write(c->arena, c->k, c->body, loop_root(c, load->operands.data[0]))) return false;
+    if (tir_block_may_write(c->k, c->body, loop_root(c, load->operands.data[0]))) return false;
     s->load = load;
     return true;
 }

@@ -95,6 +95,59 @@ static const struct { const char *name; void *slot; } symbols[] = {
 };
 #undef SYM
 
+/* What tuning (tkrt_tuned_launch) needs besides: looked up apart, so that a
+ * driver without them still launches (it then takes the first config). */
+typedef void *CUevent;
+static struct {
+    CUresult (*cuEventCreate)(CUevent *event, unsigned flags);
+    CUresult (*cuEventDestroy)(CUevent event);
+    CUresult (*cuEventRecord)(CUevent event, CUstream stream);
+    CUresult (*cuEventSynchronize)(CUevent event);
+    CUresult (*cuEventElapsedTime)(float *ms, CUevent start, CUevent end);
+    CUresult (*cuStreamSynchronize)(CUstream stream);
+    CUresult (*cuStreamIsCapturing)(CUstream stream, int *status);
+    CUresult (*cuMemAlloc)(CUdeviceptr *ptr, size_t bytes);
+    CUresult (*cuMemFree)(CUdeviceptr ptr);
+    CUresult (*cuMemsetD32Async)(CUdeviceptr ptr, unsigned value, size_t n, CUstream stream);
+    CUresult (*cuMemsetD8Async)(CUdeviceptr ptr, unsigned char value, size_t n, CUstream stream);
+    CUresult (*cuMemcpyDtoDAsync)(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream stream);
+    CUresult (*cuDeviceGetName)(char *name, int len, CUdevice device);
+} cut;
+static int tuning_symbols; /* 1 when every one of cut was found */
+
+/* Each entry: the names to try in order (the newest ABI first), and the slot. */
+static const struct { const char *names[2]; void *slot; } tune_symbols[] = {
+    { { "cuEventCreate", NULL }, (void *)&cut.cuEventCreate },
+    { { "cuEventDestroy_v2", "cuEventDestroy" }, (void *)&cut.cuEventDestroy },
+    { { "cuEventRecord", NULL }, (void *)&cut.cuEventRecord },
+    { { "cuEventSynchronize", NULL }, (void *)&cut.cuEventSynchronize },
+    { { "cuEventElapsedTime_v2", "cuEventElapsedTime" }, (void *)&cut.cuEventElapsedTime },
+    { { "cuStreamSynchronize", NULL }, (void *)&cut.cuStreamSynchronize },
+    { { "cuStreamIsCapturing", NULL }, (void *)&cut.cuStreamIsCapturing },
+    { { "cuMemAlloc_v2", NULL }, (void *)&cut.cuMemAlloc },
+    { { "cuMemFree_v2", NULL }, (void *)&cut.cuMemFree },
+    { { "cuMemsetD32Async", NULL }, (void *)&cut.cuMemsetD32Async },
+    { { "cuMemsetD8Async", NULL }, (void *)&cut.cuMemsetD8Async },
+    { { "cuMemcpyDtoDAsync_v2", NULL }, (void *)&cut.cuMemcpyDtoDAsync },
+    { { "cuDeviceGetName", NULL }, (void *)&cut.cuDeviceGetName },
+};
+
+static void find_tuning_symbols(void *handle)
+{
+    size_t i, j;
+    for (i = 0; i < sizeof tune_symbols / sizeof tune_symbols[0]; i++) {
+        void *address = NULL;
+        for (j = 0; j < 2 && !address && tune_symbols[i].names[j]; j++)
+            address = dlsym(handle, tune_symbols[i].names[j]);
+        if (!address) {
+            memset(&cut, 0, sizeof cut);
+            return;
+        }
+        memcpy(tune_symbols[i].slot, &address, sizeof address);
+    }
+    tuning_symbols = 1;
+}
+
 /* ---- Process state: the driver, found once --------------------------- */
 
 static pthread_once_t driver_once = PTHREAD_ONCE_INIT;
@@ -186,6 +239,7 @@ static void driver_init(void)
         /* Object pointer to function pointer, the way POSIX allows. */
         memcpy(symbols[i].slot, &address, sizeof address);
     }
+    find_tuning_symbols(handle);
     r = cu.cuInit(0);
     driver_result = r;
     if (r == CUDA_ERROR_NO_DEVICE) {
@@ -398,6 +452,448 @@ static tk_status load(tkrt_kernel *k, CUcontext ctx, unsigned long long id, CUfu
     if (i == n)
         __atomic_store_n(&k->count, n + 1, __ATOMIC_RELEASE);
     return TK_SUCCESS;
+}
+
+/* ---- Autotuning ------------------------------------------------------ */
+
+/* One key's choice in one context. */
+struct tune_entry {
+    int used;
+    int config;
+    unsigned long long context_id;
+    long long key[TKRT_MAX_KEYS];
+};
+
+/* A tuner's choices: open addressing, at most half full, its capacity a
+ * power of two. Read and written under the tuner's lock. */
+struct tune_table {
+    unsigned count, capacity;
+    struct tune_entry *entries;
+};
+
+/* One tuning at a time in the process: another thread wanting the same key
+ * waits here, then finds it chosen. */
+static pthread_mutex_t tuning_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+static void lock_tuner(tkrt_tuner *t)
+{
+    unsigned spins = 0;
+    while (__atomic_exchange_n(&t->lock, 1, __ATOMIC_ACQUIRE))
+        while (__atomic_load_n(&t->lock, __ATOMIC_RELAXED))
+            if (++spins > 64)
+                sched_yield();
+}
+
+static void unlock_tuner(tkrt_tuner *t)
+{
+    __atomic_store_n(&t->lock, 0, __ATOMIC_RELEASE);
+}
+
+static unsigned long long key_hash(unsigned long long id, const long long *key, unsigned n)
+{
+    unsigned long long h = 1469598103934665603ull ^ id;
+    unsigned i;
+    for (i = 0; i < n; i++) {
+        h ^= (unsigned long long)key[i];
+        h *= 1099511628211ull;
+        h ^= h >> 29;
+    }
+    return h;
+}
+
+/* The slot of (id, key) in the table, or of the free slot it would take;
+ * NULL for an empty table. The tuner is locked. */
+static struct tune_entry *table_slot(struct tune_table *tab, unsigned long long id,
+                                     const long long *key, unsigned n)
+{
+    unsigned i;
+    if (!tab || !tab->capacity)
+        return NULL;
+    i = (unsigned)key_hash(id, key, n) & (tab->capacity - 1);
+    for (;;) {
+        struct tune_entry *e = &tab->entries[i];
+        if (!e->used || (e->context_id == id && !memcmp(e->key, key, sizeof *key * n)))
+            return e;
+        i = (i + 1) & (tab->capacity - 1);
+    }
+}
+
+/* Records config for (id, key); the tuner is locked. 0 when out of memory
+ * (the choice is then made again next time). */
+static int table_put(tkrt_tuner *t, unsigned long long id, const long long *key, int config)
+{
+    struct tune_table *tab = t->table;
+    struct tune_entry *e;
+    if (!tab) {
+        tab = calloc(1, sizeof *tab);
+        if (!tab)
+            return 0;
+        t->table = tab;
+    }
+    if (2 * (tab->count + 1) > tab->capacity) {
+        unsigned capacity = tab->capacity ? 2 * tab->capacity : 16, i;
+        struct tune_table grown = { 0, capacity, calloc(capacity, sizeof(struct tune_entry)) };
+        if (!grown.entries)
+            return 0;
+        for (i = 0; i < tab->capacity; i++)
+            if (tab->entries[i].used) {
+                *table_slot(&grown, tab->entries[i].context_id, tab->entries[i].key, t->num_keys) =
+                    tab->entries[i];
+                grown.count++;
+            }
+        free(tab->entries);
+        *tab = grown;
+    }
+    e = table_slot(tab, id, key, t->num_keys);
+    if (!e->used) {
+        e->used = 1;
+        e->context_id = id;
+        memcpy(e->key, key, sizeof *key * t->num_keys);
+        tab->count++;
+    }
+    e->config = config;
+    return 1;
+}
+
+/* The config chosen for (id, key), or -1. */
+static int table_get(tkrt_tuner *t, unsigned long long id, const long long *key)
+{
+    struct tune_entry *e;
+    int config = -1;
+    lock_tuner(t);
+    e = table_slot(t->table, id, key, t->num_keys);
+    if (e && e->used)
+        config = e->config;
+    unlock_tuner(t);
+    return config;
+}
+
+/* The config chosen for the key of context id nearest to `key` (the least
+ * sum of |log2| ratios), or -1 where the context has tuned none. */
+static int table_nearest(tkrt_tuner *t, unsigned long long id, const long long *key)
+{
+    struct tune_table *tab;
+    double best = 0;
+    int config = -1;
+    unsigned i, k;
+    lock_tuner(t);
+    tab = t->table;
+    for (i = 0; tab && i < tab->capacity; i++) {
+        const struct tune_entry *e = &tab->entries[i];
+        double d = 0;
+        if (!e->used || e->context_id != id)
+            continue;
+        for (k = 0; k < t->num_keys; k++) {
+            double a = (double)(key[k] < 0 ? -key[k] : key[k]) + 1;
+            double b = (double)(e->key[k] < 0 ? -e->key[k] : e->key[k]) + 1;
+            double r = a > b ? a / b : b / a;
+            for (; r >= 2; r /= 2)
+                d += 1;
+            d += r - 1;
+        }
+        if (config < 0 || d < best) {
+            best = d;
+            config = e->config;
+        }
+    }
+    unlock_tuner(t);
+    return config;
+}
+
+static int tune_verbose(void)
+{
+    const char *v = getenv("TKC_TUNE_VERBOSE");
+    return v && *v && strcmp(v, "0") != 0;
+}
+
+static void print_key(FILE *out, const tkrt_tuner *t, const long long *key)
+{
+    unsigned k;
+    for (k = 0; k < t->num_keys; k++)
+        fprintf(out, "%s%s=%lld", k ? ", " : "", t->key_names ? t->key_names[k] : "?", key[k]);
+}
+
+/* The first config, in order, that launches on these arguments; -1 (with
+ * the first one's failure recorded) when none does. */
+static int launch_first(tkrt_tuner *t, CUstream stream, void **args)
+{
+    tk_status first = TK_SUCCESS;
+    char message[sizeof last_message];
+    int first_result = 0;
+    unsigned c;
+    for (c = 0; c < t->num_configs; c++) {
+        tk_status s = t->configs[c]((tk_stream)stream, args);
+        if (s == TK_SUCCESS)
+            return (int)c;
+        if (c == 0) {
+            first = s;
+            first_result = last_result;
+            memcpy(message, last_message, sizeof message);
+        }
+    }
+    last_status = first;
+    last_result = first_result;
+    memcpy(last_message, message, sizeof message);
+    return -1;
+}
+
+/* What the trials of one tuning share. */
+struct trial_state {
+    tkrt_tuner *t;
+    CUstream stream;
+    void **args;
+    CUdeviceptr flush;     /* Triton's 256 MB, zeroed before each timed run to empty the L2; 0: none */
+    CUdeviceptr *saved;    /* a copy of each restore_value buffer (0 for reset_to_zero ones) */
+    CUevent events[128];   /* 64 (start, end) pairs */
+};
+
+static CUdeviceptr arg_pointer(void **args, unsigned i)
+{
+    CUdeviceptr p;
+    memcpy(&p, args[i], sizeof p);
+    return p;
+}
+
+/* Before a trial (and before the real launch): reset_to_zero buffers zeroed. */
+static CUresult reset_buffers(struct trial_state *x)
+{
+    unsigned b;
+    for (b = 0; b < x->t->num_buffers; b++) {
+        const tkrt_tuned_buffer *buf = &x->t->buffers[b];
+        CUresult r;
+        if (!buf->reset)
+            continue;
+        r = cut.cuMemsetD8Async(arg_pointer(x->args, buf->arg), 0, (size_t)buf->bytes(x->args),
+                                x->stream);
+        if (r != CUDA_SUCCESS)
+            return r;
+    }
+    return CUDA_SUCCESS;
+}
+
+/* After a trial: restore_value buffers copied back. */
+static CUresult restore_buffers(struct trial_state *x)
+{
+    unsigned b;
+    for (b = 0; b < x->t->num_buffers; b++) {
+        const tkrt_tuned_buffer *buf = &x->t->buffers[b];
+        CUresult r;
+        if (buf->reset || !x->saved[b])
+            continue;
+        r = cut.cuMemcpyDtoDAsync(arg_pointer(x->args, buf->arg), x->saved[b],
+                                  (size_t)buf->bytes(x->args), x->stream);
+        if (r != CUDA_SUCCESS)
+            return r;
+    }
+    return CUDA_SUCCESS;
+}
+
+/* One untimed run of config c, buffers reset before and restored after. */
+static int run_once(struct trial_state *x, unsigned c)
+{
+    return reset_buffers(x) == CUDA_SUCCESS && x->t->configs[c]((tk_stream)x->stream, x->args) == TK_SUCCESS &&
+           restore_buffers(x) == CUDA_SUCCESS;
+}
+
+static int compare_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Times config c as Triton's do_bench does: one run, an estimate over 5,
+ * warm-up runs for about 25 ms and timed runs for about 100 ms (at least
+ * one each), the L2 flushed before each timed run; the median in ms, or a
+ * negative number where the config does not launch. */
+static double time_config(struct trial_state *x, unsigned c)
+{
+    float estimate = 0, *times;
+    unsigned n_warmup, n_rep, i, done = 0;
+    double median;
+
+    if (!run_once(x, c) || cut.cuStreamSynchronize(x->stream) != CUDA_SUCCESS)
+        return -1;
+    if (cut.cuEventRecord(x->events[0], x->stream) != CUDA_SUCCESS)
+        return -1;
+    for (i = 0; i < 5; i++) {
+        if (x->flush && cut.cuMemsetD32Async(x->flush, 0, 64u << 20, x->stream) != CUDA_SUCCESS)
+            return -1;
+        if (!run_once(x, c))
+            return -1;
+    }
+    if (cut.cuEventRecord(x->events[1], x->stream) != CUDA_SUCCESS ||
+        cut.cuEventSynchronize(x->events[1]) != CUDA_SUCCESS ||
+        cut.cuEventElapsedTime(&estimate, x->events[0], x->events[1]) != CUDA_SUCCESS)
+        return -1;
+    estimate /= 5;
+    n_warmup = estimate > 0 && 25 / estimate < 1e6 ? (unsigned)(25 / estimate) : 1000000;
+    n_rep = estimate > 0 && 100 / estimate < 1e6 ? (unsigned)(100 / estimate) : 1000000;
+    if (n_warmup < 1)
+        n_warmup = 1;
+    if (n_rep < 1)
+        n_rep = 1;
+    for (i = 0; i < n_warmup; i++)
+        if (!run_once(x, c))
+            return -1;
+    times = malloc(sizeof *times * n_rep);
+    if (!times)
+        return -1;
+    while (done < n_rep) {
+        unsigned batch = n_rep - done < 64 ? n_rep - done : 64, j;
+        for (j = 0; j < batch; j++) {
+            if (reset_buffers(x) != CUDA_SUCCESS ||
+                (x->flush && cut.cuMemsetD32Async(x->flush, 0, 64u << 20, x->stream) != CUDA_SUCCESS) ||
+                cut.cuEventRecord(x->events[2 * j], x->stream) != CUDA_SUCCESS ||
+                x->t->configs[c]((tk_stream)x->stream, x->args) != TK_SUCCESS ||
+                cut.cuEventRecord(x->events[2 * j + 1], x->stream) != CUDA_SUCCESS ||
+                restore_buffers(x) != CUDA_SUCCESS) {
+                free(times);
+                return -1;
+            }
+        }
+        if (cut.cuEventSynchronize(x->events[2 * batch - 1]) != CUDA_SUCCESS) {
+            free(times);
+            return -1;
+        }
+        for (j = 0; j < batch; j++)
+            if (cut.cuEventElapsedTime(&times[done + j], x->events[2 * j], x->events[2 * j + 1]) !=
+                CUDA_SUCCESS) {
+                free(times);
+                return -1;
+            }
+        done += batch;
+    }
+    qsort(times, n_rep, sizeof *times, compare_float);
+    median = n_rep % 2 ? times[n_rep / 2] : (times[n_rep / 2 - 1] + times[n_rep / 2]) / 2.0;
+    free(times);
+    return median;
+}
+
+/* Times every config on these arguments and returns the fastest (-1 where
+ * none launches, or the tools to time are missing: the caller falls back). */
+static int tune(tkrt_tuner *t, CUstream stream, const long long *key, void **args)
+{
+    struct trial_state x;
+    double *ms, best = -1;
+    int choice = -1;
+    unsigned c, b, nevents = 0;
+    memset(&x, 0, sizeof x);
+    x.t = t;
+    x.stream = stream;
+    x.args = args;
+    ms = calloc(t->num_configs ? t->num_configs : 1, sizeof *ms);
+    x.saved = calloc(t->num_buffers ? t->num_buffers : 1, sizeof *x.saved);
+    if (!ms || !x.saved)
+        goto done;
+    for (nevents = 0; nevents < 128; nevents++)
+        if (cut.cuEventCreate(&x.events[nevents], 0) != CUDA_SUCCESS)
+            goto done;
+    if (cut.cuMemAlloc(&x.flush, 256u << 20) != CUDA_SUCCESS)
+        x.flush = 0; /* no room: timed with a warm L2 */
+    for (b = 0; b < t->num_buffers; b++) {
+        size_t bytes = (size_t)t->buffers[b].bytes(args);
+        if (t->buffers[b].reset || !bytes)
+            continue;
+        if (cut.cuMemAlloc(&x.saved[b], bytes) != CUDA_SUCCESS ||
+            cut.cuMemcpyDtoDAsync(x.saved[b], arg_pointer(args, t->buffers[b].arg), bytes, stream) !=
+                CUDA_SUCCESS)
+            goto done;
+    }
+    for (c = 0; c < t->num_configs; c++) {
+        ms[c] = time_config(&x, c);
+        if (ms[c] >= 0 && (choice < 0 || ms[c] < best)) {
+            best = ms[c];
+            choice = (int)c;
+        }
+    }
+    if (choice >= 0 && reset_buffers(&x) != CUDA_SUCCESS)
+        choice = -1;
+    if (tune_verbose()) {
+        CUdevice device;
+        char name[256] = "?";
+        if (cu.cuCtxGetDevice(&device) != CUDA_SUCCESS ||
+            cut.cuDeviceGetName(name, (int)sizeof name, device) != CUDA_SUCCESS)
+            strcpy(name, "?");
+        fprintf(stderr, "tkc tune: %s (", t->name);
+        print_key(stderr, t, key);
+        fprintf(stderr, ") on %s: ", name);
+        if (choice >= 0)
+            fprintf(stderr, "%s, %.4f ms\n", t->config_text ? t->config_text[choice] : "?", best);
+        else
+            fprintf(stderr, "no config launched\n");
+        for (c = 0; c < t->num_configs; c++) {
+            if (ms[c] >= 0)
+                fprintf(stderr, "tkc tune:   %.4f ms  %s\n", ms[c], t->config_text ? t->config_text[c] : "?");
+            else
+                fprintf(stderr, "tkc tune:   (does not launch)  %s\n", t->config_text ? t->config_text[c] : "?");
+        }
+    }
+done:
+    if (cut.cuStreamSynchronize)
+        cut.cuStreamSynchronize(stream); /* before the copies go */
+    for (b = 0; x.saved && b < t->num_buffers; b++)
+        if (x.saved[b])
+            cut.cuMemFree(x.saved[b]);
+    if (x.flush)
+        cut.cuMemFree(x.flush);
+    for (c = 0; c < nevents; c++)
+        cut.cuEventDestroy(x.events[c]);
+    free(x.saved);
+    free(ms);
+    return choice;
+}
+
+static int capturing(CUstream stream)
+{
+    int status = 0;
+    return cut.cuStreamIsCapturing && cut.cuStreamIsCapturing(stream, &status) == CUDA_SUCCESS &&
+           status != 0;
+}
+
+tk_status tkrt_tuned_launch(tkrt_tuner *t, tk_stream stream, const long long *key, void **args)
+{
+    unsigned long long id = 0;
+    CUcontext ctx = NULL;
+    tk_status s;
+    int config;
+
+    if (!t || !t->configs || !t->num_configs || t->num_keys > TKRT_MAX_KEYS || (t->num_keys && !key))
+        return record(TK_ERROR_INVALID_VALUE, NO_RESULT, "tkrt_tuned_launch: an invalid tuner");
+    s = driver();
+    if (s != TK_SUCCESS)
+        return s;
+    if (cu.cuCtxGetId(NULL, &id) != CUDA_SUCCESS) {
+        s = current_context(t->name, &ctx, &id);
+        if (s != TK_SUCCESS)
+            return s;
+    }
+    config = table_get(t, id, key);
+    if (config >= 0)
+        return t->configs[config](stream, args);
+    if (capturing((CUstream)stream)) {
+        /* no timing inside a graph: a choice already made, or the first config */
+        config = table_nearest(t, id, key);
+        if (config >= 0)
+            return t->configs[config](stream, args);
+        return launch_first(t, (CUstream)stream, args) >= 0 ? TK_SUCCESS : last_status;
+    }
+    pthread_mutex_lock(&tuning_mutex);
+    config = table_get(t, id, key);
+    if (config < 0 && t->tune && t->num_configs > 1 && tuning_symbols)
+        config = tune(t, (CUstream)stream, key, args);
+    if (config >= 0) {
+        s = t->configs[config](stream, args);
+    } else {
+        config = launch_first(t, (CUstream)stream, args);
+        s = config >= 0 ? TK_SUCCESS : last_status;
+    }
+    if (config >= 0) {
+        lock_tuner(t);
+        table_put(t, id, key, config);
+        unlock_tuner(t);
+    }
+    pthread_mutex_unlock(&tuning_mutex);
+    return s;
 }
 
 /* ---- Public ---------------------------------------------------------- */

@@ -10,8 +10,9 @@
  *
  * A generated header defines one `static tkrt_kernel` a kernel with the first
  * six fields set (TKRT_KERNEL_INIT below) and the rest zero, and calls
- * tkrt_launch. Nothing is ever printed and nothing exits: every failure is
- * returned as a tk_status, and tkrt_status_string() explains it. */
+ * tkrt_launch. Nothing is printed (but what TKC_TUNE_VERBOSE asks for) and
+ * nothing exits: every failure is returned as a tk_status, and
+ * tkrt_status_string() explains it. */
 #ifndef TKRT_H
 #define TKRT_H
 
@@ -81,6 +82,66 @@ typedef struct tkrt_kernel {
  * TK_SUCCESS (once the driver has been found). */
 tk_status tkrt_launch(tkrt_kernel *kernel, tk_stream stream, unsigned grid_x,
                       unsigned grid_y, unsigned grid_z, void **args);
+
+/* ---- Autotuning: the launcher of an @autotune kernel ------------------
+ *
+ * The header defines one candidate function per autotune config (it picks
+ * the config's @heuristics / divisibility variant and computes its grid from
+ * args, which holds pointers to the arguments as for tkrt_launch) and one
+ * tkrt_tuner. The first launch for a new value of the key (the `key=[...]`
+ * parameters) in a context times every config on the caller's stream, on
+ * its arguments, and keeps the fastest; later launches with that key look
+ * it up and launch it. See tkrt_tuned_launch. */
+#define TKRT_MAX_KEYS 8
+
+typedef tk_status (*tkrt_config_fn)(tk_stream stream, void **args);
+
+/* A pointer argument that the trials would otherwise clobber: zeroed before
+ * each trial and before the real launch (reset_to_zero), or copied before
+ * the trials and copied back after each (restore_value). `bytes` gives its
+ * size from the arguments. */
+typedef struct tkrt_tuned_buffer {
+    unsigned arg;                            /* index into args */
+    int reset;                               /* 1: reset_to_zero, 0: restore_value */
+    unsigned long long (*bytes)(void **args);
+} tkrt_tuned_buffer;
+
+typedef struct tkrt_tuner {
+    const char *name;                 /* the kernel's name */
+    const char *source_hash;          /* identifies the source and the options it was built with */
+    unsigned num_configs;
+    const tkrt_config_fn *configs;
+    const char *const *config_text;   /* each config as the source writes it */
+    unsigned num_keys;                /* at most TKRT_MAX_KEYS */
+    const char *const *key_names;
+    unsigned num_buffers;
+    const tkrt_tuned_buffer *buffers;
+    int tune;                         /* 0: never time: the first config that launches */
+    /* runtime state, zero-initialized by the header: */
+    volatile int lock;
+    void *table;
+} tkrt_tuner;
+
+#define TKRT_TUNER_INIT(name, hash, num_configs, configs, config_text, num_keys, key_names, \
+                        num_buffers, buffers, tune)                                      \
+    { (name), (hash), (num_configs), (configs), (config_text), (num_keys), (key_names),   \
+      (num_buffers), (buffers), (tune), 0, NULL }
+
+/* Launches the config of `tuner` chosen for `key` (num_keys values) in the
+ * current context, choosing it first where this context has not seen that
+ * key: each config that launches is timed as Triton's do_bench times (CUDA
+ * events on `stream` after a warm-up, the L2 cache flushed before each run,
+ * about 25 ms of warm-up and 100 ms of runs, the median), the fastest is
+ * kept, and then it runs on the arguments, whose pointers then hold what
+ * that one launch gives (buffers named reset_to_zero or restore_value are
+ * zeroed or restored first). Configs that do not launch on this device (too
+ * much shared memory) are skipped. Thread-safe: one thread tunes at a time,
+ * the others wait and then use its choice. While `stream` is capturing a
+ * CUDA graph nothing is timed: the launch takes the choice for the nearest
+ * key this context has tuned, or else the first config that launches.
+ * TKC_TUNE_VERBOSE=1 in the environment prints each choice with the times
+ * to stderr (the one output of this runtime). */
+tk_status tkrt_tuned_launch(tkrt_tuner *tuner, tk_stream stream, const long long *key, void **args);
 
 /* A one-line explanation of `status`. When `status` is the last one this
  * thread got from tkrt_launch / tkrt_promise_failed, the line carries the

@@ -2436,6 +2436,7 @@ typedef struct kernel_decl {
     const tk_expr *num_warps, *num_stages;
     const tk_expr *configs;   /* the list of config(...) calls */
     const tk_expr *key;
+    const tk_expr *tuned[3];  /* restore_value, reset_to_zero, may_clobber (TK_TUNED_*) */
     TK_VEC(const tk_expr *) heuristics; /* KEYWORD nodes */
     tk_loc kernel_loc;
 } kernel_decl;
@@ -2445,6 +2446,7 @@ typedef struct variant {
     TK_VEC(struct tk_sema_condition) conditions;
     value num_warps, num_stages;
     int config;          /* autotune config index, -1 for none */
+    const char *config_text;
 } variant;
 
 static const char *decorator_name(checker *c, const tk_expr *e) {
@@ -2556,17 +2558,18 @@ static bool parse_kernel_decl(checker *c, const tk_def *def, kernel_decl *k) {
             }
         } else if (name && strcmp(name, "autotune") == 0) {
             static const char *const opts[] = {"configs", "key", "warmup", "rep", "prune_configs_by",
-                                               "reset_to_zero", "restore_value"};
-            const tk_expr *vals[7] = {0};
-            ok &= keyword_args(c, d, "@autotune", opts, 7, vals);
+                                               "restore_value", "reset_to_zero", "may_clobber"};
+            const tk_expr *vals[8] = {0};
+            ok &= keyword_args(c, d, "@autotune", opts, 8, vals);
             k->configs = vals[0];
             k->key = vals[1];
+            for (uint32_t j = 0; j < 3; j++) k->tuned[j] = vals[5 + j];
             if (!k->configs || (k->configs->kind != TK_EXPR_LIST && k->configs->kind != TK_EXPR_TUPLE)) {
                 sema_error(c, def->decorators.data[i].loc, "@autotune needs configs=[config(...), ...]");
                 ok = false;
                 k->configs = NULL;
             }
-            for (uint32_t j = 4; j < 7; j++)
+            for (uint32_t j = 4; j < 5; j++)
                 if (vals[j]) {
                     sema_error(c, vals[j]->loc, "@autotune option '%s' is not supported yet", opts[j]);
                     ok = false;
@@ -2777,7 +2780,7 @@ static tk_sx *host_int(checker *c, value v, tk_loc loc, const char *what) {
     }
     const tk_sema_var *ptr;
     if (sx_uses_pointer(v.u.rt, &ptr)) {
-        sema_error(c, v.loc, "%s uses the pointer '%s'; grids depend on sizes, not addresses",
+        sema_error(c, v.loc, "%s uses the pointer '%s'; the host computes it from sizes, not addresses",
                    what, ptr->name);
         return NULL;
     }
@@ -2832,6 +2835,60 @@ static void check_grid(checker *c, const kernel_decl *k, tk_sema_kernel *out) {
     out->grid_rank = g.count;
 }
 
+/* @autotune's restore_value=[(PTR, elements), ...], reset_to_zero=[...]
+ * (the same form) and may_clobber=[PTR, ...]: pointer parameters, each in
+ * one list; the element counts are host expressions over the scalar
+ * parameters (the header has no tensor sizes to take them from). */
+static void check_tuned(checker *c, const kernel_decl *k, tk_sema_kernel *out) {
+    static const char *const what[3] = {"restore_value", "reset_to_zero", "may_clobber"};
+    for (int kind = 0; kind < 3; kind++) {
+        const tk_expr *list = k->tuned[kind];
+        if (!list) continue;
+        if (list->kind != TK_EXPR_LIST && list->kind != TK_EXPR_TUPLE) {
+            sema_error(c, list->loc, "%s= is a list: %s", what[kind],
+                       kind == TK_TUNED_CLOBBER ? "[PTR, ...]" : "[(PTR, number of elements), ...]");
+            continue;
+        }
+        for (uint32_t i = 0; i < list->u.items.len; i++) {
+            const tk_expr *item = list->u.items.data[i], *name_expr = item, *size = NULL;
+            if (item->kind == TK_EXPR_TUPLE && item->u.items.len == 2) {
+                name_expr = item->u.items.data[0];
+                size = item->u.items.data[1];
+            }
+            const char *name = name_expr->kind == TK_EXPR_NAME ? name_expr->u.name
+                               : name_expr->kind == TK_EXPR_STRING
+                                   ? tk_intern(c->names, name_expr->u.string.text, name_expr->u.string.len)
+                                   : NULL;
+            const tk_param *p = name ? find_param(k->def, name) : NULL;
+            const tk_type *t = NULL;
+            if (!p || !annotation_type(c, p->annotation, &t) || !t || t->kind != TK_TYPE_POINTER) {
+                sema_error(c, name_expr->loc, "%s names pointer parameters of '%s'", what[kind], k->def->name);
+                continue;
+            }
+            if ((kind == TK_TUNED_CLOBBER) != !size) {
+                sema_error(c, item->loc, kind == TK_TUNED_CLOBBER
+                           ? "may_clobber takes pointer parameters alone: may_clobber=[%s]"
+                           : "%s needs the number of elements '%s' points at: %s=[(%s, n)]",
+                           kind == TK_TUNED_CLOBBER ? name : what[kind], name, what[kind], name);
+                continue;
+            }
+            bool twice = false;
+            for (uint32_t j = 0; j < out->tuned.len; j++) twice |= out->tuned.data[j].name == name;
+            if (twice) {
+                sema_error(c, name_expr->loc, "'%s' is named twice in restore_value, reset_to_zero "
+                           "and may_clobber", name);
+                continue;
+            }
+            struct tk_sema_tuned entry = {name, kind, NULL};
+            if (size) {
+                entry.elements = host_int(c, eval_host(c, size), size->loc, "a number of elements");
+                if (!entry.elements) continue;
+            }
+            tk_vec_push(c->arena, &out->tuned, entry);
+        }
+    }
+}
+
 static bool const_launch_option(checker *c, const value *v, const char *what, int64_t lo,
                                 int64_t hi, bool pow2, int64_t *out) {
     if (v->kind == V_ERROR) return false;
@@ -2884,6 +2941,9 @@ static void check_variant(checker *c, const kernel_decl *k, const variant *v, ui
             tk_vec_push(c->arena, &out->autotune_key, name);
         }
     }
+    out->config = v->config;
+    out->config_text = v->config_text;
+    check_tuned(c, k, out);
     check_grid(c, k, out);
     exec_block(c, &k->def->body);
     out->var_count = counter;
@@ -2963,6 +3023,7 @@ static void check_kernel(checker *c, const tk_def *def) {
             variant v = copy_variant(c, &base);
             v.config = (int)i;
             bool ok = true, picked = true;
+            const char *text = "";
             /* config(NAME=value, ...), or Triton's Config({'NAME': value, ...}, num_warps=...) */
             const tk_expr_list *args = &cfg->u.call.args;
             const tk_expr *dict = args->len && args->data[0]->kind == TK_EXPR_DICT ? args->data[0] : NULL;
@@ -3000,6 +3061,7 @@ static void check_kernel(checker *c, const tk_def *def) {
                     ok = false;
                     continue;
                 }
+                text = tk_arena_printf(c->arena, "%s%s%s=%s", text, *text ? ", " : "", name, const_text(c, &val));
                 if (strcmp(name, "num_warps") == 0) { v.num_warps = val; continue; }
                 if (strcmp(name, "num_stages") == 0) { v.num_stages = val; continue; }
                 if (strcmp(name, "num_ctas") == 0 || strcmp(name, "maxnreg") == 0) {
@@ -3022,6 +3084,7 @@ static void check_kernel(checker *c, const tk_def *def) {
                 add_constexpr(c, &v, name, val, a ? a->loc : tk_loc_span(key->loc, val_expr->loc),
                               "comes from this autotune config");
             }
+            v.config_text = text;
             if (ok && picked) tk_vec_push(c->arena, &variants, v);
             any_config |= ok;
         }

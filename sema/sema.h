@@ -163,9 +163,17 @@ typedef struct tk_sema_kernel {
     /* runtime conditions that select this variant (from @heuristics) */
     TK_VEC(struct tk_sema_condition { tk_sx *cond; bool value; const char *name; }) conditions;
     TK_VEC(const char *) autotune_key;
+    int32_t config;                /* the autotune config this variant compiles (-1: none) */
+    const char *config_text;       /* that config: "BM=128, BN=256, num_warps=8, num_stages=3" */
+    /* pointer parameters the autotune trials may write: restored after each
+     * (restore_value), zeroed before each (reset_to_zero), or left as the
+     * trials leave them (may_clobber); `elements` the size of the first two */
+    TK_VEC(struct tk_sema_tuned { const char *name; int kind; tk_sx *elements; }) tuned;
     tk_ss_list body;
     uint32_t var_count;
 } tk_sema_kernel;
+
+enum { TK_TUNED_RESTORE, TK_TUNED_RESET, TK_TUNED_CLOBBER };
 
 typedef struct tk_sema_program {
     TK_VEC(tk_sema_kernel *) kernels;

@@ -404,19 +404,42 @@ EOT
     fi
 fi
 
-# Grids and heuristics a header computes on the host, launched on the fake
-# driver and compared with the same expressions in C
-if [ "$UPDATE" != 1 ] && [ -n "${RT_DIR:-}" ] && [ -f "$RT_DIR/fake_libcuda.so" ] &&
-    want "header grids on the fake driver"; then
-    mkdir -p "$tmp/grid"
-    if "$TKC" test/runtime/header_grid.tk -o "$tmp/grid" 2>"$tmp/err" &&
-        cc -std=c99 -D_DEFAULT_SOURCE -Wall -Wextra -Werror -pedantic ${SANFLAGS:-} -Iruntime_stub -I"$tmp/grid" \
-            test/runtime/header_grid_test.c "${RT_LIB:-build/libtkrt.a}" -o "$tmp/grid/test" -ldl -lpthread 2>>"$tmp/err" &&
-        "$tmp/grid/test" "$RT_DIR/fake_libcuda.so" >"$tmp/out" 2>&1 && tail -n 1 "$tmp/out" | grep -q '^ok'; then
-        passed
-    else
-        failed "header grids on the fake driver (test/runtime/header_grid_test.c)"
-        cat "$tmp/err" "$tmp/out" 2>/dev/null | head -30
+# A generated header's launchers on the fake driver: test/runtime/NAME.tk
+# compiled, NAME_test.c built against its header and run; its output (and
+# stderr) in $tmp/out for the caller's further checks. Status 0 if it
+# printed "ok" last.
+fake_header_test() { # name [VAR=value ...]
+    name=$1
+    shift
+    mkdir -p "$tmp/$name"
+    "$TKC" "test/runtime/$name.tk" -o "$tmp/$name" 2>"$tmp/err" &&
+        cc -std=c99 -D_DEFAULT_SOURCE -Wall -Wextra -Werror -pedantic ${SANFLAGS:-} -Iruntime_stub -I"$tmp/$name" \
+            "test/runtime/${name}_test.c" "${RT_LIB:-build/libtkrt.a}" -o "$tmp/$name/test" -ldl -lpthread 2>>"$tmp/err" &&
+        env "$@" "$tmp/$name/test" "$RT_DIR/fake_libcuda.so" >"$tmp/out" 2>&1 && tail -n 1 "$tmp/out" | grep -q '^ok'
+}
+
+if [ "$UPDATE" != 1 ] && [ -n "${RT_DIR:-}" ] && [ -f "$RT_DIR/fake_libcuda.so" ]; then
+    # grids and heuristics computed on the host, against the same
+    # expressions in C
+    if want "header grids on the fake driver"; then
+        if fake_header_test header_grid; then
+            passed
+        else
+            failed "header grids on the fake driver (test/runtime/header_grid_test.c)"
+            cat "$tmp/err" "$tmp/out" 2>/dev/null | head -30
+        fi
+    fi
+    # autotuning (choice, lookup, restore/reset around trials, capture,
+    # threads, untimed kernels) and TKC_TUNE_VERBOSE's report of a choice
+    if want "autotuning on the fake driver"; then
+        if fake_header_test header_tune TKC_TUNE_VERBOSE=1 &&
+            grep -q '^tkc tune: clobber_restore (n=100) on Fake GPU: B=32, 1.0000 ms$' "$tmp/out" &&
+            grep -q '^tkc tune:   3.0000 ms  B=16$' "$tmp/out" && ! grep -q 'untuned' "$tmp/out"; then
+            passed
+        else
+            failed "autotuning on the fake driver (test/runtime/header_tune_test.c)"
+            cat "$tmp/err" "$tmp/out" 2>/dev/null | head -30
+        fi
     fi
 fi
 
@@ -472,11 +495,13 @@ if [ "$UPDATE" != 1 ]; then
         case $vname in ''|'#'*) continue ;; esac
         want "gpu variant $vname" || continue
         rm -rf "$tmp/variant"
+        # a bare name is in kernels/, a path is taken as it is (build.sh's rule)
+        case $vkernel in */*) vsrc=$vkernel ;; *) vsrc=kernels/$vkernel ;; esac
         # shellcheck disable=SC2086
-        if "$TKC" "kernels/$vkernel" $vdefines -o "$tmp/variant/" >"$tmp/err" 2>&1; then
+        if "$TKC" "$vsrc" $vdefines -o "$tmp/variant/" >"$tmp/err" 2>&1; then
             passed
         else
-            failed "gpu variant $vname (tkc kernels/$vkernel $vdefines)" "$tmp/err" 20
+            failed "gpu variant $vname (tkc $vsrc $vdefines)" "$tmp/err" 20
         fi
     done <test/gpu/variants
 fi

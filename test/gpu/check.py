@@ -289,18 +289,26 @@ def layernorm_case(K, M, N, eps=1e-5, offset=0.5, scale=1.5):
     return run
 
 
+def matmul_operands(M, N, Kd, c_dtype):
+    """Random f16 A [M, Kd] and B [Kd, N] and a C [M, N] of c_dtype, rows
+    padded to a multiple of 16 elements (the strides' promise), each with a
+    guard row; C's buffer filled with SENTINEL."""
+    sa, sb, sc = round_up(Kd, 16), round_up(N, 16), round_up(N, 16)
+    a_buf = torch.full((M + 1, sa), 100.0, dtype=torch.float16, device=DEV)
+    b_buf = torch.full((Kd + 1, sb), 100.0, dtype=torch.float16, device=DEV)
+    A, B = a_buf[:M, :Kd], b_buf[:Kd, :N]
+    A.copy_(torch.randn(M, Kd, device=DEV).half())
+    B.copy_(torch.randn(Kd, N, device=DEV).half())
+    c_buf = torch.full((M + 1, sc), SENTINEL, dtype=c_dtype, device=DEV)
+    return A, B, c_buf, (sa, sb, sc)
+
+
 def matmul_case(K, M, N, Kd):
     """C = A @ B in f16 through kernels/matmul.tk's launcher, rows padded to
     a multiple of 16 elements (the strides' promise) with a guard row."""
     def run():
         problems = []
-        sa, sb, sc = round_up(Kd, 16), round_up(N, 16), round_up(N, 16)
-        a_buf = torch.full((M + 1, sa), 100.0, dtype=torch.float16, device=DEV)
-        b_buf = torch.full((Kd + 1, sb), 100.0, dtype=torch.float16, device=DEV)
-        A, B = a_buf[:M, :Kd], b_buf[:Kd, :N]
-        A.copy_(torch.randn(M, Kd, device=DEV).half())
-        B.copy_(torch.randn(Kd, N, device=DEV).half())
-        c_buf = torch.full((M + 1, sc), SENTINEL, dtype=torch.float16, device=DEV)
+        A, B, c_buf, (sa, sb, sc) = matmul_operands(M, N, Kd, torch.float16)
         C = c_buf[:M, :N]
         C.fill_(NAN)
         ref = A.double() @ B.double()
@@ -311,6 +319,29 @@ def matmul_case(K, M, N, Kd):
         check_untouched(problems, "C row padding / guard row", c_buf, M, N)
         check_deterministic(problems, K, args, [C])
         return problems, f"rel_err={err:.1e}"
+    return run
+
+
+def matmul_acc_case(K, M, N, Kd):
+    """C += A @ B through test/gpu/kernels/matmul_acc.tk's autotuned
+    launcher: the trials restore C, so C0 + A @ B after the first launch
+    (which tunes) and C0 + 2 A @ B after the second (which looks up)."""
+    def run():
+        problems = []
+        A, B, c_buf, (sa, sb, sc) = matmul_operands(M, N, Kd, torch.float32)
+        C = c_buf[:M, :N]
+        C.copy_(torch.randn(M, N, device=DEV))
+        c0 = C.double()
+        ab = A.double() @ B.double()
+        args = (A, B, C, M, N, Kd, sa, sb, sc)
+        if not launch(problems, K, *args):
+            return problems, ""
+        err1 = check_close(problems, "C after one launch", C, c0 + ab)
+        if not launch(problems, K, *args):
+            return problems, ""
+        err2 = check_close(problems, "C after two launches", C, c0 + 2 * ab)
+        check_untouched(problems, "C row padding / guard row", c_buf, M, N)
+        return problems, f"rel_err={err1:.1e}, {err2:.1e}"
     return run
 
 
@@ -669,10 +700,15 @@ def main():
                lambda m=M, n=N: layernorm_case(get("layernorm_b8192"), m, n))
 
     if tkc:
-        # matmul.tk through its launcher (the first config), then every
-        # config alone on sm_90a (wgmma) and sm_80 (mma.sync)
+        # matmul.tk through its launcher (the first launch for each shape
+        # tunes it), then every config alone on sm_90a (wgmma) and sm_80
+        # (mma.sync)
         for M, N, Kd in ((1000, 1000, 1000), (4095, 4097, 1023), (1, 4096, 4096), (4096, 4096, 4096), (16, 16, 16)):
             r.case(f"matmul {M}x{N}x{Kd}", lambda m=M, n=N, kd=Kd: matmul_case(get("matmul"), m, n, kd))
+        # an in-place kernel tuned with restore_value: C gets A @ B once
+        for M, N, Kd in ((1000, 1000, 1000), (4095, 4097, 1023), (2048, 2048, 2048)):
+            r.case(f"matmul_acc (tuned, restore_value) {M}x{N}x{Kd}",
+                   lambda m=M, n=N, kd=Kd: matmul_acc_case(get("matmul_acc"), m, n, kd))
         for variant in [f"matmul_c{i}{arch}" for arch in ("", "_sm80") for i in range(6)]:
             for M, N, Kd in ((1000, 1000, 1000), (4095, 4097, 1023), (1, 4096, 4096), (4096, 4096, 4096),
                              (33, 17, 5)):

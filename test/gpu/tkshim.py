@@ -33,6 +33,7 @@ SIGNATURES = {
     "softmax": [_P, _P, _I32, _I32, _I32, _I32],
     "layer_norm_fwd": [_P, _P, _P, _P, _P, _P, _I32, _I32, _I32, _F32],
     "matmul": [_P, _P, _P] + [_I32] * 9,
+    "matmul_acc": [_P, _P, _P] + [_I32] * 6,
     "attention_fwd": [_P, _P, _P, _F32, _P, _P] + [_I32] * 19,
 }
 

@@ -12,7 +12,15 @@
  *     gets a new cuCtxGetId, and its old modules' functions become stale;
  *     launching one is counted in fake_stale_launches (a real driver may
  *     crash on it);
- *   cuLaunchKernel counts launches and checks the shared-memory opt-in. */
+ *   cuLaunchKernel counts launches and checks the shared-memory opt-in;
+ *   tuning: a fake clock that each launch advances by its kernel's time
+ *     (fake_set_kernel_ms; 0.01 ms by default), events that read it,
+ *     "device" memory that is host memory (cuMemAlloc is malloc, memset
+ *     and memcpy act at once), and a kernel whose name starts with
+ *     "clobber" adding 1 to the int its first argument points at, so
+ *     that restoring and zeroing can be seen (allocations past 16 MB have
+ *     no memory behind them: the tuner's L2 flush); fake_set_capturing(s)
+ *     makes stream s report an active graph capture. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -25,7 +33,7 @@ typedef int CUresult;
 #define SMEM_OPTIN 232448
 
 struct context { int generation; };
-struct function { struct context *ctx; int generation; unsigned smem_optin; };
+struct function { struct context *ctx; int generation; unsigned smem_optin; char name[64]; };
 
 static struct context contexts[MAX_CONTEXTS];
 static int ncontexts = 1; /* contexts[0] is the primary context */
@@ -59,6 +67,21 @@ CUresult cuFuncGetAttribute(int *value, int attrib, void *function);
 CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                         unsigned bz, unsigned smem, void *stream, void **params, void **extra);
 void *fake_context_create(void);
+void fake_set_kernel_ms(const char *name, double ms);
+void fake_set_capturing(void *stream);
+CUresult cuEventCreate(void **event, unsigned flags);
+CUresult cuEventDestroy_v2(void *event);
+CUresult cuEventRecord(void *event, void *stream);
+CUresult cuEventSynchronize(void *event);
+CUresult cuEventElapsedTime_v2(float *ms, void *start, void *end);
+CUresult cuStreamSynchronize(void *stream);
+CUresult cuStreamIsCapturing(void *stream, int *status);
+CUresult cuMemAlloc_v2(unsigned long long *ptr, size_t bytes);
+CUresult cuMemFree_v2(unsigned long long ptr);
+CUresult cuMemsetD32Async(unsigned long long ptr, unsigned value, size_t n, void *stream);
+CUresult cuMemsetD8Async(unsigned long long ptr, unsigned char value, size_t n, void *stream);
+CUresult cuMemcpyDtoDAsync_v2(unsigned long long dst, unsigned long long src, size_t n, void *stream);
+CUresult cuDeviceGetName(char *name, int len, int device);
 void fake_reset(void *ctx);
 
 CUresult cuInit(unsigned flags) { return flags == 0 ? 0 : 1; }
@@ -185,6 +208,8 @@ CUresult cuModuleGetFunction(void **function, void *module, const char *name)
     f->ctx = current;
     f->generation = current->generation;
     f->smem_optin = 48 * 1024;
+    strncpy(f->name, name, sizeof f->name - 1);
+    f->name[sizeof f->name - 1] = '\0';
     pthread_mutex_unlock(&mutex);
     *function = f;
     return 0;
@@ -218,6 +243,147 @@ CUresult cuFuncGetAttribute(int *value, int attrib, void *function)
     return 0;
 }
 
+/* ---- tuning: a fake clock, events, memory, capture ---- */
+static double fake_clock_ms;
+static struct { char name[64]; double ms; } kernel_times[64];
+static int nkernel_times;
+static void *capturing_stream;
+
+void fake_set_kernel_ms(const char *name, double ms)
+{
+    int i;
+    pthread_mutex_lock(&mutex);
+    for (i = 0; i < nkernel_times && strcmp(kernel_times[i].name, name); i++)
+        ;
+    if (i < 64) {
+        strncpy(kernel_times[i].name, name, sizeof kernel_times[i].name - 1);
+        kernel_times[i].ms = ms;
+        if (i == nkernel_times)
+            nkernel_times++;
+    }
+    pthread_mutex_unlock(&mutex);
+}
+
+void fake_set_capturing(void *stream) { capturing_stream = stream; }
+
+/* the mutex is held */
+static double kernel_ms(const char *name)
+{
+    int i;
+    for (i = 0; i < nkernel_times; i++)
+        if (!strcmp(kernel_times[i].name, name))
+            return kernel_times[i].ms;
+    return 0.01;
+}
+
+int fake_events_live, fake_allocations_live;
+
+CUresult cuEventCreate(void **event, unsigned flags)
+{
+    (void)flags;
+    *event = calloc(1, sizeof(double));
+    if (!*event)
+        return 2;
+    __atomic_add_fetch(&fake_events_live, 1, __ATOMIC_RELAXED);
+    return 0;
+}
+
+CUresult cuEventDestroy_v2(void *event)
+{
+    free(event);
+    __atomic_sub_fetch(&fake_events_live, 1, __ATOMIC_RELAXED);
+    return 0;
+}
+
+CUresult cuEventRecord(void *event, void *stream)
+{
+    (void)stream;
+    pthread_mutex_lock(&mutex);
+    *(double *)event = fake_clock_ms;
+    pthread_mutex_unlock(&mutex);
+    return 0;
+}
+
+CUresult cuEventSynchronize(void *event) { (void)event; return 0; }
+
+CUresult cuEventElapsedTime_v2(float *ms, void *start, void *end)
+{
+    *ms = (float)(*(double *)end - *(double *)start);
+    return 0;
+}
+
+CUresult cuStreamSynchronize(void *stream) { (void)stream; return 0; }
+
+CUresult cuStreamIsCapturing(void *stream, int *status)
+{
+    *status = capturing_stream && stream == capturing_stream;
+    return 0;
+}
+
+/* Allocations past 16 MB (the tuner's L2 flush) are addresses with no
+ * memory behind them, far from any malloc: memset and memcpy skip them. */
+#define UNBACKED 0x7e0000000000ull
+static unsigned long long unbacked_next = UNBACKED;
+
+static int unbacked(unsigned long long ptr) { return ptr >= UNBACKED && ptr < UNBACKED + (1ull << 40); }
+
+CUresult cuMemAlloc_v2(unsigned long long *ptr, size_t bytes)
+{
+    void *p;
+    if (bytes > (16u << 20)) {
+        __atomic_add_fetch(&fake_allocations_live, 1, __ATOMIC_RELAXED);
+        *ptr = __atomic_fetch_add(&unbacked_next, (unsigned long long)bytes, __ATOMIC_RELAXED);
+        return 0;
+    }
+    p = malloc(bytes);
+    if (!p)
+        return 2;
+    __atomic_add_fetch(&fake_allocations_live, 1, __ATOMIC_RELAXED);
+    *ptr = (unsigned long long)(uintptr_t)p;
+    return 0;
+}
+
+CUresult cuMemFree_v2(unsigned long long ptr)
+{
+    if (!unbacked(ptr))
+        free((void *)(uintptr_t)ptr);
+    __atomic_sub_fetch(&fake_allocations_live, 1, __ATOMIC_RELAXED);
+    return 0;
+}
+
+CUresult cuMemsetD32Async(unsigned long long ptr, unsigned value, size_t n, void *stream)
+{
+    size_t i;
+    (void)stream;
+    if (unbacked(ptr))
+        return 0;
+    for (i = 0; i < n; i++)
+        memcpy((char *)(uintptr_t)ptr + 4 * i, &value, 4);
+    return 0;
+}
+
+CUresult cuMemsetD8Async(unsigned long long ptr, unsigned char value, size_t n, void *stream)
+{
+    (void)stream;
+    if (!unbacked(ptr))
+        memset((void *)(uintptr_t)ptr, value, n);
+    return 0;
+}
+
+CUresult cuMemcpyDtoDAsync_v2(unsigned long long dst, unsigned long long src, size_t n, void *stream)
+{
+    (void)stream;
+    memmove((void *)(uintptr_t)dst, (void *)(uintptr_t)src, n);
+    return 0;
+}
+
+CUresult cuDeviceGetName(char *name, int len, int device)
+{
+    (void)device;
+    strncpy(name, "Fake GPU", (size_t)len);
+    return 0;
+}
+
 CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                         unsigned by, unsigned bz, unsigned smem, void *stream, void **params,
                         void **extra)
@@ -237,6 +403,9 @@ CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz, u
         return 1;
     __atomic_add_fetch(&fake_launches, 1, __ATOMIC_RELAXED);
     pthread_mutex_lock(&mutex);
+    fake_clock_ms += kernel_ms(f->name);
+    if (!strncmp(f->name, "clobber", 7))
+        ++**(int **)params[0];
     fake_last_grid[0] = gx;
     fake_last_grid[1] = gy;
     fake_last_grid[2] = gz;

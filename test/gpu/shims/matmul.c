@@ -1,5 +1,5 @@
-/* ctypes entry for kernels/matmul.tk (the header launches its autotune
- * configurations' first variant for now). */
+/* ctypes entry for kernels/matmul.tk (a header built without -D tunes its
+ * autotune configs at the first launch for each shape). */
 #include "matmul.h"
 #include "shim_common.h"
 
