@@ -143,6 +143,18 @@ typedef struct tkrt_tuner {
  * to stderr (the one output of this runtime). */
 tk_status tkrt_tuned_launch(tkrt_tuner *tuner, tk_stream stream, const long long *key, void **args);
 
+/* Choices that outlive the process: tkrt_tune_save writes every choice
+ * made (or loaded) so far to `path`, a text file of one line a choice
+ * (kernel, source hash, device name, key values, config); tkrt_tune_load
+ * reads such a file, and a later first launch whose kernel, source hash,
+ * device and key match a line takes its config without timing. With
+ * TKC_TUNE_CACHE=path in the environment, the first tuned launch loads
+ * path if it exists and each new choice is appended to it. Both return
+ * TK_SUCCESS, or TK_ERROR_INVALID_VALUE when the file cannot be written or
+ * read (tkrt_status_string says why). */
+tk_status tkrt_tune_save(const char *path);
+tk_status tkrt_tune_load(const char *path);
+
 /* A one-line explanation of `status`. When `status` is the last one this
  * thread got from tkrt_launch / tkrt_promise_failed, the line carries the
  * details (kernel, argument, driver error name and text); otherwise it is

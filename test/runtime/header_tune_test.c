@@ -1,8 +1,10 @@
 /* Autotuning through a generated header (header_tune.tk) on the fake
  * driver: the fastest config is chosen once per key and context and then
  * looked up; trials restore or zero the buffers named for it; a capturing
- * stream is never timed; threads tuning one key tune it once; a kernel
- * whose writes nothing names takes the first config untimed.
+ * stream is never timed; threads tuning one key tune it once; @heuristics
+ * variants are chosen within the config; choices go to TKC_TUNE_CACHE
+ * and tkrt_tune_save, and come back with tkrt_tune_load; a kernel whose
+ * writes nothing names takes the first config untimed.
  *
  *   header_tune_test FAKE_LIBCUDA.so      (header_tune.h on the include path)
  *
@@ -14,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int failures;
 static unsigned *last_grid;
@@ -57,6 +60,21 @@ static void *hook(void *lib, const char *name)
 }
 
 static int shared_x[8192];
+static char cache_path[64];
+
+/* Does the file at path hold `line` (a whole line, newline included)? */
+static int file_has(const char *path, const char *line)
+{
+    char buf[512];
+    int found = 0;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    while (!found && fgets(buf, sizeof buf, f))
+        found = !strcmp(buf, line);
+    fclose(f);
+    return found;
+}
 
 static void *launch_restore(void *arg)
 {
@@ -96,6 +114,17 @@ int main(int argc, char **argv)
         static const double ms[3] = {3.0, 1.0, 2.0};
         times("clobber_restore", ms, 3);
     }
+    {
+        int fd;
+        strcpy(cache_path, "/tmp/header_tune_cache_XXXXXX");
+        fd = mkstemp(cache_path);
+        if (fd < 0) {
+            printf("FAIL header_tune_test: mkstemp\n");
+            return 1;
+        }
+        close(fd);
+        setenv("TKC_TUNE_CACHE", cache_path, 1);
+    }
     memset(x, 0, sizeof x);
     x[0] = 41;
     before = *launches;
@@ -107,6 +136,13 @@ int main(int argc, char **argv)
     CHECK(x[0] == 42, "clobber_restore: x[0] is %d after the trials and one launch, not 42", x[0]);
     CHECK(*events_live == 0 && *allocations_live == 0, "tuning left %d events, %d allocations", *events_live,
           *allocations_live);
+    /* TKC_TUNE_CACHE: the choice appended */
+    {
+        char want[256];
+        snprintf(want, sizeof want, "clobber_restore\t%s\tFake GPU\t100\t1\tB=32\n",
+                 tk_header_tune__clobber_restore__tuner.source_hash);
+        CHECK(file_has(cache_path, want), "TKC_TUNE_CACHE lacks the line %s", want);
+    }
     /* the same key: looked up, one launch */
     before = *launches;
     s = clobber_restore(NULL, x, 100);
@@ -133,7 +169,9 @@ int main(int argc, char **argv)
     s = clobber_restore(stream, x, 110);
     CHECK(s == TK_SUCCESS && *launches == before + 1 && last_grid[0] == 4,
           "capturing n=110: %d launches, grid %u (the n=100 choice gives 4)", *launches - before, last_grid[0]);
-    /* nothing tuned in a new context: the first config */
+    /* a new context: a key chosen on the same device is not timed again;
+     * capturing, an unknown key takes the first config; not capturing,
+     * that context tunes it */
     {
         void *ctx = context_create(), *old = NULL;
         int (*get_current)(void **);
@@ -141,16 +179,20 @@ int main(int argc, char **argv)
         get_current(&old);
         set_current(ctx);
         before = *launches;
-        s = clobber_restore(stream, x, 100);
-        CHECK(s == TK_SUCCESS && *launches == before + 1 && last_grid[0] == 7,
-              "capturing in a new context: %d launches, grid %u (the first config gives 7)", *launches - before,
+        s = clobber_restore(stream, x, 777);
+        CHECK(s == TK_SUCCESS && *launches == before + 1 && last_grid[0] == 49,
+              "capturing in a new context: %d launches, grid %u (the first config gives 49)", *launches - before,
               last_grid[0]);
-        set_capturing(NULL);
-        /* and, not capturing, that context tunes the key itself */
         before = *launches;
-        s = clobber_restore(NULL, x, 100);
-        CHECK(s == TK_SUCCESS && *launches - before > 3 && last_grid[0] == 2,
-              "a new context tunes n=100 anew: %d launches, grid %u (B=64 now fastest: 2)", *launches - before,
+        s = clobber_restore(stream, x, 100);
+        CHECK(s == TK_SUCCESS && *launches == before + 1 && last_grid[0] == 4,
+              "a new context, n=100 chosen on this device: %d launches, grid %u (the B=32 choice gives 4)",
+              *launches - before, last_grid[0]);
+        set_capturing(NULL);
+        before = *launches;
+        s = clobber_restore(NULL, x, 777);
+        CHECK(s == TK_SUCCESS && *launches - before > 3 && last_grid[0] == 13,
+              "a new context tunes n=777: %d launches, grid %u (B=64 now fastest: 13)", *launches - before,
               last_grid[0]);
         set_current(old);
     }
@@ -189,6 +231,53 @@ int main(int argc, char **argv)
     s = clobber_any(NULL, x, 64);
     CHECK(s == TK_SUCCESS && x[0] == *launches - before, "clobber_any: x[0] %d after %d launches", x[0],
           *launches - before);
+    /* @heuristics beside @autotune: the B=32 config wins, and its variant
+     * for n's parity runs (the even one adds a block) */
+    {
+        static const double ms[4] = {3.0, 3.0, 1.0, 1.0}; /* B=16 even, odd; B=32 even, odd */
+        times("clobber_parity", ms, 4);
+    }
+    s = clobber_parity(NULL, x, 100);
+    CHECK(s == TK_SUCCESS && last_grid[0] == 5, "clobber_parity n=100: grid %u, not 4 + 1 (%s)", last_grid[0],
+          tkrt_status_string(s));
+    s = clobber_parity(NULL, x, 101);
+    CHECK(s == TK_SUCCESS && last_grid[0] == 4, "clobber_parity n=101: grid %u, not 4", last_grid[0]);
+    /* tkrt_tune_load: a matching line is taken untimed; one whose source
+     * hash differs is not; tkrt_tune_save writes every choice */
+    {
+        char path[] = "/tmp/header_tune_load_XXXXXX", line[256];
+        int fd = mkstemp(path);
+        FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+        CHECK(f != NULL, "cannot write %s", path);
+        if (f) {
+            fprintf(f, "# a comment\nclobber_any\t%s\tFake GPU\t999\t1\n",
+                    tk_header_tune__clobber_any__tuner.source_hash);
+            fprintf(f, "clobber_any\t0000000000000000\tFake GPU\t998\t1\n");
+            fclose(f);
+        }
+        s = tkrt_tune_load(path);
+        CHECK(s == TK_SUCCESS, "tkrt_tune_load: %s", tkrt_status_string(s));
+        before = *launches;
+        s = clobber_any(NULL, x, 999);
+        CHECK(s == TK_SUCCESS && *launches == before + 1 && last_grid[0] == 32,
+              "a loaded choice: %d launches, grid %u (B=32 gives 32)", *launches - before, last_grid[0]);
+        before = *launches;
+        s = clobber_any(NULL, x, 998);
+        CHECK(s == TK_SUCCESS && *launches - before > 3, "a line of another source was taken (%d launches)",
+              *launches - before);
+        s = tkrt_tune_save(path);
+        CHECK(s == TK_SUCCESS, "tkrt_tune_save: %s", tkrt_status_string(s));
+        snprintf(line, sizeof line, "clobber_restore\t%s\tFake GPU\t1000\t2\t\n",
+                 tk_header_tune__clobber_restore__tuner.source_hash);
+        CHECK(file_has(path, line), "tkrt_tune_save wrote no line %s", line);
+        snprintf(line, sizeof line, "clobber_any\t%s\tFake GPU\t999\t1\t\n",
+                 tk_header_tune__clobber_any__tuner.source_hash);
+        CHECK(file_has(path, line), "tkrt_tune_save wrote no line %s", line);
+        CHECK(tkrt_tune_load("/nonexistent/tune") == TK_ERROR_INVALID_VALUE &&
+                  strstr(tkrt_status_string(TK_ERROR_INVALID_VALUE), "/nonexistent/tune"),
+              "loading a missing file: %s", tkrt_status_string(tkrt_status()));
+        remove(path);
+    }
     /* writes nothing names: the first config, one launch, no trials */
     {
         static const double ms[2] = {5.0, 1.0};
@@ -198,6 +287,7 @@ int main(int argc, char **argv)
     s = untuned(NULL, x, x + 1, 64);
     CHECK(s == TK_SUCCESS && *launches == before + 1 && last_grid[0] == 4,
           "untuned: %d launches, grid %u (the first config gives 4)", *launches - before, last_grid[0]);
+    remove(cache_path);
     if (failures)
         return 1;
     printf("ok\n");
