@@ -40,6 +40,8 @@ typedef struct options {
     bool debug_info, line_info, debug, time_phases, warnings_are_errors, no_warnings, stats;
     bool no_int32_offset_warning;
     tk_sema_options sema;
+    const char *tune_table;  /* --tune-table=FILE */
+    bool tune_off;           /* --tune=off */
 } options;
 
 static void usage(FILE *out) {
@@ -63,6 +65,10 @@ static void usage(FILE *out) {
         "  -Werror            treat warnings as errors\n"
         "  -w                 suppress warnings\n"
         "  -Wno-int32-offset  no warning for i32 pointer offsets that may wrap past 2^31\n"
+        "  --tune-table=FILE  compile the autotuning choices in FILE (tkrt_tune_save's or\n"
+        "                     TKC_TUNE_CACHE's lines) into the header's launchers\n"
+        "  --tune=off         launchers never time configs: a choice compiled in for the\n"
+        "                     nearest key, else the first config (default: --tune=on)\n"
         "  --time             print the milliseconds each phase took\n"
         "  --stats            print registers, spills and shared memory per kernel\n"
         "  --version          print the version and exit\n"
@@ -154,6 +160,14 @@ static int parse_options(int argc, char **argv, options *opt, tk_arena *arena) {
             opt->debug = true;
         } else if (strcmp(a, "--stats") == 0) {
             opt->stats = true;
+        } else if (strcmp(a, "--tune-table") == 0 || strncmp(a, "--tune-table=", 13) == 0) {
+            const char *file = a[12] == '=' ? a + 13 : (++i < argc ? argv[i] : NULL);
+            if (!file || !*file) return usage_error("%s needs a file", a);
+            opt->tune_table = file;
+        } else if (strcmp(a, "--tune=on") == 0 || strcmp(a, "--tune=off") == 0) {
+            opt->tune_off = a[8] == 'f';
+        } else if (strncmp(a, "--tune=", 7) == 0) {
+            return usage_error("'%s': use --tune=on or --tune=off", a);
         } else if (strcmp(a, "--time") == 0) {
             opt->time_phases = true;
         } else if (a[0] == '-' && a[1]) {
@@ -308,6 +322,15 @@ static int compile_file(const options *opt, tk_arena *arena, tk_diag *diag) {
         return finish_output(out, opt);
     }
 
+    tk_cg_header_options header = {NULL, opt->tune_table, opt->tune_off};
+    if (opt->tune_table) {
+        tk_source *table = tk_source_read(arena, opt->tune_table);
+        if (!table) {
+            fprintf(stderr, "tkc: error: cannot read '%s': %s\n", opt->tune_table, strerror(errno));
+            return EXIT_INPUT;
+        }
+        header.tune_table = table->text;
+    }
     tk_cg_options cg = {opt->target, opt->opt_level, opt->line_info || opt->debug_info,
                         opt->debug || opt->debug_info, getenv("CUDA_HOME"),
                         opt->emit == EMIT_ALL || opt->emit == EMIT_CUBIN || opt->emit == EMIT_HEADER || opt->stats,
@@ -326,7 +349,7 @@ static int compile_file(const options *opt, tk_arena *arena, tk_diag *diag) {
         if (!out) return EXIT_INPUT;
         if (opt->emit == EMIT_LLVM) fputs(compiled.llvm_ir, out);
         else if (opt->emit == EMIT_PTX) fwrite(compiled.ptx, 1, compiled.ptx_len, out);
-        else if (!tk_cg_write_header(out, diag, tir, &compiled, mod_name, opt->target)) {
+        else if (!tk_cg_write_header(out, diag, tir, &compiled, mod_name, opt->target, &header)) {
             finish_output(out, opt);
             return EXIT_INPUT;
         }
@@ -369,7 +392,7 @@ static int compile_file(const options *opt, tk_arena *arena, tk_diag *diag) {
         fprintf(stderr, "tkc: error: cannot write '%s': %s\n", path, strerror(errno));
         return EXIT_INPUT;
     }
-    bool written = tk_cg_write_header(h, diag, tir, &compiled, mod_name, opt->target);
+    bool written = tk_cg_write_header(h, diag, tir, &compiled, mod_name, opt->target, &header);
     bool flushed = fflush(h) == 0 && !ferror(h);
     if (fclose(h) != 0 || !flushed) {
         fprintf(stderr, "tkc: error: cannot write '%s': %s\n", path, strerror(errno));

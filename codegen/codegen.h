@@ -61,9 +61,18 @@ bool tk_cg_compile(tk_arena *arena, tk_diag *diag, const tk_tir_program *program
                    const tk_cg_options *options, tk_cg_output *out);
 
 /* Writes the launch header for `module_name` (the .tk file's base name):
- * the embedded cubin and PTX and one C function per kernel. False (after
- * an internal error) where a host expression cannot be written in C. */
+ * the embedded cubin and PTX and one C function per kernel (with a tuner
+ * where it has autotune configs to choose from). False (after an internal
+ * error) where a host expression cannot be written in C. options may be
+ * NULL. */
+typedef struct tk_cg_header_options {
+    /* --tune-table: the text of a file of tuning choices (tkrt_tune_save's
+     * lines), compiled into the tuners; NULL for none */
+    const char *tune_table, *tune_table_path;
+    bool tune_off;            /* --tune=off: the launchers never time */
+} tk_cg_header_options;
+
 bool tk_cg_write_header(FILE *out, tk_diag *diag, const tk_tir_program *program, const tk_cg_output *compiled,
-                        const char *module_name, const tk_target *target);
+                        const char *module_name, const tk_target *target, const tk_cg_header_options *options);
 
 #endif

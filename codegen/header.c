@@ -8,6 +8,7 @@
 #include "internal.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *c_type(const tk_type *t) {
@@ -270,10 +271,65 @@ static uint64_t code_hash(const tk_cg_output *compiled) {
  * tuner tkrt_tuned_launch reads. The trials write through every pointer the
  * kernel writes: each must be named in restore_value, reset_to_zero or
  * may_clobber, else (a warning) the launcher takes the first config. */
+/* The --tune-table lines for kernel sk (kernel, source hash, device, keys,
+ * config, tab-separated; # comments): a C initializer of its
+ * tkrt_tune_choice entries. A line made for other code, with another
+ * number of keys or a config past the last gets a warning and is left out. */
+static uint32_t emit_choices(FILE *out, tk_diag *diag, const tk_sema_kernel *sk, const char *mod, const char *hash,
+                             uint32_t nconfigs, const tk_cg_header_options *options) {
+    uint32_t n = 0, line_no = 0;
+    const char *p = options && options->tune_table ? options->tune_table : NULL;
+    const char *path = options && options->tune_table_path ? options->tune_table_path : "the tune table";
+    while (p && *p) {
+        const char *end = strchr(p, '\n');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        char line[1024], *field[6] = {0};
+        uint32_t nf = 0;
+        line_no++;
+        snprintf(line, sizeof line, "%.*s", (int)(len < sizeof line ? len : sizeof line - 1), p);
+        p = end ? end + 1 : p + len;
+        for (char *q = line; nf < 6 && q; nf++) {
+            field[nf] = q;
+            q = strchr(q, '\t');
+            if (q) *q++ = '\0';
+        }
+        if (line[0] == '#' || nf < 5 || strcmp(field[0], sk->name) != 0) continue;
+        long long key[8];
+        uint32_t nkeys = 0;
+        for (char *k = field[3], *e; *k && nkeys < 8; nkeys++) {
+            key[nkeys] = strtoll(k, &e, 10);
+            if (e == k) break;
+            k = *e == ',' ? e + 1 : e;
+        }
+        char *e;
+        long config = strtol(field[4], &e, 10);
+        if (strcmp(field[1], hash) != 0) {
+            tk_warning(diag, sk->loc, "%s:%u: the choice for '%s' was made for other code (source hash %s): "
+                       "left out", path, line_no, sk->name, field[1]);
+        } else if (nkeys != sk->autotune_key.len) {
+            tk_warning(diag, sk->loc, "%s:%u: the choice for '%s' has %u key values, not %u: left out", path,
+                       line_no, sk->name, nkeys, sk->autotune_key.len);
+        } else if (e == field[4] || config < 0 || config >= (long)nconfigs) {
+            tk_warning(diag, sk->loc, "%s:%u: the choice for '%s' names config %s of its %u: left out", path,
+                       line_no, sk->name, field[4], nconfigs);
+        } else {
+            if (!n) fprintf(out, "static const tkrt_tune_choice tk_%s__%s__choices[] = {\n", mod, sk->name);
+            fputs("    {\"", out);
+            for (const char *c = field[2]; *c; c++) fprintf(out, *c == '"' || *c == '\\' ? "\\%c" : "%c", *c);
+            fputs("\", {", out);
+            for (uint32_t k = 0; k < nkeys; k++) fprintf(out, "%s%lldLL", k ? ", " : "", key[k]);
+            fprintf(out, "%s}, %ld},\n", nkeys ? "" : "0", config);
+            n++;
+        }
+    }
+    if (n) fputs("};\n", out);
+    return n;
+}
+
 static bool emit_tuner(FILE *out, tk_diag *diag, const char *mod, const tk_tir_program *program,
-                       const tk_cg_output *compiled, uint32_t from) {
+                       const tk_cg_output *compiled, uint32_t from, const tk_cg_header_options *options) {
     const tk_sema_kernel *sk = program->kernels.data[from]->sema;
-    bool ok = true, tune = true;
+    bool ok = true, tune = !(options && options->tune_off);
     int configs[64];
     const char *texts[64];
     uint32_t nconfigs = 0;
@@ -357,13 +413,17 @@ static bool emit_tuner(FILE *out, tk_diag *diag, const char *mod, const tk_tir_p
         }
         fputs("};\n", out);
     }
-    fprintf(out, "static tkrt_tuner tk_%s__%s__tuner =\n    TKRT_TUNER_INIT(\"%s\", \"%016llx\", %uu, tk_%s__%s__configs, "
+    char hash[32];
+    snprintf(hash, sizeof hash, "%016llx", (unsigned long long)code_hash(compiled));
+    uint32_t nchoices = emit_choices(out, diag, sk, mod, hash, nconfigs, options);
+    fprintf(out, "static tkrt_tuner tk_%s__%s__tuner =\n    TKRT_TUNER_INIT(\"%s\", \"%s\", %uu, tk_%s__%s__configs, "
                  "tk_%s__%s__config_text, %uu, ",
-            mod, sk->name, sk->name, (unsigned long long)code_hash(compiled), nconfigs, mod, sk->name, mod, sk->name,
-            sk->autotune_key.len);
+            mod, sk->name, sk->name, hash, nconfigs, mod, sk->name, mod, sk->name, sk->autotune_key.len);
     if (sk->autotune_key.len) fprintf(out, "tk_%s__%s__key_names, ", mod, sk->name);
     else fputs("NULL, ", out);
-    if (nbuffers) fprintf(out, "%uu, tk_%s__%s__buffers, %d);\n\n", nbuffers, mod, sk->name, tune);
+    if (nbuffers) fprintf(out, "%uu, tk_%s__%s__buffers, ", nbuffers, mod, sk->name);
+    else fputs("0u, NULL, ", out);
+    if (nchoices) fprintf(out, "%uu, tk_%s__%s__choices, %d);\n\n", nchoices, mod, sk->name, tune);
     else fprintf(out, "0u, NULL, %d);\n\n", tune);
     return ok;
 }
@@ -382,7 +442,7 @@ static bool has_configs(const tk_tir_program *program, const tk_cg_output *compi
 }
 
 bool tk_cg_write_header(FILE *out, tk_diag *diag, const tk_tir_program *program, const tk_cg_output *compiled,
-                        const char *mod, const tk_target *target) {
+                        const char *mod, const tk_target *target, const tk_cg_header_options *options) {
     bool ok = true;
     fprintf(out, "/* Generated by tkc from %s.tk for %s. Do not edit.\n"
                  " * Include after <cuda.h>/<cuda_runtime.h> or on its own; link runtime_stub/tkrt.c. */\n",
@@ -444,7 +504,7 @@ bool tk_cg_write_header(FILE *out, tk_diag *diag, const tk_tir_program *program,
         if (!first) continue;
         const tk_sema_kernel *sk = k->sema;
         bool tuned = has_configs(program, compiled, i, sk->name);
-        if (tuned) ok &= emit_tuner(out, diag, mod, program, compiled, i);
+        if (tuned) ok &= emit_tuner(out, diag, mod, program, compiled, i, options);
         fprintf(out, "static inline tk_status %s(tk_stream stream", sk->name);
         for (uint32_t p = 0; p < sk->params.len; p++) {
             const tk_sema_param *sp = &sk->params.data[p];

@@ -576,29 +576,52 @@ static int table_get(tkrt_tuner *t, unsigned long long id, const long long *key)
     return config;
 }
 
-/* The config chosen for the key of context id nearest to `key` (the least
- * sum of |log2| ratios), or -1 where the context has tuned none. */
-static int table_nearest(tkrt_tuner *t, unsigned long long id, const long long *key)
+/* How far apart two keys are: the sum over their values of about
+ * |log2(a / b)| (of |a| + 1 and |b| + 1). */
+static double key_distance(const tkrt_tuner *t, const long long *x, const long long *y)
+{
+    double d = 0;
+    unsigned k;
+    for (k = 0; k < t->num_keys; k++) {
+        double a = (double)(x[k] < 0 ? -x[k] : x[k]) + 1;
+        double b = (double)(y[k] < 0 ? -y[k] : y[k]) + 1;
+        double r = a > b ? a / b : b / a;
+        for (; r >= 2; r /= 2)
+            d += 1;
+        d += r - 1;
+    }
+    return d;
+}
+
+/* The config chosen for the key nearest to `key` among the header's
+ * choices for this device, then (none there) this context's; -1 where
+ * neither has one. */
+static int nearest_choice(tkrt_tuner *t, unsigned long long id, const char *device, const long long *key)
 {
     struct tune_table *tab;
     double best = 0;
     int config = -1;
-    unsigned i, k;
+    unsigned i;
+    for (i = 0; i < t->num_choices; i++) {
+        double d = key_distance(t, key, t->choices[i].key);
+        if (strcmp(t->choices[i].device, device) != 0 || t->choices[i].config < 0 ||
+            t->choices[i].config >= (int)t->num_configs)
+            continue;
+        if (config < 0 || d < best) {
+            best = d;
+            config = t->choices[i].config;
+        }
+    }
+    if (config >= 0)
+        return config;
     lock_tuner(t);
     tab = t->table;
     for (i = 0; tab && i < tab->capacity; i++) {
         const struct tune_entry *e = &tab->entries[i];
-        double d = 0;
+        double d;
         if (!e->used || e->context_id != id)
             continue;
-        for (k = 0; k < t->num_keys; k++) {
-            double a = (double)(key[k] < 0 ? -key[k] : key[k]) + 1;
-            double b = (double)(e->key[k] < 0 ? -e->key[k] : e->key[k]) + 1;
-            double r = a > b ? a / b : b / a;
-            for (; r >= 2; r /= 2)
-                d += 1;
-            d += r - 1;
-        }
+        d = key_distance(t, key, e->key);
         if (config < 0 || d < best) {
             best = d;
             config = e->config;
@@ -606,6 +629,18 @@ static int table_nearest(tkrt_tuner *t, unsigned long long id, const long long *
     }
     unlock_tuner(t);
     return config;
+}
+
+/* The header's choice for exactly this key on this device, or -1. */
+static int compiled_choice(const tkrt_tuner *t, const char *device, const long long *key)
+{
+    unsigned i;
+    for (i = 0; i < t->num_choices; i++)
+        if (!strcmp(t->choices[i].device, device) &&
+            !memcmp(t->choices[i].key, key, sizeof *key * t->num_keys) && t->choices[i].config >= 0 &&
+            t->choices[i].config < (int)t->num_configs)
+            return t->choices[i].config;
+    return -1;
 }
 
 static int tune_verbose(void)
@@ -1080,7 +1115,9 @@ tk_status tkrt_tuned_launch(tkrt_tuner *t, tk_stream stream, const long long *ke
         return t->configs[config](stream, args);
     pthread_once(&cache_once, load_cache);
     device_name(device, sizeof device);
-    config = saved_config(t, key, device);
+    config = compiled_choice(t, device, key);
+    if (config < 0)
+        config = saved_config(t, key, device);
     if (config >= 0) {
         lock_tuner(t);
         table_put(t, id, key, config);
@@ -1088,14 +1125,18 @@ tk_status tkrt_tuned_launch(tkrt_tuner *t, tk_stream stream, const long long *ke
         return t->configs[config](stream, args);
     }
     if (capturing((CUstream)stream)) {
-        /* no timing inside a graph: a choice already made, or the first config */
-        config = table_nearest(t, id, key);
+        /* no timing inside a graph: a choice already made for a key near
+         * it, or the first config (neither kept: the next launch outside
+         * a graph times) */
+        config = nearest_choice(t, id, device, key);
         if (config >= 0)
             return t->configs[config](stream, args);
         return launch_first(t, (CUstream)stream, args) >= 0 ? TK_SUCCESS : last_status;
     }
     pthread_mutex_lock(&tuning_mutex);
     config = table_get(t, id, key);
+    if (config < 0 && !t->tune)
+        config = nearest_choice(t, id, device, key); /* a tuner that may not time */
     if (config < 0 && t->tune && t->num_configs > 1 && tuning_symbols) {
         config = tune(t, (CUstream)stream, key, args);
         timed = config >= 0;

@@ -106,6 +106,14 @@ typedef struct tkrt_tuned_buffer {
     unsigned long long (*bytes)(void **args);
 } tkrt_tuned_buffer;
 
+/* A choice compiled into the header (tkc --tune-table): on a device of
+ * this name, this key takes this config. */
+typedef struct tkrt_tune_choice {
+    const char *device;                      /* as cuDeviceGetName says it */
+    long long key[TKRT_MAX_KEYS];
+    int config;
+} tkrt_tune_choice;
+
 typedef struct tkrt_tuner {
     const char *name;                 /* the kernel's name */
     const char *source_hash;          /* identifies the source and the options it was built with */
@@ -116,16 +124,18 @@ typedef struct tkrt_tuner {
     const char *const *key_names;
     unsigned num_buffers;
     const tkrt_tuned_buffer *buffers;
-    int tune;                         /* 0: never time: the first config that launches */
+    unsigned num_choices;             /* compiled in with tkc --tune-table */
+    const tkrt_tune_choice *choices;
+    int tune;                         /* 0: never time (tkc --tune=off, or writes no list names) */
     /* runtime state, zero-initialized by the header: */
     volatile int lock;
     void *table;
 } tkrt_tuner;
 
 #define TKRT_TUNER_INIT(name, hash, num_configs, configs, config_text, num_keys, key_names, \
-                        num_buffers, buffers, tune)                                      \
+                        num_buffers, buffers, num_choices, choices, tune)                  \
     { (name), (hash), (num_configs), (configs), (config_text), (num_keys), (key_names),   \
-      (num_buffers), (buffers), (tune), 0, NULL }
+      (num_buffers), (buffers), (num_choices), (choices), (tune), 0, NULL }
 
 /* Launches the config of `tuner` chosen for `key` (num_keys values) in the
  * current context, choosing it first where this context has not seen that
@@ -136,9 +146,12 @@ typedef struct tkrt_tuner {
  * that one launch gives (buffers named reset_to_zero or restore_value are
  * zeroed or restored first). Configs that do not launch on this device (too
  * much shared memory) are skipped. Thread-safe: one thread tunes at a time,
- * the others wait and then use its choice. While `stream` is capturing a
- * CUDA graph nothing is timed: the launch takes the choice for the nearest
- * key this context has tuned, or else the first config that launches.
+ * the others wait and then use its choice. Before timing, a key looks in
+ * the choices compiled into the header for this device, then in those saved
+ * (below). While `stream` is capturing a CUDA graph, or where the tuner
+ * may not time (tune 0), the launch takes the choice for the nearest key
+ * (the header's for this device, or this context's), or else the first
+ * config that launches.
  * TKC_TUNE_VERBOSE=1 in the environment prints each choice with the times
  * to stderr (the one output of this runtime). */
 tk_status tkrt_tuned_launch(tkrt_tuner *tuner, tk_stream stream, const long long *key, void **args);

@@ -404,25 +404,33 @@ EOT
     fi
 fi
 
-# A generated header's launchers on the fake driver: test/runtime/NAME.tk
-# compiled, NAME_test.c built against its header and run; its output (and
-# stderr) in $tmp/out for the caller's further checks. Status 0 if it
+# A generated header's launchers on the fake driver: test/runtime/TK.tk
+# compiled (with any --options given), test/runtime/TEST.c built against
+# its header and run (with any VAR=value given in its environment); its
+# output and stderr in $tmp/out, tkc's in $tmp/err. Status 0 if the test
 # printed "ok" last.
-fake_header_test() { # name [VAR=value ...]
-    name=$1
-    shift
-    mkdir -p "$tmp/$name"
-    "$TKC" "test/runtime/$name.tk" -o "$tmp/$name" 2>"$tmp/err" &&
-        cc -std=c99 -D_DEFAULT_SOURCE -Wall -Wextra -Werror -pedantic ${SANFLAGS:-} -Iruntime_stub -I"$tmp/$name" \
-            "test/runtime/${name}_test.c" "${RT_LIB:-build/libtkrt.a}" -o "$tmp/$name/test" -ldl -lpthread 2>>"$tmp/err" &&
-        env "$@" "$tmp/$name/test" "$RT_DIR/fake_libcuda.so" >"$tmp/out" 2>&1 && tail -n 1 "$tmp/out" | grep -q '^ok'
+fake_header_test() { # TK TEST [--tkc-option ...] [VAR=value ...]
+    tk=$1
+    test=$2
+    shift 2
+    opts=""
+    while [ $# -gt 0 ] && [ "${1#--}" != "$1" ]; do
+        opts="$opts $1"
+        shift
+    done
+    mkdir -p "$tmp/$test"
+    # shellcheck disable=SC2086
+    "$TKC" $opts "test/runtime/$tk.tk" -o "$tmp/$test" 2>"$tmp/err" &&
+        cc -std=c99 -D_DEFAULT_SOURCE -Wall -Wextra -Werror -pedantic ${SANFLAGS:-} -Iruntime_stub -I"$tmp/$test" \
+            "test/runtime/$test.c" "${RT_LIB:-build/libtkrt.a}" -o "$tmp/$test/test" -ldl -lpthread 2>>"$tmp/err" &&
+        env "$@" "$tmp/$test/test" "$RT_DIR/fake_libcuda.so" >"$tmp/out" 2>&1 && tail -n 1 "$tmp/out" | grep -q '^ok'
 }
 
 if [ "$UPDATE" != 1 ] && [ -n "${RT_DIR:-}" ] && [ -f "$RT_DIR/fake_libcuda.so" ]; then
     # grids and heuristics computed on the host, against the same
     # expressions in C
     if want "header grids on the fake driver"; then
-        if fake_header_test header_grid; then
+        if fake_header_test header_grid header_grid_test; then
             passed
         else
             failed "header grids on the fake driver (test/runtime/header_grid_test.c)"
@@ -432,12 +440,40 @@ if [ "$UPDATE" != 1 ] && [ -n "${RT_DIR:-}" ] && [ -f "$RT_DIR/fake_libcuda.so" 
     # autotuning (choice, lookup, restore/reset around trials, capture,
     # threads, untimed kernels) and TKC_TUNE_VERBOSE's report of a choice
     if want "autotuning on the fake driver"; then
-        if fake_header_test header_tune TKC_TUNE_VERBOSE=1 &&
+        if fake_header_test header_tune header_tune_test TKC_TUNE_VERBOSE=1 &&
             grep -q '^tkc tune: clobber_restore (n=100) on Fake GPU: B=32, 1.0000 ms$' "$tmp/out" &&
             grep -q '^tkc tune:   3.0000 ms  B=16$' "$tmp/out" && ! grep -q 'untuned' "$tmp/out"; then
             passed
         else
             failed "autotuning on the fake driver (test/runtime/header_tune_test.c)"
+            cat "$tmp/err" "$tmp/out" 2>/dev/null | head -30
+        fi
+    fi
+    # choices compiled in (--tune-table, --tune=off): a table made for this
+    # build's code (its source hash read from a first build), with a line
+    # for another device, and three that tkc leaves out with a warning
+    if want "tune table compiled into a header"; then
+        mkdir -p "$tmp/table"
+        "$TKC" test/runtime/header_tune.tk -o "$tmp/table" 2>/dev/null
+        hash=$(sed -n 's/.*TKRT_TUNER_INIT("clobber_restore", "\([0-9a-f]*\)".*/\1/p' "$tmp/table/header_tune.h")
+        tab=$(printf '\t')
+        {
+            echo "# tkc autotuning choices"
+            echo "clobber_restore${tab}${hash}${tab}Fake GPU${tab}100${tab}2${tab}BM=64"
+            echo "clobber_restore${tab}${hash}${tab}Other GPU${tab}150${tab}0"
+            echo "clobber_restore${tab}0123456789abcdef${tab}Fake GPU${tab}150${tab}0"
+            echo "clobber_restore${tab}${hash}${tab}Fake GPU${tab}1,2${tab}0"
+            echo "clobber_restore${tab}${hash}${tab}Fake GPU${tab}7${tab}9"
+        } >"$tmp/table/choices"
+        if [ -n "$hash" ] &&
+            fake_header_test header_tune header_tune_table_test --tune-table="$tmp/table/choices" --tune=off &&
+            grep -q "choices:4: the choice for 'clobber_restore' was made for other code (source hash 0123456789abcdef): left out" "$tmp/err" &&
+            grep -q "choices:5: the choice for 'clobber_restore' has 2 key values, not 1: left out" "$tmp/err" &&
+            grep -q "choices:6: the choice for 'clobber_restore' names config 9 of its 3: left out" "$tmp/err" &&
+            [ "$(grep -c 'left out' "$tmp/err")" = 3 ]; then
+            passed
+        else
+            failed "tune table compiled into a header (test/runtime/header_tune_table_test.c)"
             cat "$tmp/err" "$tmp/out" 2>/dev/null | head -30
         fi
     fi
