@@ -6,7 +6,7 @@ ragged ones; f16, one process, outputs checked against float64 first.
 Each implementation's first call tunes (not timed); then do_bench medians,
 ROUNDS rounds interleaved (default 3), the median of each.
 
-    DIR=build/gpu python3 bench/tune_oracle.py    # DIR/matmul (no -D) and DIR/matmul_c0..c5
+    DIR=build/gpu python3 bench/tune_oracle.py    # DIR/matmul (no -D) and DIR/matmul_cI, each config
 """
 
 import os
@@ -25,6 +25,7 @@ import triton.testing  # noqa: E402
 
 import tkshim  # noqa: E402
 import triton_kernels as tk  # noqa: E402
+from bench import MATMUL_CONFIGS  # noqa: E402
 
 SHAPES = [(512, 512, 512), (1024, 1024, 1024), (2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192),
           (64, 8192, 8192), (1000, 1000, 1000), (4095, 4097, 1023), (3000, 5000, 2000)]
@@ -38,7 +39,8 @@ triton_tuned = triton.autotune(
 def main():
     d = Path(os.environ.get("DIR", ROOT / "build" / "gpu"))
     tuned = tkshim.Kernel("matmul", d / "matmul" / "libtkshim.so")
-    singles = [tkshim.Kernel(f"matmul_c{i}", d / f"matmul_c{i}" / "libtkshim.so") for i in range(6)]
+    singles = [tkshim.Kernel(f"matmul_c{i}", d / f"matmul_c{i}" / "libtkshim.so")
+               for i in range(len(MATMUL_CONFIGS))]
     rounds = int(os.environ.get("ROUNDS", "3"))
     print("| shape | tkc tuned | oracle (best config) | tuned/oracle | Triton autotuned | tkc/Triton | "
           "tkc first call | Triton first call |")
@@ -85,10 +87,13 @@ def main():
         ms = {label: statistics.median(v) for label, v in runs.items()}
         flops = 2 * M * N * K
         tf = {label: flops / t / 1e9 for label, t in ms.items()}
-        best = min((f"c{i}" for i in range(6)), key=lambda lab: ms[lab])
+        best = min((f"c{i}" for i in range(len(singles))), key=lambda lab: ms[lab])
         print(f"| {M}x{N}x{K} | {tf['tuned']:.1f} | {tf[best]:.1f} ({best}) | {ms[best] / ms['tuned']:.3f} | "
               f"{tf['triton']:.1f} | {ms['triton'] / ms['tuned']:.3f} | {first['tuned']:.2f} s | "
               f"{first['triton']:.2f} s |", flush=True)
+    print("Triton's choices:")
+    for key, cfg in triton_tuned.cache.items():
+        print(f"  {key[:3]}: {cfg}")
 
 
 if __name__ == "__main__":

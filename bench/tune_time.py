@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """First-call autotuning time of kernels/matmul.tk's launcher beside
-Triton's @triton.autotune over the same six configs (tutorial 03's kernel),
+Triton's @triton.autotune over the same configs (tutorial 03's kernel),
 in one process: for each, the first call at one shape (tkc: module loads +
 tuning; Triton: compiles + tuning), the first call at a second shape of the
 same specialization (tuning alone), and a later call (a look-up). Every
