@@ -744,82 +744,100 @@ static int compare_float(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Times config c as Triton's do_bench does: one run, an estimate over 5,
- * warm-up runs for about 25 ms and timed runs for about 100 ms (at least
- * one each), the L2 flushed before each timed run; the median in ms, or a
- * negative number where the config does not launch. */
-static double time_config(struct trial_state *x, unsigned c)
-{
-    float estimate = 0, *times;
-    unsigned n_warmup, n_rep, i, done = 0;
-    double median;
+/* One config's timing: its repetitions and their times so far. */
+struct config_timing {
+    unsigned n_rep, done;
+    float *times; /* NULL: the config does not launch (or timing it failed) */
+};
 
+/* Readies config c for timing as Triton's do_bench does: one run, an
+ * estimate over 5, warm-up runs for about 25 ms; the timed runs, for about
+ * 100 ms (at least one), are counted into ct. 0 where it does not launch. */
+static int prepare_config(struct trial_state *x, unsigned c, struct config_timing *ct)
+{
+    float estimate = 0;
+    unsigned n_warmup, i;
+    memset(ct, 0, sizeof *ct);
     if (!run_once(x, c) || cut.cuStreamSynchronize(x->stream) != CUDA_SUCCESS)
-        return -1;
+        return 0;
     if (cut.cuEventRecord(x->events[0], x->stream) != CUDA_SUCCESS)
-        return -1;
+        return 0;
     for (i = 0; i < 5; i++) {
         if (x->flush && cut.cuMemsetD32Async(x->flush, 0, 64u << 20, x->stream) != CUDA_SUCCESS)
-            return -1;
+            return 0;
         if (!run_once(x, c))
-            return -1;
+            return 0;
     }
     if (cut.cuEventRecord(x->events[1], x->stream) != CUDA_SUCCESS ||
         cut.cuEventSynchronize(x->events[1]) != CUDA_SUCCESS ||
         cut.cuEventElapsedTime(&estimate, x->events[0], x->events[1]) != CUDA_SUCCESS)
-        return -1;
+        return 0;
     estimate /= 5;
     n_warmup = estimate > 0 && 25 / estimate < 1e6 ? (unsigned)(25 / estimate) : 1000000;
-    n_rep = estimate > 0 && 100 / estimate < 1e6 ? (unsigned)(100 / estimate) : 1000000;
+    ct->n_rep = estimate > 0 && 100 / estimate < 1e6 ? (unsigned)(100 / estimate) : 1000000;
     if (n_warmup < 1)
         n_warmup = 1;
-    if (n_rep < 1)
-        n_rep = 1;
+    if (ct->n_rep < 1)
+        ct->n_rep = 1;
     for (i = 0; i < n_warmup; i++)
         if (!run_once(x, c))
-            return -1;
-    times = malloc(sizeof *times * n_rep);
-    if (!times)
-        return -1;
-    while (done < n_rep) {
-        unsigned batch = n_rep - done < 64 ? n_rep - done : 64, j;
-        for (j = 0; j < batch; j++) {
+            return 0;
+    ct->times = malloc(sizeof *ct->times * ct->n_rep);
+    return ct->times != NULL;
+}
+
+/* Times up to `count` more runs of config c (the L2 flushed before each,
+ * buffers reset before and restored after, outside the events). 0 on a
+ * failure. */
+static int time_runs(struct trial_state *x, unsigned c, struct config_timing *ct, unsigned count)
+{
+    unsigned end = ct->done + count < ct->n_rep ? ct->done + count : ct->n_rep;
+    while (ct->done < end) {
+        unsigned batch = end - ct->done < 64 ? end - ct->done : 64, j;
+        for (j = 0; j < batch; j++)
             if (reset_buffers(x) != CUDA_SUCCESS ||
                 (x->flush && cut.cuMemsetD32Async(x->flush, 0, 64u << 20, x->stream) != CUDA_SUCCESS) ||
                 cut.cuEventRecord(x->events[2 * j], x->stream) != CUDA_SUCCESS ||
                 x->t->configs[c]((tk_stream)x->stream, x->args) != TK_SUCCESS ||
                 cut.cuEventRecord(x->events[2 * j + 1], x->stream) != CUDA_SUCCESS ||
-                restore_buffers(x) != CUDA_SUCCESS) {
-                free(times);
-                return -1;
-            }
-        }
-        if (cut.cuEventSynchronize(x->events[2 * batch - 1]) != CUDA_SUCCESS) {
-            free(times);
-            return -1;
-        }
+                restore_buffers(x) != CUDA_SUCCESS)
+                return 0;
+        if (cut.cuEventSynchronize(x->events[2 * batch - 1]) != CUDA_SUCCESS)
+            return 0;
         for (j = 0; j < batch; j++)
-            if (cut.cuEventElapsedTime(&times[done + j], x->events[2 * j], x->events[2 * j + 1]) !=
-                CUDA_SUCCESS) {
-                free(times);
-                return -1;
-            }
-        done += batch;
+            if (cut.cuEventElapsedTime(&ct->times[ct->done + j], x->events[2 * j], x->events[2 * j + 1]) !=
+                CUDA_SUCCESS)
+                return 0;
+        ct->done += batch;
     }
-    qsort(times, n_rep, sizeof *times, compare_float);
-    median = n_rep % 2 ? times[n_rep / 2] : (times[n_rep / 2 - 1] + times[n_rep / 2]) / 2.0;
-    free(times);
-    return median;
+    return 1;
 }
+
+static double median_time(struct config_timing *ct)
+{
+    unsigned n = ct->done;
+    if (!ct->times || !n)
+        return -1;
+    qsort(ct->times, n, sizeof *ct->times, compare_float);
+    return n % 2 ? ct->times[n / 2] : (ct->times[n / 2 - 1] + ct->times[n / 2]) / 2.0;
+}
+
+/* The configs' timed runs go in TUNE_ROUNDS interleaved rounds (each
+ * config a share of its runs a round), so that clocks drifting while the
+ * configs are timed, one after another, do not decide between configs a
+ * few percent apart: timed one block each, matmul.tk's choice at 8192^3
+ * flipped between runs (0.95x the best config in one). */
+enum { TUNE_ROUNDS = 5 };
 
 /* Times every config on these arguments and returns the fastest (-1 where
  * none launches, or the tools to time are missing: the caller falls back). */
 static int tune(tkrt_tuner *t, CUstream stream, const long long *key, void **args)
 {
     struct trial_state x;
+    struct config_timing *timing = NULL;
     double *ms, best = -1;
     int choice = -1;
-    unsigned c, b, nevents = 0;
+    unsigned c, b, round, nevents = 0;
     memset(&x, 0, sizeof x);
     x.t = t;
     x.stream = stream;
@@ -842,8 +860,25 @@ static int tune(tkrt_tuner *t, CUstream stream, const long long *key, void **arg
                 CUDA_SUCCESS)
             goto done;
     }
+    timing = calloc(t->num_configs, sizeof *timing);
+    if (!timing)
+        goto done;
+    for (c = 0; c < t->num_configs; c++)
+        if (!prepare_config(&x, c, &timing[c])) {
+            free(timing[c].times);
+            timing[c].times = NULL;
+        }
+    for (round = 0; round < TUNE_ROUNDS; round++)
+        for (c = 0; c < t->num_configs; c++) {
+            unsigned share = (timing[c].n_rep + TUNE_ROUNDS - 1) / TUNE_ROUNDS;
+            if (timing[c].times && !time_runs(&x, c, &timing[c], share)) {
+                free(timing[c].times);
+                timing[c].times = NULL;
+            }
+        }
     for (c = 0; c < t->num_configs; c++) {
-        ms[c] = time_config(&x, c);
+        ms[c] = median_time(&timing[c]);
+        free(timing[c].times);
         if (ms[c] >= 0 && (choice < 0 || ms[c] < best)) {
             best = ms[c];
             choice = (int)c;
@@ -882,6 +917,7 @@ done:
     for (c = 0; c < nevents; c++)
         cut.cuEventDestroy(x.events[c]);
     free(x.saved);
+    free(timing);
     free(ms);
     return choice;
 }

@@ -141,7 +141,8 @@ typedef struct tkrt_tuner {
  * current context, choosing it first where this context has not seen that
  * key: each config that launches is timed as Triton's do_bench times (CUDA
  * events on `stream` after a warm-up, the L2 cache flushed before each run,
- * about 25 ms of warm-up and 100 ms of runs, the median), the fastest is
+ * about 25 ms of warm-up and 100 ms of runs, the median; the configs' runs
+ * interleaved in 5 rounds against clock drift), the fastest is
  * kept, and then it runs on the arguments, whose pointers then hold what
  * that one launch gives (buffers named reset_to_zero or restore_value are
  * zeroed or restored first). Configs that do not launch on this device (too
