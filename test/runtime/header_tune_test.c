@@ -278,6 +278,14 @@ int main(int argc, char **argv)
               "loading a missing file: %s", tkrt_status_string(tkrt_status()));
         remove(path);
     }
+    /* a config that does not launch is skipped */
+    {
+        static const double ms[2] = {0.5, 1.0};
+        times("skipfirst", ms, 2);
+    }
+    s = skipfirst(NULL, x, 64);
+    CHECK(s == TK_SUCCESS && last_grid[0] == 2, "skipfirst: grid %u, not the B=32 config's 2 (%s)", last_grid[0],
+          tkrt_status_string(s));
     /* writes nothing names: the first config, one launch, no trials */
     {
         static const double ms[2] = {5.0, 1.0};
