@@ -25,6 +25,12 @@ static int failures;
         }                                                                                          \
     } while (0)
 
+/* `s` came from one launch (since `before`) of a grid of `grid` blocks */
+#define ONE_LAUNCH(what, grid)                                                                     \
+    CHECK(s == TK_SUCCESS && *launches == before + 1 && last_grid[0] == (unsigned)(grid),          \
+          "%s: %d launches, grid %u, not one of %u (%s)", what, *launches - before, last_grid[0],   \
+          (unsigned)(grid), tkrt_status_string(s))
+
 int main(int argc, char **argv)
 {
     static int x[4096];
@@ -46,18 +52,13 @@ int main(int argc, char **argv)
     }
     before = *launches;
     s = clobber_restore(NULL, x, 100);
-    CHECK(s == TK_SUCCESS && *launches == before + 1 && last_grid[0] == 2,
-          "n=100 (in the table: B=64): %d launches, grid %u, %s", *launches - before, last_grid[0],
-          tkrt_status_string(s));
+    ONE_LAUNCH("n=100, in the table: B=64", 2);
     before = *launches;
     s = clobber_restore(NULL, x, 150);
-    CHECK(s == TK_SUCCESS && *launches == before + 1 && last_grid[0] == 3,
-          "n=150 (the nearest, 100, takes B=64): %d launches, grid %u", *launches - before, last_grid[0]);
+    ONE_LAUNCH("n=150, the nearest (100) takes B=64", 3);
     before = *launches;
     s = clobber_any(NULL, x, 64);
-    CHECK(s == TK_SUCCESS && *launches == before + 1 && last_grid[0] == 4,
-          "clobber_any (no choices, no timing: the first config): %d launches, grid %u", *launches - before,
-          last_grid[0]);
+    ONE_LAUNCH("clobber_any, no choices: its first config", 4);
     if (failures)
         return 1;
     printf("ok\n");

@@ -36,6 +36,12 @@ static int (*set_current)(void *ctx);
         }                                                                                          \
     } while (0)
 
+/* `s` came from one launch (since `before`) of a grid of `grid` blocks */
+#define ONE_LAUNCH(what, grid)                                                                     \
+    CHECK(s == TK_SUCCESS && *launches == before + 1 && last_grid[0] == (unsigned)(grid),          \
+          "%s: %d launches, grid %u, not one of %u (%s)", what, *launches - before, last_grid[0],   \
+          (unsigned)(grid), tkrt_status_string(s))
+
 /* every entry of a config (its _d16 twin too) takes `ms` */
 static void times(const char *kernel, const double *ms, int n)
 {
@@ -163,12 +169,10 @@ int main(int argc, char **argv)
     set_capturing(stream);
     before = *launches;
     s = clobber_restore(stream, x, 900);
-    CHECK(s == TK_SUCCESS && *launches == before + 1 && last_grid[0] == 15,
-          "capturing n=900: %d launches, grid %u (the n=1000 choice gives 15)", *launches - before, last_grid[0]);
+    ONE_LAUNCH("capturing n=900, the n=1000 choice", 15);
     before = *launches;
     s = clobber_restore(stream, x, 110);
-    CHECK(s == TK_SUCCESS && *launches == before + 1 && last_grid[0] == 4,
-          "capturing n=110: %d launches, grid %u (the n=100 choice gives 4)", *launches - before, last_grid[0]);
+    ONE_LAUNCH("capturing n=110, the n=100 choice", 4);
     /* a new context: a key chosen on the same device is not timed again;
      * capturing, an unknown key takes the first config; not capturing,
      * that context tunes it */
@@ -180,14 +184,10 @@ int main(int argc, char **argv)
         set_current(ctx);
         before = *launches;
         s = clobber_restore(stream, x, 777);
-        CHECK(s == TK_SUCCESS && *launches == before + 1 && last_grid[0] == 49,
-              "capturing in a new context: %d launches, grid %u (the first config gives 49)", *launches - before,
-              last_grid[0]);
+        ONE_LAUNCH("capturing in a new context: the first config", 49);
         before = *launches;
         s = clobber_restore(stream, x, 100);
-        CHECK(s == TK_SUCCESS && *launches == before + 1 && last_grid[0] == 4,
-              "a new context, n=100 chosen on this device: %d launches, grid %u (the B=32 choice gives 4)",
-              *launches - before, last_grid[0]);
+        ONE_LAUNCH("a new context, n=100 chosen on this device", 4);
         set_capturing(NULL);
         before = *launches;
         s = clobber_restore(NULL, x, 777);
@@ -259,8 +259,7 @@ int main(int argc, char **argv)
         CHECK(s == TK_SUCCESS, "tkrt_tune_load: %s", tkrt_status_string(s));
         before = *launches;
         s = clobber_any(NULL, x, 999);
-        CHECK(s == TK_SUCCESS && *launches == before + 1 && last_grid[0] == 32,
-              "a loaded choice: %d launches, grid %u (B=32 gives 32)", *launches - before, last_grid[0]);
+        ONE_LAUNCH("a loaded choice: B=32", 32);
         before = *launches;
         s = clobber_any(NULL, x, 998);
         CHECK(s == TK_SUCCESS && *launches - before > 3, "a line of another source was taken (%d launches)",
@@ -293,8 +292,7 @@ int main(int argc, char **argv)
     }
     before = *launches;
     s = untuned(NULL, x, x + 1, 64);
-    CHECK(s == TK_SUCCESS && *launches == before + 1 && last_grid[0] == 4,
-          "untuned: %d launches, grid %u (the first config gives 4)", *launches - before, last_grid[0]);
+    ONE_LAUNCH("untuned: the first config", 4);
     remove(cache_path);
     if (failures)
         return 1;
