@@ -331,8 +331,10 @@ static bool emit_tuner(FILE *out, tk_diag *diag, const char *mod, const tk_tir_p
     const tk_sema_kernel *sk = program->kernels.data[from]->sema;
     bool ok = true, tune = !(options && options->tune_off);
     int configs[64];
+    const tk_sema_kernel *config_sema[64];
     const char *texts[64];
     uint32_t nconfigs = 0;
+    bool any_keep = false, any_estimate = false;
     for (uint32_t j = from; j < program->kernels.len; j++) {
         const tk_tir_kernel *v = program->kernels.data[j];
         if (strcmp(v->sema->name, sk->name) != 0 || !info_of(compiled, v)) continue;
@@ -340,6 +342,9 @@ static bool emit_tuner(FILE *out, tk_diag *diag, const char *mod, const tk_tir_p
         for (uint32_t c = 0; c < nconfigs; c++) seen |= configs[c] == v->sema->config;
         if (!seen && nconfigs < 64) {
             texts[nconfigs] = v->sema->config_text ? v->sema->config_text : "";
+            config_sema[nconfigs] = v->sema;
+            any_keep |= v->sema->prune_keep != NULL;
+            any_estimate |= v->sema->prune_estimate != NULL;
             configs[nconfigs++] = v->sema->config;
         }
     }
@@ -368,6 +373,25 @@ static bool emit_tuner(FILE *out, tk_diag *diag, const char *mod, const tk_tir_p
         fputs("    int tk_bad = 0;\n", out);
         ok &= emit_choice(out, mod, program, compiled, from, sk->name, configs[c]);
         fputs("    (void)tk_bad;\n    return TK_ERROR_INVALID_VALUE;\n}\n", out);
+    }
+    /* prune_configs_by: which configs are timed for these arguments */
+    for (int estimate = 0; estimate < 2; estimate++) {
+        if (!(estimate ? any_estimate : any_keep)) continue;
+        fprintf(out, "static %s tk_%s__%s__%s(void **args, unsigned tk_config) {\n", estimate ? "double" : "int", mod,
+                sk->name, estimate ? "estimate" : "keep");
+        emit_unpack(out, sk);
+        fprintf(out, "    int tk_bad = 0;\n    %s tk_value = %s;\n    switch (tk_config) {\n", estimate ? "double" : "int64_t",
+                estimate ? "0" : "1");
+        for (uint32_t c = 0; c < nconfigs; c++) {
+            const tk_sx *x = estimate ? config_sema[c]->prune_estimate : config_sema[c]->prune_keep;
+            if (!x) continue;
+            fprintf(out, "    case %u: tk_value = %s", c, estimate ? "(double)(" : "(");
+            ok &= print_c(out, x);
+            fputs("); break;\n", out);
+        }
+        /* a division by zero or a shift out of range: not kept, or ranked last */
+        fprintf(out, "    }\n    return tk_bad ? %s : tk_value%s;\n}\n", estimate ? "1e308" : "0",
+                estimate ? "" : " != 0");
     }
     uint32_t nbuffers = 0;
     for (uint32_t t = 0; t < sk->tuned.len; t++) {
@@ -423,8 +447,13 @@ static bool emit_tuner(FILE *out, tk_diag *diag, const char *mod, const tk_tir_p
     else fputs("NULL, ", out);
     if (nbuffers) fprintf(out, "%uu, tk_%s__%s__buffers, ", nbuffers, mod, sk->name);
     else fputs("0u, NULL, ", out);
-    if (nchoices) fprintf(out, "%uu, tk_%s__%s__choices, %d);\n\n", nchoices, mod, sk->name, tune);
-    else fprintf(out, "0u, NULL, %d);\n\n", tune);
+    if (nchoices) fprintf(out, "%uu, tk_%s__%s__choices, ", nchoices, mod, sk->name);
+    else fputs("0u, NULL, ", out);
+    if (any_keep) fprintf(out, "tk_%s__%s__keep, ", mod, sk->name);
+    else fputs("NULL, ", out);
+    if (any_estimate) fprintf(out, "tk_%s__%s__estimate, %uu, ", mod, sk->name, sk->prune_top_k);
+    else fputs("NULL, 0u, ", out);
+    fprintf(out, "%d);\n\n", tune);
     return ok;
 }
 

@@ -465,6 +465,9 @@ static tk_status load(tkrt_kernel *k, CUcontext ctx, unsigned long long id, CUfu
 /* ---- Autotuning ------------------------------------------------------ */
 
 /* One key's choice in one context. */
+/* tkc compiles at most 64 variants of a kernel */
+enum { MAX_CONFIGS = 64 };
+
 struct tune_entry {
     int used;
     int config;
@@ -596,7 +599,8 @@ static double key_distance(const tkrt_tuner *t, const long long *x, const long l
 /* The config chosen for the key nearest to `key` among the header's
  * choices for this device, then (none there) this context's; -1 where
  * neither has one. */
-static int nearest_choice(tkrt_tuner *t, unsigned long long id, const char *device, const long long *key)
+static int nearest_choice(tkrt_tuner *t, unsigned long long id, const char *device, const long long *key,
+                          const unsigned char *keep)
 {
     struct tune_table *tab;
     double best = 0;
@@ -605,7 +609,7 @@ static int nearest_choice(tkrt_tuner *t, unsigned long long id, const char *devi
     for (i = 0; i < t->num_choices; i++) {
         double d = key_distance(t, key, t->choices[i].key);
         if (strcmp(t->choices[i].device, device) != 0 || t->choices[i].config < 0 ||
-            t->choices[i].config >= (int)t->num_configs)
+            t->choices[i].config >= (int)t->num_configs || !keep[t->choices[i].config])
             continue;
         if (config < 0 || d < best) {
             best = d;
@@ -619,7 +623,7 @@ static int nearest_choice(tkrt_tuner *t, unsigned long long id, const char *devi
     for (i = 0; tab && i < tab->capacity; i++) {
         const struct tune_entry *e = &tab->entries[i];
         double d;
-        if (!e->used || e->context_id != id)
+        if (!e->used || e->context_id != id || !keep[e->config])
             continue;
         d = key_distance(t, key, e->key);
         if (config < 0 || d < best) {
@@ -656,19 +660,22 @@ static void print_key(FILE *out, const tkrt_tuner *t, const long long *key)
         fprintf(out, "%s%s=%lld", k ? ", " : "", t->key_names ? t->key_names[k] : "?", key[k]);
 }
 
-/* The first config, in order, that launches on these arguments; -1 (with
- * the first one's failure recorded) when none does. */
-static int launch_first(tkrt_tuner *t, CUstream stream, void **args)
+/* The first candidate, in order, that launches on these arguments; -1
+ * (with the first one's failure recorded) when none does. */
+static int launch_first(tkrt_tuner *t, CUstream stream, void **args, const unsigned char *keep)
 {
     tk_status first = TK_SUCCESS;
     char message[sizeof last_message];
-    int first_result = 0;
+    int first_result = 0, tried = 0;
     unsigned c;
     for (c = 0; c < t->num_configs; c++) {
-        tk_status s = t->configs[c]((tk_stream)stream, args);
+        tk_status s;
+        if (!keep[c])
+            continue;
+        s = t->configs[c]((tk_stream)stream, args);
         if (s == TK_SUCCESS)
             return (int)c;
-        if (c == 0) {
+        if (!tried++) {
             first = s;
             first_result = last_result;
             memcpy(message, last_message, sizeof message);
@@ -829,9 +836,10 @@ static double median_time(struct config_timing *ct)
  * flipped between runs (0.95x the best config in one). */
 enum { TUNE_ROUNDS = 5 };
 
-/* Times every config on these arguments and returns the fastest (-1 where
- * none launches, or the tools to time are missing: the caller falls back). */
-static int tune(tkrt_tuner *t, CUstream stream, const long long *key, void **args)
+/* Times every candidate (keep) on these arguments and returns the fastest
+ * (-1 where none launches, or the tools to time are missing: the caller
+ * falls back). */
+static int tune(tkrt_tuner *t, CUstream stream, const long long *key, void **args, const unsigned char *keep)
 {
     struct trial_state x;
     struct config_timing *timing = NULL;
@@ -864,7 +872,7 @@ static int tune(tkrt_tuner *t, CUstream stream, const long long *key, void **arg
     if (!timing)
         goto done;
     for (c = 0; c < t->num_configs; c++)
-        if (!prepare_config(&x, c, &timing[c])) {
+        if (keep[c] && !prepare_config(&x, c, &timing[c])) {
             free(timing[c].times);
             timing[c].times = NULL;
         }
@@ -902,6 +910,8 @@ static int tune(tkrt_tuner *t, CUstream stream, const long long *key, void **arg
         for (c = 0; c < t->num_configs; c++) {
             if (ms[c] >= 0)
                 fprintf(stderr, "tkc tune:   %.4f ms  %s\n", ms[c], t->config_text ? t->config_text[c] : "?");
+            else if (!keep[c])
+                fprintf(stderr, "tkc tune:   (pruned)  %s\n", t->config_text ? t->config_text[c] : "?");
             else
                 fprintf(stderr, "tkc tune:   (does not launch)  %s\n", t->config_text ? t->config_text[c] : "?");
         }
@@ -1121,6 +1131,49 @@ tk_status tkrt_tune_load(const char *path)
     return s;
 }
 
+/* Which configs prune_configs_by keeps for these arguments (keep[c] 1 or
+ * 0); how many. As Triton prunes: the condition first, then of the
+ * configs it keeps the top_k with the lowest estimates (ties to the
+ * earlier config; an estimate that is not a number ranks last). */
+static unsigned kept_configs(const tkrt_tuner *t, void **args, unsigned char *keep)
+{
+    double estimate[MAX_CONFIGS];
+    unsigned c, d, n = 0;
+    for (c = 0; c < t->num_configs; c++) {
+        keep[c] = !t->keep || t->keep(args, c);
+        n += keep[c];
+    }
+    if (!t->estimate || !t->top_k || n <= t->top_k)
+        return n;
+    for (c = 0; c < t->num_configs; c++) {
+        estimate[c] = keep[c] ? t->estimate(args, c) : 0;
+        if (estimate[c] != estimate[c])
+            estimate[c] = 1e308;
+    }
+    for (c = 0; c < t->num_configs; c++) {
+        unsigned rank = 0;
+        for (d = 0; keep[c] && d < t->num_configs; d++)
+            rank += keep[d] && (estimate[d] < estimate[c] || (estimate[d] == estimate[c] && d < c));
+        keep[c] = keep[c] && rank < t->top_k;
+    }
+    return t->top_k;
+}
+
+/* Records that prune_configs_by keeps no config of t for this key. */
+static tk_status none_kept(const tkrt_tuner *t, const long long *key)
+{
+    char text[512];
+    size_t used = 0;
+    unsigned k;
+    text[0] = '\0';
+    for (k = 0; k < t->num_keys && used < sizeof text; k++)
+        used += (size_t)snprintf(text + used, sizeof text - used, "%s%s=%lld", k ? ", " : "",
+                                 t->key_names ? t->key_names[k] : "?", key[k]);
+    return record(TK_ERROR_INVALID_VALUE, NO_RESULT,
+                  "%s: prune_configs_by keeps none of its %u configs for (%s): nothing to launch", t->name,
+                  t->num_configs, text);
+}
+
 static int capturing(CUstream stream)
 {
     int status = 0;
@@ -1135,8 +1188,11 @@ tk_status tkrt_tuned_launch(tkrt_tuner *t, tk_stream stream, const long long *ke
     char device[128];
     tk_status s;
     int config, timed = 0;
+    unsigned char keep[MAX_CONFIGS];
+    unsigned candidates;
 
-    if (!t || !t->configs || !t->num_configs || t->num_keys > TKRT_MAX_KEYS || (t->num_keys && !key))
+    if (!t || !t->configs || !t->num_configs || t->num_configs > MAX_CONFIGS || t->num_keys > TKRT_MAX_KEYS ||
+        (t->num_keys && !key))
         return record(TK_ERROR_INVALID_VALUE, NO_RESULT, "tkrt_tuned_launch: an invalid tuner");
     s = driver();
     if (s != TK_SUCCESS)
@@ -1149,12 +1205,15 @@ tk_status tkrt_tuned_launch(tkrt_tuner *t, tk_stream stream, const long long *ke
     config = table_get(t, id, key);
     if (config >= 0)
         return t->configs[config](stream, args);
+    candidates = kept_configs(t, args, keep);
+    if (!candidates)
+        return none_kept(t, key);
     pthread_once(&cache_once, load_cache);
     device_name(device, sizeof device);
     config = compiled_choice(t, device, key);
-    if (config < 0)
+    if (config < 0 || !keep[config])
         config = saved_config(t, key, device);
-    if (config >= 0) {
+    if (config >= 0 && keep[config]) {
         lock_tuner(t);
         table_put(t, id, key, config);
         unlock_tuner(t);
@@ -1164,23 +1223,23 @@ tk_status tkrt_tuned_launch(tkrt_tuner *t, tk_stream stream, const long long *ke
         /* no timing inside a graph: a choice already made for a key near
          * it, or the first config (neither kept: the next launch outside
          * a graph times) */
-        config = nearest_choice(t, id, device, key);
+        config = nearest_choice(t, id, device, key, keep);
         if (config >= 0)
             return t->configs[config](stream, args);
-        return launch_first(t, (CUstream)stream, args) >= 0 ? TK_SUCCESS : last_status;
+        return launch_first(t, (CUstream)stream, args, keep) >= 0 ? TK_SUCCESS : last_status;
     }
     pthread_mutex_lock(&tuning_mutex);
     config = table_get(t, id, key);
     if (config < 0 && !t->tune)
-        config = nearest_choice(t, id, device, key); /* a tuner that may not time */
-    if (config < 0 && t->tune && t->num_configs > 1 && tuning_symbols) {
-        config = tune(t, (CUstream)stream, key, args);
+        config = nearest_choice(t, id, device, key, keep); /* a tuner that may not time */
+    if (config < 0 && t->tune && candidates > 1 && tuning_symbols) {
+        config = tune(t, (CUstream)stream, key, args, keep);
         timed = config >= 0;
     }
     if (config >= 0) {
         s = t->configs[config](stream, args);
     } else {
-        config = launch_first(t, (CUstream)stream, args);
+        config = launch_first(t, (CUstream)stream, args, keep);
         s = config >= 0 ? TK_SUCCESS : last_status;
     }
     if (config >= 0) {

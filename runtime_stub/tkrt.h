@@ -126,6 +126,12 @@ typedef struct tkrt_tuner {
     const tkrt_tuned_buffer *buffers;
     unsigned num_choices;             /* compiled in with tkc --tune-table */
     const tkrt_tune_choice *choices;
+    /* prune_configs_by: config c is a candidate for these arguments where
+     * keep(args, c) is 1 (NULL: every config is); of the candidates, the
+     * top_k with the lowest estimate(args, c) are timed (NULL: all) */
+    int (*keep)(void **args, unsigned config);
+    double (*estimate)(void **args, unsigned config);
+    unsigned top_k;
     int tune;                         /* 0: never time (tkc --tune=off, or writes no list names) */
     /* runtime state, zero-initialized by the header: */
     volatile int lock;
@@ -133,9 +139,11 @@ typedef struct tkrt_tuner {
 } tkrt_tuner;
 
 #define TKRT_TUNER_INIT(name, hash, num_configs, configs, config_text, num_keys, key_names, \
-                        num_buffers, buffers, num_choices, choices, tune)                  \
+                        num_buffers, buffers, num_choices, choices, keep, estimate, top_k,  \
+                        tune)                                                               \
     { (name), (hash), (num_configs), (configs), (config_text), (num_keys), (key_names),   \
-      (num_buffers), (buffers), (num_choices), (choices), (tune), 0, NULL }
+      (num_buffers), (buffers), (num_choices), (choices), (keep), (estimate), (top_k),     \
+      (tune), 0, NULL }
 
 /* Launches the config of `tuner` chosen for `key` (num_keys values) in the
  * current context, choosing it first where this context has not seen that
@@ -147,12 +155,15 @@ typedef struct tkrt_tuner {
  * that one launch gives (buffers named reset_to_zero or restore_value are
  * zeroed or restored first). Configs that do not launch on this device (too
  * much shared memory) are skipped. Thread-safe: one thread tunes at a time,
- * the others wait and then use its choice. Before timing, a key looks in
- * the choices compiled into the header for this device, then in those saved
- * (below). While `stream` is capturing a CUDA graph, or where the tuner
- * may not time (tune 0), the launch takes the choice for the nearest key
- * (the header's for this device, or this context's), or else the first
- * config that launches.
+ * the others wait and then use its choice. Only the candidates that
+ * prune_configs_by keeps (keep, estimate and top_k) are timed, or launched
+ * at all; where it keeps none the launch fails with TK_ERROR_INVALID_VALUE,
+ * and where it keeps one that one runs untimed. Before timing, a key looks
+ * in the choices compiled into the header for this device, then in those
+ * saved (below). While `stream` is capturing a CUDA graph, or where the
+ * tuner may not time (tune 0), the launch takes the choice for the nearest
+ * key (the header's for this device, or this context's), or else the first
+ * candidate that launches.
  * TKC_TUNE_VERBOSE=1 in the environment prints each choice with the times
  * to stderr (the one output of this runtime). */
 tk_status tkrt_tuned_launch(tkrt_tuner *tuner, tk_stream stream, const long long *key, void **args);

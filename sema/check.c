@@ -2437,6 +2437,8 @@ typedef struct kernel_decl {
     const tk_expr *configs;   /* the list of config(...) calls */
     const tk_expr *key;
     const tk_expr *tuned[3];  /* restore_value, reset_to_zero, may_clobber (TK_TUNED_*) */
+    const tk_expr *prune;     /* prune_configs_by's value */
+    uint32_t prune_top_k;     /* with a perf_model: how many configs are timed */
     TK_VEC(const tk_expr *) heuristics; /* KEYWORD nodes */
     tk_loc kernel_loc;
 } kernel_decl;
@@ -2447,6 +2449,7 @@ typedef struct variant {
     value num_warps, num_stages;
     int config;          /* autotune config index, -1 for none */
     const char *config_text;
+    tk_sx *prune_keep, *prune_estimate; /* prune_configs_by for this config (NULL: none) */
 } variant;
 
 static const char *decorator_name(checker *c, const tk_expr *e) {
@@ -2564,16 +2567,12 @@ static bool parse_kernel_decl(checker *c, const tk_def *def, kernel_decl *k) {
             k->configs = vals[0];
             k->key = vals[1];
             for (uint32_t j = 0; j < 3; j++) k->tuned[j] = vals[5 + j];
+            k->prune = vals[4];
             if (!k->configs || (k->configs->kind != TK_EXPR_LIST && k->configs->kind != TK_EXPR_TUPLE)) {
                 sema_error(c, def->decorators.data[i].loc, "@autotune needs configs=[config(...), ...]");
                 ok = false;
                 k->configs = NULL;
             }
-            for (uint32_t j = 4; j < 5; j++)
-                if (vals[j]) {
-                    sema_error(c, vals[j]->loc, "@autotune option '%s' is not supported yet", opts[j]);
-                    ok = false;
-                }
         } else if (name && strcmp(name, "heuristics") == 0) {
             if (d->kind != TK_EXPR_CALL) continue;
             for (uint32_t j = 0; j < d->u.call.args.len; j++) {
@@ -2943,6 +2942,9 @@ static void check_variant(checker *c, const kernel_decl *k, const variant *v, ui
     }
     out->config = v->config;
     out->config_text = v->config_text;
+    out->prune_keep = v->prune_keep;
+    out->prune_estimate = v->prune_estimate;
+    out->prune_top_k = v->prune_estimate ? k->prune_top_k : 0;
     check_tuned(c, k, out);
     check_grid(c, k, out);
     exec_block(c, &k->def->body);
@@ -2974,6 +2976,176 @@ static variant copy_variant(checker *c, const variant *v) {
     for (uint32_t i = 0; i < v->constexprs.len; i++) tk_vec_push(c->arena, &out.constexprs, v->constexprs.data[i]);
     for (uint32_t i = 0; i < v->conditions.len; i++) tk_vec_push(c->arena, &out.conditions, v->conditions.data[i]);
     return out;
+}
+
+/* The first scalar parameter x reads that is not in the autotune key,
+ * or NULL. */
+static const tk_sema_var *non_key_var(const tk_sx *x, const char *const *key, uint32_t nkey) {
+    if (!x) return NULL;
+    if (x->kind == TK_SX_VAR) {
+        for (uint32_t i = 0; i < nkey; i++)
+            if (key[i] == x->var->name) return NULL;
+        return x->var;
+    }
+    for (uint32_t i = 0; i < x->args.len; i++) {
+        const tk_sema_var *v = non_key_var(x->args.data[i], key, nkey);
+        if (v) return v;
+    }
+    return NULL;
+}
+
+/* One prune_configs_by entry (an expression, or a lambda of one
+ * parameter as in @heuristics) for config v: over its constexprs, its
+ * num_warps and num_stages (Triton's config.all_kwargs()) and the scalar
+ * parameters. A host expression must read only key parameters: the
+ * choice, and with it the pruning, is made once per key. NULL and *out a
+ * constant where it has one value. */
+static bool eval_prune(checker *c, const kernel_decl *k, const variant *v, const tk_expr *e, const char *what,
+                       bool condition, value *constant, tk_sx **out) {
+    frame f;
+    uint32_t counter = 0;
+    *out = NULL;
+    if (e->kind == TK_EXPR_LAMBDA && e->u.lambda.params.len != 1) {
+        sema_error(c, e->loc, "%s is written for one config: an expression over the config's values "
+                   "and the key parameters, or lambda args: ... (Triton's function of all the configs "
+                   "has no ahead-of-time form)", what);
+        return false;
+    }
+    setup_kernel_frame(c, k, v, &f, NULL, &counter);
+    static const char *const launch_names[2] = {"num_warps", "num_stages"};
+    for (int i = 0; i < 2; i++) {
+        const char *name = tk_intern_cstr(c->names, launch_names[i]);
+        if (find_param(k->def, name)) continue;
+        value val = i ? v->num_stages : v->num_warps;
+        const tk_expr *given = i ? k->num_stages : k->num_warps;
+        if (val.kind == V_NONE && given) val = eval_host(c, given);
+        if (val.kind == V_NONE) val = v_int(e->loc, i ? 3 : 4);
+        bind(c, &f.names, name, val, e->loc);
+    }
+    value r = eval_host(c, e);
+    c->frame = NULL;
+    *constant = r;
+    if (r.kind == V_ERROR) return false;
+    if (condition ? r.kind == V_BOOL || r.kind == V_INT : v_is_number(&r)) return true;
+    const tk_type *t = r.kind == V_RT ? r.u.rt->type : NULL;
+    bool fits = t && t->kind == TK_TYPE_SCALAR && (condition ? t->dtype == TK_I1 : t->dtype != TK_I1);
+    if (!fits) {
+        sema_error(c, e->loc, condition ? "%s must be a condition (a boolean), not %s"
+                                        : "%s must be a number (the config's estimated time), not %s",
+                   what, r.kind == V_RT ? tk_type_str(c->arena, t) : v_describe(c, &r));
+        return false;
+    }
+    const tk_sema_var *bad = NULL;
+    const char *const *key = NULL;
+    uint32_t nkey = 0;
+    const char *names[64];
+    if (k->key && (k->key->kind == TK_EXPR_LIST || k->key->kind == TK_EXPR_TUPLE)) {
+        for (uint32_t i = 0; i < k->key->u.items.len && nkey < 64; i++) {
+            const tk_expr *ke = k->key->u.items.data[i];
+            names[nkey++] = ke->kind == TK_EXPR_NAME ? ke->u.name
+                            : ke->kind == TK_EXPR_STRING ? tk_intern(c->names, ke->u.string.text, ke->u.string.len)
+                            : NULL;
+        }
+        key = names;
+    }
+    if (sx_uses_pointer(r.u.rt, &bad)) {
+        sema_error(c, e->loc, "%s uses the pointer '%s'; ahead of time it can read the config and the "
+                   "key parameters", what, bad->name);
+        return false;
+    }
+    bad = non_key_var(r.u.rt, key, nkey);
+    if (bad) {
+        sema_error(c, e->loc, "%s reads '%s', which is not in key=[...]: a config is chosen once per key, "
+                   "so pruning may read only the key parameters", what, bad->name);
+        return false;
+    }
+    if (!host_printable(c, r.u.rt, what)) return false;
+    *out = r.u.rt;
+    return true;
+}
+
+/* @autotune's prune_configs_by, as far as it can be decided ahead of time:
+ * {'early_config_prune': COND, 'perf_model': TIME, 'top_k': N}, or COND
+ * alone. COND keeps a config where it holds; of the configs kept, the
+ * top_k with the lowest TIME are timed (top_k a count, or a fraction of
+ * the configs; 10 by default, as in Triton). A config whose COND is false
+ * whatever the arguments is not compiled; the rest are decided at launch. */
+static bool prune_configs(checker *c, kernel_decl *k, variant *variants, uint32_t *count) {
+    static const char *const options[4] = {"early_config_prune", "perf_model", "top_k", "prune_num_stages_by"};
+    const tk_expr *given[4] = {0};
+    const tk_expr *opt = k->prune;
+    bool ok = true;
+    if (opt->kind == TK_EXPR_DICT) {
+        for (uint32_t i = 0; i + 1 < opt->u.items.len; i += 2) {
+            const tk_expr *name = opt->u.items.data[i];
+            if (name->kind != TK_EXPR_STRING) {
+                sema_error(c, name->loc, "prune_configs_by's keys are 'early_config_prune', 'perf_model' "
+                           "and 'top_k'");
+                ok = false;
+                continue;
+            }
+            const char *text = tk_intern(c->names, name->u.string.text, name->u.string.len);
+            int j = 0;
+            while (j < 4 && strcmp(options[j], text) != 0) j++;
+            if (j == 3) {
+                sema_error(c, name->loc, "prune_configs_by option 'prune_num_stages_by' is not supported yet");
+                ok = false;
+            } else if (j == 4) {
+                const char *s = suggest(c, text, options, 3);
+                if (s) sema_error(c, name->loc, "prune_configs_by has no option '%s'; did you mean '%s'?", text, s);
+                else sema_error(c, name->loc, "prune_configs_by has no option '%s'", text);
+                ok = false;
+            } else {
+                given[j] = opt->u.items.data[i + 1];
+            }
+        }
+    } else {
+        given[0] = opt;
+    }
+    if (!ok) return false;
+    k->prune_top_k = 10;
+    if (given[2] && !given[1]) {
+        tk_warning(c->diag, given[2]->loc, "top_k has no effect without a perf_model");
+    } else if (given[2]) {
+        value n = eval_global(c, given[2]);
+        if (n.kind == V_ERROR) return false;
+        if (n.kind == V_INT && n.u.i >= 1) {
+            k->prune_top_k = n.u.i > 64 ? 64 : (uint32_t)n.u.i;
+        } else if (n.kind == V_FLOAT && n.u.f > 0 && n.u.f <= 1 && (uint32_t)(n.u.f * *count) >= 1) {
+            k->prune_top_k = (uint32_t)(n.u.f * *count); /* Triton's int(len(configs) * top_k) */
+        } else {
+            sema_error(c, given[2]->loc, "top_k is a number of configs (1 or more) or a fraction of the %u "
+                       "configs (at most 1.0) that leaves at least one; not %s", *count, v_describe(c, &n));
+            return false;
+        }
+    }
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < *count; i++) {
+        variant v = variants[i];
+        value constant;
+        if (given[0]) {
+            if (!eval_prune(c, k, &v, given[0], "early_config_prune", true, &constant, &v.prune_keep)) {
+                ok = false;
+                continue;
+            }
+            if (!v.prune_keep && !v_as_int(&constant)) continue; /* never kept */
+        }
+        if (given[1]) {
+            if (!eval_prune(c, k, &v, given[1], "perf_model", false, &constant, &v.prune_estimate)) {
+                ok = false;
+                continue;
+            }
+            if (!v.prune_estimate) v.prune_estimate = sx_const(c, &constant, TK_F64, given[1]->loc);
+        }
+        variants[kept++] = v;
+    }
+    if (ok && !kept) {
+        sema_error(c, opt->loc, "prune_configs_by keeps none of the %u configs of '%s', whatever the arguments",
+                   *count, k->def->name);
+        ok = false;
+    }
+    *count = kept;
+    return ok;
 }
 
 static void check_kernel(checker *c, const tk_def *def) {
@@ -3090,6 +3262,7 @@ static void check_kernel(checker *c, const tk_def *def) {
         }
         if (any_config && !variants.len)
             sema_error(c, k.configs->loc, "no autotune config of '%s' has the values the -D options give", def->name);
+        if (k.prune && variants.len && !prune_configs(c, &k, variants.data, &variants.len)) return;
         if (k.key) {
             if (k.key->kind != TK_EXPR_LIST && k.key->kind != TK_EXPR_TUPLE) {
                 sema_error(c, k.key->loc, "key= is a list of parameter names");

@@ -207,6 +207,16 @@ static void print_kernel(FILE *out, const tk_sema_kernel *k) {
             fprintf(out, "%s%s", i ? ", " : " ", k->autotune_key.data[i] ? k->autotune_key.data[i] : "?");
         fputc('\n', out);
     }
+    if (k->prune_keep) {
+        fputs("  timed where ", out);
+        print_sx(out, k->prune_keep);
+        fputc('\n', out);
+    }
+    if (k->prune_estimate) {
+        fprintf(out, "  timed among the %u lowest of ", k->prune_top_k);
+        print_sx(out, k->prune_estimate);
+        fputc('\n', out);
+    }
     fputs("  grid (", out);
     for (uint32_t i = 0; i < k->grid_rank; i++) {
         if (i) fputs(", ", out);

@@ -169,6 +169,12 @@ typedef struct tk_sema_kernel {
      * (restore_value), zeroed before each (reset_to_zero), or left as the
      * trials leave them (may_clobber); `elements` the size of the first two */
     TK_VEC(struct tk_sema_tuned { const char *name; int kind; tk_sx *elements; }) tuned;
+    /* @autotune's prune_configs_by for this config, over the key
+     * parameters: the launcher times it only where `prune_keep` holds
+     * (NULL: always) and, with a perf_model, where `prune_estimate` is
+     * among the prune_top_k lowest of the configs kept (0: no perf_model) */
+    tk_sx *prune_keep, *prune_estimate;
+    uint32_t prune_top_k;
     tk_ss_list body;
     uint32_t var_count;
 } tk_sema_kernel;

@@ -443,7 +443,9 @@ if [ "$UPDATE" != 1 ] && [ -n "${RT_DIR:-}" ] && [ -f "$RT_DIR/fake_libcuda.so" 
         if fake_header_test header_tune header_tune_test TKC_TUNE_VERBOSE=1 &&
             grep -q '^tkc tune: clobber_restore (n=100) on Fake GPU: B=32, 1.0000 ms$' "$tmp/out" &&
             grep -q '^tkc tune:   3.0000 ms  B=16$' "$tmp/out" && ! grep -q 'untuned' "$tmp/out" &&
-            grep -q '^tkc tune:   (does not launch)  B=16$' "$tmp/out"; then
+            grep -q '^tkc tune:   (does not launch)  B=16$' "$tmp/out" &&
+            grep -q '^tkc tune: prune_model (n=200) on Fake GPU: B=64, 2.0000 ms$' "$tmp/out" &&
+            grep -q '^tkc tune:   (pruned)  B=16$' "$tmp/out"; then
             passed
         else
             failed "autotuning on the fake driver (test/runtime/header_tune_test.c)"

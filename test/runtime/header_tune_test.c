@@ -42,6 +42,13 @@ static int (*set_current)(void *ctx);
           "%s: %d launches, grid %u, not one of %u (%s)", what, *launches - before, last_grid[0],   \
           (unsigned)(grid), tkrt_status_string(s))
 
+/* `s` came from tuning (trials, then the launch) since `before`, and the
+ * launch had a grid of `grid` blocks: the chosen config's */
+#define TUNED(what, grid)                                                                          \
+    CHECK(s == TK_SUCCESS && *launches - before > 3 && last_grid[0] == (unsigned)(grid),           \
+          "%s: %d launches, grid %u, not tuned to the config with %u (%s)", what, *launches - before, \
+          last_grid[0], (unsigned)(grid), tkrt_status_string(s))
+
 /* every entry of a config (its _d16 twin too) takes `ms` */
 static void times(const char *kernel, const double *ms, int n)
 {
@@ -161,9 +168,7 @@ int main(int argc, char **argv)
     }
     before = *launches;
     s = clobber_restore(NULL, x, 1000);
-    CHECK(s == TK_SUCCESS && *launches - before > 3, "clobber_restore n=1000 was not tuned (%d launches)",
-          *launches - before);
-    CHECK(last_grid[0] == 16, "clobber_restore n=1000: grid %u, not the B=64 config's 16", last_grid[0]);
+    TUNED("clobber_restore n=1000: B=64", 16);
     /* capturing: no trials; the nearest key's choice (1000 for 900, 100
      * for 110), one launch each */
     set_capturing(stream);
@@ -191,9 +196,7 @@ int main(int argc, char **argv)
         set_capturing(NULL);
         before = *launches;
         s = clobber_restore(NULL, x, 777);
-        CHECK(s == TK_SUCCESS && *launches - before > 3 && last_grid[0] == 13,
-              "a new context tunes n=777: %d launches, grid %u (B=64 now fastest: 13)", *launches - before,
-              last_grid[0]);
+        TUNED("a new context tunes n=777 (B=64 now fastest)", 13);
         set_current(old);
     }
     /* threads wanting one new key: one of them tunes it */
@@ -285,6 +288,49 @@ int main(int argc, char **argv)
     s = skipfirst(NULL, x, 64);
     CHECK(s == TK_SUCCESS && last_grid[0] == 2, "skipfirst: grid %u, not the B=32 config's 2 (%s)", last_grid[0],
           tkrt_status_string(s));
+    /* prune_configs_by's condition B <= n: B=64, fastest, is not timed
+     * for n = 40, and is chosen for n = 100; for n = 10 no config is kept
+     * and nothing launches */
+    {
+        static const double ms[3] = {3.0, 2.0, 1.0}, model_ms[3] = {1.0, 3.0, 2.0}, static_ms[2] = {2.0, 1.0};
+        times("prune_keep", ms, 3);
+        times("prune_model", model_ms, 3);
+        times("prune_static", static_ms, 2);
+    }
+    before = *launches;
+    s = prune_keep(NULL, x, 40);
+    TUNED("prune_keep n=40: B=32", 2);
+    before = *launches;
+    s = prune_keep(NULL, x, 100);
+    CHECK(s == TK_SUCCESS && last_grid[0] == 2, "prune_keep n=100: grid %u, not the B=64 config's 2 (%s)",
+          last_grid[0], tkrt_status_string(s));
+    before = *launches;
+    s = prune_keep(NULL, x, 10);
+    CHECK(s == TK_ERROR_INVALID_VALUE && *launches == before &&
+              strstr(tkrt_status_string(s), "prune_keep: prune_configs_by keeps none of its 3 configs for (n=10)"),
+          "prune_keep n=10: status %d, %d launches (%s)", (int)s, *launches - before, tkrt_status_string(s));
+    /* capturing, n = 20: the nearest key's choice (n=40's B=32) is
+     * pruned, so the first config kept, B=16 */
+    set_capturing(stream);
+    before = *launches;
+    s = prune_keep(stream, x, 20);
+    ONE_LAUNCH("prune_keep capturing n=20: the first config kept", 2);
+    set_capturing(NULL);
+    /* a perf_model with top_k = 2: for n = 200 the estimates keep B=32 and
+     * B=64, so B=16, the fastest, is not timed */
+    before = *launches;
+    s = prune_model(NULL, x, 200);
+    TUNED("prune_model n=200: B=64", 4);
+    /* a condition on the config alone: B=32 (num_warps=4) is not in the
+     * header; for n = 50 one config is kept and runs untimed */
+    CHECK(tk_header_tune__prune_static__tuner.num_configs == 2, "prune_static has %u configs, not 2",
+          tk_header_tune__prune_static__tuner.num_configs);
+    before = *launches;
+    s = prune_static(NULL, x, 50);
+    ONE_LAUNCH("prune_static n=50: the one config kept, untimed", 4);
+    before = *launches;
+    s = prune_static(NULL, x, 500);
+    TUNED("prune_static n=500: B=64", 8);
     /* writes nothing names: the first config, one launch, no trials */
     {
         static const double ms[2] = {5.0, 1.0};
