@@ -364,9 +364,12 @@ static void set_attr(dp_ctx *c, tk_tir_op *op, const char *name, const char *tex
  * m64nNk(256 / element bits), N a multiple of 8 up to 256 (of 16 past 24
  * for i8). Only 16-bit operands may be MN-major (the transpose flags);
  * tf32, fp8 and i8 need A's rows and B's columns K-contiguous (registers
- * hold A that way). */
+ * hold A that way). The kernel's warps make whole warpgroups. */
 static bool wgmma_fits(dp_ctx *c, const tk_tir_op *dot, const staged *a, const staged *b) {
     if (!c->target || !c->target->has_wgmma || !b) return false;
+    /* a wgmma is issued by a whole warpgroup: fewer than 4 warps (as
+     * Triton's num_warps=2 configs) take mma.sync */
+    if (c->k->num_warps % 4) return false;
     tk_dtype in = tir_elem(dot->operands.data[0]->type)->dtype;
     const tk_tir_buffer *ba = a ? &c->k->buffers.data[a->buffer] : NULL, *bb = &c->k->buffers.data[b->buffer];
     bool sixteen = in == TK_F16 || in == TK_BF16;

@@ -330,6 +330,12 @@ PIPELINED = [
     ("other=1.0", "f16", 64, 64, 45, 16, 4, 3, 48, 64, "1.0", "index"),
     ("8 warps, N=64", "f16", 64, 64, 96, 32, 8, 3, 96, 64, "0.0", "index"),
     ("8 warps, N=32", "f16", 64, 32, 64, 16, 8, 2, 64, 32, "0.0", "index"),
+    # fewer warps than a warpgroup: mma.sync on sm_90a too (wgmma there
+    # would be an illegal instruction), tiles wgmma would otherwise take
+    ("2 warps, M=64", "f16", 64, 32, 100, 32, 2, 3, 104, 32, "0.0", "index"),
+    ("1 warp, M=64", "bf16", 64, 64, 100, 32, 1, 2, 104, 64, "0.0", "carried"),
+    ("2 warps, f8e4m3 B K-major", "f8e4m3", 64, 32, 200, 64, 2, 3, 208, 208, "0.0", "b_kmajor"),
+    ("2 warps, A in registers", "f16", 64, 64, 100, 32, 2, 3, 104, 64, "0.0", "a_negated"),
     ("BK=128, 2 row tiles", "f16", 128, 32, 300, 128, 4, 2, 304, 32, "0.0", "carried"),
     ("BK=16, 4 stages", "f16", 64, 64, 64, 16, 4, 4, 64, 64, "0.0", "index"),
     ("one trip", "f16", 64, 64, 20, 32, 4, 3, 32, 64, "0.0", "index"),
