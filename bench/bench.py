@@ -267,7 +267,8 @@ def layernorm_group(M, N, use_tkc):
 # The configs of kernels/matmul.tk, in its order (test/gpu/variants builds
 # matmul_cI with -D for each, and matmul_cI_sm80 for sm_80).
 MATMUL_CONFIGS = [(128, 256, 64, 8, 8, 3), (256, 128, 64, 8, 8, 3), (128, 128, 64, 8, 4, 4),
-                  (128, 64, 32, 8, 4, 4), (64, 128, 32, 8, 4, 4), (64, 64, 32, 8, 4, 5)]
+                  (128, 64, 32, 8, 4, 4), (64, 128, 32, 8, 4, 4), (64, 64, 32, 8, 4, 5),
+                  (64, 128, 64, 8, 4, 6), (128, 64, 64, 8, 4, 6), (64, 64, 64, 8, 4, 5)]
 
 
 def matmul_group(M, N, K, config_index, use_tkc, sm80=False):

@@ -709,7 +709,9 @@ def main():
         for M, N, Kd in ((1000, 1000, 1000), (4095, 4097, 1023), (2048, 2048, 2048)):
             r.case(f"matmul_acc (tuned, restore_value) {M}x{N}x{Kd}",
                    lambda m=M, n=N, kd=Kd: matmul_acc_case(get("matmul_acc"), m, n, kd))
-        for variant in [f"matmul_c{i}{arch}" for arch in ("", "_sm80") for i in range(6)]:
+        configs = [line.split()[0] for line in (HERE / "variants").read_text().splitlines()
+                   if line.startswith("matmul_c")]
+        for variant in configs:
             for M, N, Kd in ((1000, 1000, 1000), (4095, 4097, 1023), (1, 4096, 4096), (4096, 4096, 4096),
                              (33, 17, 5)):
                 r.case(f"matmul[{variant}] {M}x{N}x{Kd}",
