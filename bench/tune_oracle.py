@@ -4,12 +4,18 @@ alone, the fastest per shape) and against Triton's @triton.autotune over
 tutorial 03's sixteen configs, at shapes from 512^3 to 8192^3, a skinny and
 ragged ones; f16, one process, outputs checked against float64 first.
 Each implementation's first call tunes (not timed); then do_bench medians,
-ROUNDS rounds interleaved (default 3), the median of each.
+ROUNDS rounds (default 3), each in a new shuffled order, the median of each.
 
     DIR=build/gpu python3 bench/tune_oracle.py    # DIR/matmul (no -D) and DIR/matmul_cI, each config
+
+SHAPES=MxNxK,... picks the shapes. CONFIGS=tutorial says DIR's configs are
+tutorial 03's sixteen, in order (a matmul.tk whose @autotune lists them):
+then Triton is also timed at each config alone, and a second table gives
+each config's tkc/Triton ratio per shape.
 """
 
 import os
+import random
 import statistics
 import sys
 import time
@@ -39,13 +45,19 @@ triton_tuned = triton.autotune(
 def main():
     d = Path(os.environ.get("DIR", ROOT / "build" / "gpu"))
     tuned = tkshim.Kernel("matmul", d / "matmul" / "libtkshim.so")
-    singles = [tkshim.Kernel(f"matmul_c{i}", d / f"matmul_c{i}" / "libtkshim.so")
-               for i in range(len(MATMUL_CONFIGS))]
+    tutorial = os.environ.get("CONFIGS") == "tutorial"
+    configs = tk.TUTORIAL_03_CONFIGS if tutorial else MATMUL_CONFIGS
+    singles = [tkshim.Kernel(f"matmul_c{i}", d / f"matmul_c{i}" / "libtkshim.so") for i in range(len(configs))]
     rounds = int(os.environ.get("ROUNDS", "3"))
+    shapes = SHAPES
+    if os.environ.get("SHAPES"):
+        shapes = [tuple(int(x) for x in s.split("x")) for s in os.environ["SHAPES"].split(",")]
+    per_config = []
+    shuffle = random.Random(1)
     print("| shape | tkc tuned | oracle (best config) | tuned/oracle | Triton autotuned | tkc/Triton | "
           "tkc first call | Triton first call |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
-    for M, N, K in SHAPES:
+    for M, N, K in shapes:
         def matrix(rows, cols):
             return torch.empty(rows, -(-cols // 16) * 16, device="cuda", dtype=torch.float16)[:, :cols]
         a, b = matrix(M, K), matrix(K, N)
@@ -59,8 +71,12 @@ def main():
             c.fill_(float("nan"))
             torch.cuda.synchronize()
             t0 = time.perf_counter()
-            if fn() != kern.success:
-                sys.exit(f"{label}: launch failed")
+            status = fn()
+            if status != kern.success:
+                if label == "tuned":
+                    sys.exit(f"{label}: launch failed: {kern.describe(status)}")
+                print(f"note: {label} does not launch at {M}x{N}x{K}: {kern.describe(status)}", file=sys.stderr)
+                continue
             torch.cuda.synchronize()
             first[label] = time.perf_counter() - t0
             err = ((c.double() - ref).norm() / ref.norm()).item()
@@ -80,17 +96,42 @@ def main():
         if not err < 2e-3:
             sys.exit(f"triton {M}x{N}x{K}: rel err {err:.1e}")
         impls["triton"] = tri
+        for i, cfg in enumerate(configs if tutorial else []):
+            c_single = matrix(M, N).fill_(float("nan"))
+            single = lambda cfg=cfg, c_single=c_single: tk.matmul(a, b, c_single, cfg)  # noqa: E731
+            try:
+                single()
+                torch.cuda.synchronize()
+            except Exception as e:  # Triton's OutOfResources
+                print(f"note: Triton config {cfg} does not run: {type(e).__name__}", file=sys.stderr)
+                continue
+            impls[f"t{i}"] = single
+            err = ((c_single.double() - ref).norm() / ref.norm()).item()
+            if not err < 2e-3:
+                sys.exit(f"triton config {cfg} {M}x{N}x{K}: rel err {err:.1e}")
         runs = {label: [] for label in impls}
         for _ in range(rounds):
-            for label, fn in impls.items():
-                runs[label].append(triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median"))
+            order = list(impls)
+            shuffle.shuffle(order)  # no implementation always first, or always after the same one
+            for label in order:
+                runs[label].append(triton.testing.do_bench(impls[label], warmup=25, rep=100, return_mode="median"))
         ms = {label: statistics.median(v) for label, v in runs.items()}
         flops = 2 * M * N * K
         tf = {label: flops / t / 1e9 for label, t in ms.items()}
-        best = min((f"c{i}" for i in range(len(singles))), key=lambda lab: ms[lab])
+        best = min((f"c{i}" for i in range(len(singles)) if f"c{i}" in ms), key=lambda lab: ms[lab])
         print(f"| {M}x{N}x{K} | {tf['tuned']:.1f} | {tf[best]:.1f} ({best}) | {ms[best] / ms['tuned']:.3f} | "
               f"{tf['triton']:.1f} | {ms['triton'] / ms['tuned']:.3f} | {first['tuned']:.2f} s | "
               f"{first['triton']:.2f} s |", flush=True)
+        if tutorial:
+            per_config.append((f"{M}x{N}x{K}", [(tf.get(f"c{i}"), tf.get(f"t{i}")) for i in range(len(configs))]))
+    if per_config:
+        print("\nEach config alone, TFLOP/s tkc / Triton (ratio):")
+        print("| config | " + " | ".join(name for name, _ in per_config) + " |")
+        print("|---|" + "---:|" * len(per_config))
+        for i, cfg in enumerate(configs):
+            cells = [f"{row[i][0]:.0f}/{row[i][1]:.0f} ({row[i][0] / row[i][1]:.2f})" if None not in row[i]
+                     else f"{row[i][0] or '-'}/{row[i][1] or '-'}" for _, row in per_config]
+            print(f"| c{i} {cfg[0]}x{cfg[1]}x{cfg[2]} w{cfg[4]} s{cfg[5]} | " + " | ".join(cells) + " |")
     print("Triton's choices:")
     for key, cfg in triton_tuned.cache.items():
         print(f"  {key[:3]}: {cfg}")
