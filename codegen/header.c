@@ -453,6 +453,7 @@ static bool emit_tuner(FILE *out, tk_diag *diag, const char *mod, const tk_tir_p
     else fputs("NULL, ", out);
     if (any_estimate) fprintf(out, "tk_%s__%s__estimate, %uu, ", mod, sk->name, sk->prune_top_k);
     else fputs("NULL, 0u, ", out);
+    fprintf(out, "%.17g, %.17g, ", sk->tune_warmup_ms, sk->tune_rep_ms);
     fprintf(out, "%d);\n\n", tune);
     return ok;
 }

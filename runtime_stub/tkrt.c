@@ -758,11 +758,13 @@ struct config_timing {
 };
 
 /* Readies config c for timing as Triton's do_bench does: one run, an
- * estimate over 5, warm-up runs for about 25 ms; the timed runs, for about
- * 100 ms (at least one), are counted into ct. 0 where it does not launch. */
+ * estimate over 5, warm-up runs for about 25 ms (warmup_ms); the timed
+ * runs, for about 100 ms (rep_ms, at least one), are counted into ct. 0
+ * where it does not launch. */
 static int prepare_config(struct trial_state *x, unsigned c, struct config_timing *ct)
 {
     float estimate = 0;
+    double warmup_ms = x->t->warmup_ms >= 0 ? x->t->warmup_ms : 25, rep_ms = x->t->rep_ms >= 0 ? x->t->rep_ms : 100;
     unsigned n_warmup, i;
     memset(ct, 0, sizeof *ct);
     if (!run_once(x, c) || cut.cuStreamSynchronize(x->stream) != CUDA_SUCCESS)
@@ -780,8 +782,8 @@ static int prepare_config(struct trial_state *x, unsigned c, struct config_timin
         cut.cuEventElapsedTime(&estimate, x->events[0], x->events[1]) != CUDA_SUCCESS)
         return 0;
     estimate /= 5;
-    n_warmup = estimate > 0 && 25 / estimate < 1e6 ? (unsigned)(25 / estimate) : 1000000;
-    ct->n_rep = estimate > 0 && 100 / estimate < 1e6 ? (unsigned)(100 / estimate) : 1000000;
+    n_warmup = estimate > 0 && warmup_ms / estimate < 1e6 ? (unsigned)(warmup_ms / estimate) : 1000000;
+    ct->n_rep = estimate > 0 && rep_ms / estimate < 1e6 ? (unsigned)(rep_ms / estimate) : 1000000;
     if (n_warmup < 1)
         n_warmup = 1;
     if (ct->n_rep < 1)

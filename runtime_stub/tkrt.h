@@ -132,6 +132,9 @@ typedef struct tkrt_tuner {
     int (*keep)(void **args, unsigned config);
     double (*estimate)(void **args, unsigned config);
     unsigned top_k;
+    /* do_bench's milliseconds of warm-up and of timed runs for each config
+     * (@autotune's warmup= and rep=; negative: 25 and 100) */
+    double warmup_ms, rep_ms;
     int tune;                         /* 0: never time (tkc --tune=off, or writes no list names) */
     /* runtime state, zero-initialized by the header: */
     volatile int lock;
@@ -140,16 +143,17 @@ typedef struct tkrt_tuner {
 
 #define TKRT_TUNER_INIT(name, hash, num_configs, configs, config_text, num_keys, key_names, \
                         num_buffers, buffers, num_choices, choices, keep, estimate, top_k,  \
-                        tune)                                                               \
+                        warmup_ms, rep_ms, tune)                                            \
     { (name), (hash), (num_configs), (configs), (config_text), (num_keys), (key_names),   \
       (num_buffers), (buffers), (num_choices), (choices), (keep), (estimate), (top_k),     \
-      (tune), 0, NULL }
+      (warmup_ms), (rep_ms), (tune), 0, NULL }
 
 /* Launches the config of `tuner` chosen for `key` (num_keys values) in the
  * current context, choosing it first where this context has not seen that
  * key: each config that launches is timed as Triton's do_bench times (CUDA
  * events on `stream` after a warm-up, the L2 cache flushed before each run,
- * about 25 ms of warm-up and 100 ms of runs, the median; the configs' runs
+ * about 25 ms of warm-up and 100 ms of runs unless warmup_ms and rep_ms
+ * say otherwise, the median; the configs' runs
  * interleaved in 5 rounds against clock drift), the fastest is
  * kept, and then it runs on the arguments, whose pointers then hold what
  * that one launch gives (buffers named reset_to_zero or restore_value are

@@ -2438,6 +2438,7 @@ typedef struct kernel_decl {
     const tk_expr *key;
     const tk_expr *tuned[3];  /* restore_value, reset_to_zero, may_clobber (TK_TUNED_*) */
     const tk_expr *prune;     /* prune_configs_by's value */
+    const tk_expr *warmup, *rep; /* do_bench's milliseconds */
     uint32_t prune_top_k;     /* with a perf_model: how many configs are timed */
     TK_VEC(const tk_expr *) heuristics; /* KEYWORD nodes */
     tk_loc kernel_loc;
@@ -2568,6 +2569,8 @@ static bool parse_kernel_decl(checker *c, const tk_def *def, kernel_decl *k) {
             k->key = vals[1];
             for (uint32_t j = 0; j < 3; j++) k->tuned[j] = vals[5 + j];
             k->prune = vals[4];
+            k->warmup = vals[2];
+            k->rep = vals[3];
             if (!k->configs || (k->configs->kind != TK_EXPR_LIST && k->configs->kind != TK_EXPR_TUPLE)) {
                 sema_error(c, def->decorators.data[i].loc, "@autotune needs configs=[config(...), ...]");
                 ok = false;
@@ -2945,6 +2948,19 @@ static void check_variant(checker *c, const kernel_decl *k, const variant *v, ui
     out->prune_keep = v->prune_keep;
     out->prune_estimate = v->prune_estimate;
     out->prune_top_k = v->prune_estimate ? k->prune_top_k : 0;
+    out->tune_warmup_ms = out->tune_rep_ms = -1;
+    for (int i = 0; i < 2; i++) {
+        const tk_expr *e = i ? k->rep : k->warmup;
+        if (!e) continue;
+        value ms = eval_global(c, e);
+        if (ms.kind == V_ERROR) continue;
+        if (!v_is_number(&ms) || ms.kind == V_BOOL || v_as_double(&ms) < 0 || v_as_double(&ms) > 60000) {
+            sema_error(c, e->loc, "%s= is do_bench's time in milliseconds, a constant from 0 to 60000; not %s",
+                       i ? "rep" : "warmup", v_describe(c, &ms));
+            continue;
+        }
+        *(i ? &out->tune_rep_ms : &out->tune_warmup_ms) = v_as_double(&ms);
+    }
     check_tuned(c, k, out);
     check_grid(c, k, out);
     exec_block(c, &k->def->body);

@@ -175,6 +175,9 @@ typedef struct tk_sema_kernel {
      * among the prune_top_k lowest of the configs kept (0: no perf_model) */
     tk_sx *prune_keep, *prune_estimate;
     uint32_t prune_top_k;
+    /* @autotune's warmup= and rep=: do_bench's milliseconds of warm-up and
+     * of timed runs per config (negative: not given, 25 and 100) */
+    double tune_warmup_ms, tune_rep_ms;
     tk_ss_list body;
     uint32_t var_count;
 } tk_sema_kernel;

@@ -331,6 +331,18 @@ int main(int argc, char **argv)
     before = *launches;
     s = prune_static(NULL, x, 500);
     TUNED("prune_static n=500: B=64", 8);
+    /* warmup=0, rep=5 at 1 ms a run: each config runs once, 5 times for
+     * the estimate, once to warm up and 5 times timed, not the default's
+     * 131 times */
+    {
+        static const double ms[2] = {1.0, 1.0};
+        times("quick", ms, 2);
+    }
+    before = *launches;
+    s = quick(NULL, x, 64);
+    CHECK(s == TK_SUCCESS && *launches - before == 2 * 12 + 1,
+          "quick: %d launches, not 2 configs of 12 and the launch (%s)", *launches - before,
+          tkrt_status_string(s));
     /* writes nothing names: the first config, one launch, no trials */
     {
         static const double ms[2] = {5.0, 1.0};
