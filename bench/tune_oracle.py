@@ -19,6 +19,7 @@ import os
 import random
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -43,6 +44,32 @@ triton_tuned = triton.autotune(
     key=["M", "N", "K"])(tk._matmul_kernel)
 
 
+def tuned_choice(call):
+    """Runs call() (the tuned launcher's first call, which tunes) with
+    TKC_TUNE_VERBOSE=1 and stderr caught; returns call()'s result and the
+    index of the config the tuner chose (None if it printed none). The
+    report is passed on to stderr."""
+    os.environ["TKC_TUNE_VERBOSE"] = "1"
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile(mode="w+") as caught:
+        os.dup2(caught.fileno(), 2)
+        try:
+            result = call()
+            torch.cuda.synchronize()
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        caught.seek(0)
+        lines = caught.read().splitlines()
+    sys.stderr.write("".join(line + "\n" for line in lines))
+    chosen = [line.rsplit(", ", 1)[0].split(": ", 2)[-1] for line in lines if not line.startswith("tkc tune:  ")]
+    listed = [line.split("  ", 2)[-1].strip() for line in lines if line.startswith("tkc tune:  ")]
+    listed = [text.split("  ", 1)[-1] for text in listed]
+    index = listed.index(chosen[0]) if chosen and chosen[0] in listed else None
+    return result, index
+
+
 def main():
     d = Path(os.environ.get("DIR", ROOT / "build" / "gpu"))
     tuned = tkshim.Kernel("matmul", d / "matmul" / "libtkshim.so")
@@ -55,9 +82,9 @@ def main():
         shapes = [tuple(int(x) for x in s.split("x")) for s in os.environ["SHAPES"].split(",")]
     per_config = []
     shuffle = random.Random(1)
-    print("| shape | tkc tuned | oracle (best config) | tuned/oracle | Triton autotuned | tkc/Triton | "
+    print("| shape | tkc tuned | its choice | oracle (best config) | tuned/oracle | Triton autotuned | tkc/Triton | "
           "tkc first call | Triton first call |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---|---:|---:|---:|---:|---:|---:|")
     for M, N, K in shapes:
         def matrix(rows, cols):
             return torch.empty(rows, -(-cols // 16) * 16, device="cuda", dtype=torch.float16)[:, :cols]
@@ -77,7 +104,10 @@ def main():
             c.fill_(float("nan"))
             torch.cuda.synchronize()
             t0 = time.perf_counter()
-            status = fn()
+            if label == "tuned":
+                status, choice = tuned_choice(fn)
+            else:
+                status = fn()
             if status != kern.success:
                 if label == "tuned":
                     sys.exit(f"{label}: launch failed: {kern.describe(status)}")
@@ -126,7 +156,8 @@ def main():
         flops = 2 * M * N * K
         tf = {label: flops / t / 1e9 for label, t in ms.items()}
         best = min((f"c{i}" for i in range(len(singles)) if f"c{i}" in ms), key=lambda lab: ms[lab])
-        print(f"| {M}x{N}x{K} | {tf['tuned']:.1f} | {tf[best]:.1f} ({best}) | {ms[best] / ms['tuned']:.3f} | "
+        chose = "?" if choice is None else f"c{choice}" + (" (the oracle's)" if f"c{choice}" == best else "")
+        print(f"| {M}x{N}x{K} | {tf['tuned']:.1f} | {chose} | {tf[best]:.1f} ({best}) | {ms[best] / ms['tuned']:.3f} | "
               f"{tf['triton']:.1f} | {ms['triton'] / ms['tuned']:.3f} | {first['tuned']:.2f} s | "
               f"{first['triton']:.2f} s |", flush=True)
         if tutorial:
