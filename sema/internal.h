@@ -196,4 +196,31 @@ value builtin_call(checker *c, int id, const value *receiver, value *args, uint3
 /* The names of all builtins, for "did you mean". */
 size_t builtin_names(const char **out, size_t max, bool libdevice);
 
+/* ---- check.c (values, names, statements), for kernel.c and module.c -- */
+
+value eval(checker *c, const tk_expr *e);
+void exec_block(checker *c, const tk_stmt_list *body);
+binding *bind(checker *c, scope *s, const char *name, value v, tk_loc def_loc);
+scope copy_scope(checker *c, const scope *s);
+/* a constexpr as the dump prints it: 128, True, "relu" */
+const char *const_text(checker *c, const value *v);
+bool const_fits(int64_t i, tk_dtype d);
+tk_sx *sx_const(checker *c, const value *v, tk_dtype d, tk_loc loc);
+tk_sx *sx_var(checker *c, const tk_sema_var *var, tk_loc loc);
+double v_as_double(const value *v);
+int64_t v_as_int(const value *v);
+
+/* the type a parameter's annotation names, NULL for constexpr; false on an error */
+bool annotation_type(checker *c, const tk_expr *a, const tk_type **out);
+
+/* ---- kernel.c, for module.c ---- */
+
+/* a @kernel definition checked into its variants */
+void check_kernel(checker *c, const tk_def *def);
+/* @kernel, @autotune, ... (tl. and triton. prefixes dropped); NULL for others */
+const char *decorator_name(checker *c, const tk_expr *e);
+const tk_param *find_param(const tk_def *def, const char *name);
+/* e evaluated outside any kernel or function (module-level names only) */
+value eval_global(checker *c, const tk_expr *e);
+
 #endif

@@ -1,0 +1,176 @@
+/* The module: imports, module-level constexprs, @func and @kernel
+ * definitions gathered, then each kernel checked (kernel.c) in the order
+ * written; tk_sema_check, the stage's entry.
+ *
+ * Needs: a parsed module. Guarantees: a tk_sema_program of every kernel
+ * variant and every @func specialization they call, or errors reported. */
+#include "internal.h"
+
+#include <string.h>
+
+static const tk_def *find_def(const def_list *defs, const char *name) {
+    for (uint32_t i = 0; i < defs->len; i++)
+        if (defs->data[i]->name == name) return defs->data[i];
+    return NULL;
+}
+
+static void check_import(checker *c, const tk_stmt *s) {
+    const char *module = s->u.import.module, *name = s->u.import.name, *alias = s->u.import.alias;
+    const char *full = name ? tk_arena_printf(c->arena, "%s.%s", module, name) : module;
+    const char *bound_as = alias ? alias : name ? name : module;
+    value v = {.kind = V_MODULE, .loc = s->loc};
+    if (strcmp(full, "triton.language") == 0) v.u.module = c->n_tl;
+    else if (strcmp(full, "triton") == 0) v.u.module = c->n_triton;
+    else if (strcmp(full, "triton.language.math") == 0) v.u.module = c->n_math;
+    else if (strcmp(full, "triton.language.extra.libdevice") == 0 ||
+             strcmp(full, "triton.language.extra.cuda.libdevice") == 0) {
+        v.u.module = c->n_libdevice;
+        if (!alias && !name) {
+            sema_error(c, s->loc, "import %s as NAME (or from %s import libdevice), so the module has a "
+                       "name", full, name ? module : "triton.language.extra");
+            return;
+        }
+    }
+    else if (name && strcmp(module, "triton.language") == 0 && builtin_lookup(c, name, true) >= 0) {
+        v.kind = V_BUILTIN;
+        v.u.builtin = builtin_lookup(c, name, true);
+    } else {
+        sema_error(c, s->loc, "tkc knows the modules triton, triton.language and "
+                   "triton.language.extra.libdevice; '%s' cannot be imported", full);
+        return;
+    }
+    if (!alias && !name && strchr(module, '.')) bound_as = c->n_triton, v.u.module = c->n_triton;
+    binding b = {0};
+    b.name = tk_intern_cstr(c->names, bound_as);
+    b.val = v;
+    tk_vec_push(c->arena, &c->globals, b);
+}
+
+static bool is_func_decorated(checker *c, const tk_def *def) {
+    for (uint32_t i = 0; i < def->decorators.len; i++) {
+        const char *name = decorator_name(c, def->decorators.data[i].expr);
+        if (name && strcmp(name, "func") == 0) return true;
+    }
+    return false;
+}
+
+static bool is_kernel_decorated(checker *c, const tk_def *def) {
+    for (uint32_t i = 0; i < def->decorators.len; i++) {
+        const char *name = decorator_name(c, def->decorators.data[i].expr);
+        if (name && strcmp(name, "kernel") == 0) return true;
+    }
+    return false;
+}
+
+tk_sema_program *tk_sema_check(tk_arena *arena, tk_interner *names, tk_diag *diag,
+                               const tk_module *module, const tk_sema_options *options) {
+    checker cc = {0};
+    checker *c = &cc;
+    c->arena = arena;
+    c->names = names;
+    c->diag = diag;
+    c->module = module;
+    c->options = options;
+    c->program = TK_NEW(arena, tk_sema_program);
+    c->n_tl = tk_intern_cstr(names, "tl");
+    c->n_triton = tk_intern_cstr(names, "triton");
+    c->n_language = tk_intern_cstr(names, "language");
+    c->n_math = tk_intern_cstr(names, "math");
+    c->n_libdevice = tk_intern_cstr(names, "libdevice");
+    c->n_return = tk_intern_cstr(names, "(return value)");
+    for (uint32_t i = 0; i < module->body.len; i++) {
+        const tk_stmt *s = module->body.data[i];
+        if (s->kind == TK_STMT_IMPORT) {
+            check_import(c, s);
+        } else if (s->kind == TK_STMT_DEF) {
+            const tk_def *def = s->u.def;
+            const tk_def *prev = find_def(&c->funcs, def->name);
+            if (!prev) prev = find_def(&c->kernels, def->name);
+            if (prev) {
+                sema_error(c, def->name_loc, "'%s' is defined twice", def->name);
+                tk_note(diag, prev->name_loc, "the first definition is here");
+                continue;
+            }
+            if (is_func_decorated(c, def) && !is_kernel_decorated(c, def)) {
+                if (def->decorators.len > 1)
+                    sema_error(c, def->decorators.data[1].loc, "a @func takes no other decorators");
+                tk_vec_push(arena, &c->funcs, def);
+                binding b = {0};
+                b.name = def->name;
+                b.val = (value){.kind = V_FUNC, .loc = def->name_loc};
+                b.val.u.def = def;
+                tk_vec_push(arena, &c->globals, b);
+            } else if (is_kernel_decorated(c, def)) {
+                tk_vec_push(arena, &c->kernels, def);
+            } else if (def->decorators.len) {
+                for (uint32_t d = 0; d < def->decorators.len; d++) {
+                    const tk_decorator *dec = &def->decorators.data[d];
+                    const char *name = decorator_name(c, dec->expr);
+                    static const char *const known[] = {"kernel", "func", "autotune", "heuristics"};
+                    const char *s2 = name ? suggest(c, name, known, 4) : NULL;
+                    if (name && strcmp(name, "jit") == 0)
+                        sema_error(c, dec->loc, "@jit is Triton's; in tkc write @kernel(grid=...) "
+                                   "for a kernel and @func for a device function");
+                    else if (s2)
+                        sema_error(c, dec->loc, "unknown decorator '@%s'; did you mean '@%s'?", name, s2);
+                    else if (name && (strcmp(name, "autotune") == 0 || strcmp(name, "heuristics") == 0))
+                        sema_error(c, dec->loc, "@%s needs @kernel(grid=...) below it", name);
+                    else
+                        sema_error(c, dec->loc, "unknown decorator; tkc knows @kernel, @func, "
+                                   "@autotune and @heuristics");
+                }
+            } else {
+                sema_error(c, def->name_loc, "'%s' needs @kernel(grid=...) to be a kernel or @func "
+                           "to be a device function", def->name);
+            }
+        } else if (s->kind == TK_STMT_ASSIGN) {
+            value v = eval_global(c, s->u.assign.value);
+            if (v.kind == V_ERROR) continue;
+            if (!v_is_const(&v)) {
+                sema_error(c, s->u.assign.value->loc, "a top-level assignment must be a compile-time value");
+                continue;
+            }
+            for (uint32_t t = 0; t < s->u.assign.targets.len; t++) {
+                const tk_expr *target = s->u.assign.targets.data[t];
+                if (target->kind != TK_EXPR_NAME) {
+                    sema_error(c, target->loc, "a top-level assignment binds a single name");
+                    continue;
+                }
+                binding b = {0};
+                b.name = target->u.name;
+                b.val = v;
+                b.val.origin = target->loc;
+                b.val.origin_name = tk_arena_printf(c->arena, "%s is set here", target->u.name);
+                tk_vec_push(arena, &c->globals, b);
+            }
+        } else if (s->kind != TK_STMT_PASS &&
+                   !(s->kind == TK_STMT_EXPR && s->u.expr->kind == TK_EXPR_STRING)) {
+            sema_error(c, s->loc, "only functions, imports and constant assignments belong at the "
+                       "top level of a .tk file");
+        }
+    }
+    /* -D names must belong to some kernel */
+    for (uint32_t i = 0; i < options->defines.len; i++) {
+        const char *name = tk_intern_cstr(names, options->defines.data[i].name);
+        bool found = false;
+        for (uint32_t k = 0; k < c->kernels.len && !found; k++) {
+            const tk_param *p = find_param(c->kernels.data[k], name);
+            const tk_type *t = NULL;
+            found = p && p->annotation && annotation_type(c, p->annotation, &t) && !t;
+        }
+        if (!found)
+            sema_error(c, (tk_loc){0}, "-D %s: no kernel in %s has a constexpr parameter '%s'",
+                       name, module->src->name, name);
+    }
+    bool matched = false;
+    for (uint32_t k = 0; k < c->kernels.len; k++) {
+        const tk_def *def = c->kernels.data[k];
+        if (options->only_kernel && strcmp(options->only_kernel, def->name) != 0) continue;
+        matched = true;
+        check_kernel(c, def);
+    }
+    if (options->only_kernel && !matched)
+        sema_error(c, (tk_loc){0}, "--kernel %s: %s has no kernel of that name",
+                   options->only_kernel, module->src->name);
+    return c->program;
+}
