@@ -352,6 +352,9 @@ if [ "$UPDATE" != 1 ]; then
         for k in $backend_kernels; do
             "$TKC" "kernels/$k.tk" -o "$tmp/h" 2>"$tmp/err" || { headers_ok=0; head -20 "$tmp/err"; }
         done
+        # autotuned launchers of every kind too (pruning, restore and reset
+        # lists, heuristics), as C++
+        "$TKC" test/runtime/header_tune.tk -o "$tmp/h" 2>/dev/null || headers_ok=0
         cat >"$tmp/h/use.c" <<'EOT'
 #include "vector_add.h"
 #include "softmax.h"
@@ -379,7 +382,9 @@ EOT
 #include "layernorm.h"
 #include "matmul.h"
 #include "attention.h"
+#include "header_tune.h"
 tk_status launch(cudaStream_t s, float *x, float *y, float *out, int n) { return vector_add(s, x, y, out, n); }
+tk_status pruned(cudaStream_t s, int *x, int n) { return prune_model(s, x, n); }
 EOT
     fi
     if [ $want_c99 = 1 ]; then
