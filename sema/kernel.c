@@ -500,6 +500,11 @@ static void check_variant(checker *c, const kernel_decl *k, const variant *v, ui
     for (int i = 0; i < 2; i++) {
         const tk_expr *e = i ? k->rep : k->warmup;
         if (!e) continue;
+        if (e->kind == TK_EXPR_NAME && find_param(k->def, e->u.name)) {
+            sema_error(c, e->loc, "%s= is do_bench's time in milliseconds, a constant; not the parameter '%s'",
+                       i ? "rep" : "warmup", e->u.name);
+            continue;
+        }
         value ms = eval_global(c, e);
         if (ms.kind == V_ERROR) continue;
         if (!v_is_number(&ms) || ms.kind == V_BOOL || v_as_double(&ms) < 0 || v_as_double(&ms) > 60000) {
