@@ -464,10 +464,10 @@ static tk_status load(tkrt_kernel *k, CUcontext ctx, unsigned long long id, CUfu
 
 /* ---- Autotuning ------------------------------------------------------ */
 
-/* One key's choice in one context. */
 /* tkc compiles at most 64 variants of a kernel */
 enum { MAX_CONFIGS = 64 };
 
+/* One key's choice in one context. */
 struct tune_entry {
     int used;
     int config;
@@ -1140,23 +1140,26 @@ tk_status tkrt_tune_load(const char *path)
 static unsigned kept_configs(const tkrt_tuner *t, void **args, unsigned char *keep)
 {
     double estimate[MAX_CONFIGS];
+    unsigned char kept[MAX_CONFIGS];
     unsigned c, d, n = 0;
     for (c = 0; c < t->num_configs; c++) {
-        keep[c] = !t->keep || t->keep(args, c);
+        kept[c] = keep[c] = !t->keep || t->keep(args, c);
         n += keep[c];
     }
     if (!t->estimate || !t->top_k || n <= t->top_k)
         return n;
     for (c = 0; c < t->num_configs; c++) {
-        estimate[c] = keep[c] ? t->estimate(args, c) : 0;
+        estimate[c] = kept[c] ? t->estimate(args, c) : 0;
         if (estimate[c] != estimate[c])
             estimate[c] = 1e308;
     }
+    /* each kept config's rank among the kept ones (ties by order): the
+     * first top_k ranks stay */
     for (c = 0; c < t->num_configs; c++) {
         unsigned rank = 0;
-        for (d = 0; keep[c] && d < t->num_configs; d++)
-            rank += keep[d] && (estimate[d] < estimate[c] || (estimate[d] == estimate[c] && d < c));
-        keep[c] = keep[c] && rank < t->top_k;
+        for (d = 0; kept[c] && d < t->num_configs; d++)
+            rank += kept[d] && (estimate[d] < estimate[c] || (estimate[d] == estimate[c] && d < c));
+        keep[c] = kept[c] && rank < t->top_k;
     }
     return t->top_k;
 }

@@ -207,9 +207,8 @@ static void print_kernel(FILE *out, const tk_sema_kernel *k) {
             fprintf(out, "%s%s", i ? ", " : " ", k->autotune_key.data[i] ? k->autotune_key.data[i] : "?");
         fputc('\n', out);
     }
-    if (k->tune_warmup_ms >= 0 || k->tune_rep_ms >= 0)
-        fprintf(out, "  timed with warmup %g ms, rep %g ms\n", k->tune_warmup_ms >= 0 ? k->tune_warmup_ms : 25.0,
-                k->tune_rep_ms >= 0 ? k->tune_rep_ms : 100.0);
+    if (k->tune_warmup_ms >= 0) fprintf(out, "  timed with warmup=%g ms\n", k->tune_warmup_ms);
+    if (k->tune_rep_ms >= 0) fprintf(out, "  timed with rep=%g ms\n", k->tune_rep_ms);
     if (k->prune_keep) {
         fputs("  timed where ", out);
         print_sx(out, k->prune_keep);

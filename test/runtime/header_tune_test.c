@@ -321,6 +321,11 @@ int main(int argc, char **argv)
     before = *launches;
     s = prune_model(NULL, x, 200);
     TUNED("prune_model n=200: B=64", 4);
+    /* n = 40: estimates 576, 64, 576; the tie between B=16 and B=64 goes
+     * to the earlier config, so B=16 (the fastest) and B=32 are timed */
+    before = *launches;
+    s = prune_model(NULL, x, 40);
+    TUNED("prune_model n=40: B=16", 3);
     /* a condition on the config alone: B=32 (num_warps=4) is not in the
      * header; for n = 50 one config is kept and runs untimed */
     CHECK(tk_header_tune__prune_static__tuner.num_configs == 2, "prune_static has %u configs, not 2",
