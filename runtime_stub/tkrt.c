@@ -34,6 +34,9 @@
  * Errors are recorded per thread (status, last CUresult, message) for
  * tkrt_status_string; nothing is printed (but TKC_TUNE_VERBOSE's report)
  * and nothing exits. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* nanosleep, dlopen, pthreads under -std=c99/c11 */
+#endif
 #include "tkrt.h"
 
 #include <dlfcn.h>
@@ -168,9 +171,17 @@ static char driver_message[512];
 
 #define NO_RESULT (-2) /* "no driver call involved": leaves the last CUresult as it is */
 
-static _Thread_local tk_status last_status = TK_SUCCESS;
-static _Thread_local int last_result = -1;
-static _Thread_local char last_message[1024];
+/* C11's keyword, C++11's, or GNU C's for -std=c99 */
+#if defined(__cplusplus)
+#define TKRT_THREAD_LOCAL thread_local
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define TKRT_THREAD_LOCAL _Thread_local
+#else
+#define TKRT_THREAD_LOCAL __thread
+#endif
+static TKRT_THREAD_LOCAL tk_status last_status = TK_SUCCESS;
+static TKRT_THREAD_LOCAL int last_result = -1;
+static TKRT_THREAD_LOCAL char last_message[1024];
 
 static void cuda_error_text(CUresult r, char *buf, size_t size)
 {
@@ -533,17 +544,17 @@ static struct tune_entry *table_slot(struct tune_table *tab, unsigned long long 
  * (the choice is then made again next time). */
 static int table_put(tkrt_tuner *t, unsigned long long id, const long long *key, int config)
 {
-    struct tune_table *tab = t->table;
+    struct tune_table *tab = (struct tune_table *)t->table;
     struct tune_entry *e;
     if (!tab) {
-        tab = calloc(1, sizeof *tab);
+        tab = (struct tune_table *)calloc(1, sizeof *tab);
         if (!tab)
             return 0;
         t->table = tab;
     }
     if (2 * (tab->count + 1) > tab->capacity) {
         unsigned capacity = tab->capacity ? 2 * tab->capacity : 16, i;
-        struct tune_table grown = { 0, capacity, calloc(capacity, sizeof(struct tune_entry)) };
+        struct tune_table grown = { 0, capacity, (struct tune_entry *)calloc(capacity, sizeof(struct tune_entry)) };
         if (!grown.entries)
             return 0;
         for (i = 0; i < tab->capacity; i++)
@@ -572,7 +583,7 @@ static int table_get(tkrt_tuner *t, unsigned long long id, const long long *key)
     struct tune_entry *e;
     int config = -1;
     lock_tuner(t);
-    e = table_slot(t->table, id, key, t->num_keys);
+    e = table_slot((struct tune_table *)t->table, id, key, t->num_keys);
     if (e && e->used)
         config = e->config;
     unlock_tuner(t);
@@ -619,7 +630,7 @@ static int nearest_choice(tkrt_tuner *t, unsigned long long id, const char *devi
     if (config >= 0)
         return config;
     lock_tuner(t);
-    tab = t->table;
+    tab = (struct tune_table *)t->table;
     for (i = 0; tab && i < tab->capacity; i++) {
         const struct tune_entry *e = &tab->entries[i];
         double d;
@@ -791,7 +802,7 @@ static int prepare_config(struct trial_state *x, unsigned c, struct config_timin
     for (i = 0; i < n_warmup; i++)
         if (!run_once(x, c))
             return 0;
-    ct->times = malloc(sizeof *ct->times * ct->n_rep);
+    ct->times = (float *)malloc(sizeof *ct->times * ct->n_rep);
     return ct->times != NULL;
 }
 
@@ -852,8 +863,8 @@ static int tune(tkrt_tuner *t, CUstream stream, const long long *key, void **arg
     x.t = t;
     x.stream = stream;
     x.args = args;
-    ms = calloc(t->num_configs ? t->num_configs : 1, sizeof *ms);
-    x.saved = calloc(t->num_buffers ? t->num_buffers : 1, sizeof *x.saved);
+    ms = (double *)calloc(t->num_configs ? t->num_configs : 1, sizeof *ms);
+    x.saved = (CUdeviceptr *)calloc(t->num_buffers ? t->num_buffers : 1, sizeof *x.saved);
     if (!ms || !x.saved)
         goto done;
     for (nevents = 0; nevents < 128; nevents++)
@@ -870,7 +881,7 @@ static int tune(tkrt_tuner *t, CUstream stream, const long long *key, void **arg
                 CUDA_SUCCESS)
             goto done;
     }
-    timing = calloc(t->num_configs, sizeof *timing);
+    timing = (struct config_timing *)calloc(t->num_configs, sizeof *timing);
     if (!timing)
         goto done;
     for (c = 0; c < t->num_configs; c++)
@@ -968,7 +979,7 @@ static int remember(const struct saved_choice *c)
         }
     if (saved_count == saved_capacity) {
         size_t capacity = saved_capacity ? 2 * saved_capacity : 64;
-        struct saved_choice *grown = realloc(saved, capacity * sizeof *grown);
+        struct saved_choice *grown = (struct saved_choice *)realloc(saved, capacity * sizeof *grown);
         if (!grown)
             return 0;
         saved = grown;

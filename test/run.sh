@@ -409,6 +409,19 @@ EOT
     fi
 fi
 
+# runtime_stub/tkrt.c is linked into users' programs as it is: it must build
+# under the strictest flags of each standard a user may compile with.
+for std in c99 c11 c++17; do
+    want "runtime_stub/tkrt.c as $std" || continue
+    if [ "$std" = c++17 ]; then compiler="c++ -x c++"; else compiler=cc; fi
+    # shellcheck disable=SC2086
+    if $compiler -std=$std -pedantic -Wall -Wextra -Werror -c runtime_stub/tkrt.c -o "$tmp/tkrt_$std.o" 2>"$tmp/err"; then
+        passed
+    else
+        failed "runtime_stub/tkrt.c as $std (-pedantic -Wall -Wextra -Werror)" "$tmp/err" 20
+    fi
+done
+
 # A generated header's launchers on the fake driver: test/runtime/TK.tk
 # compiled (with any --options given), test/runtime/TEST.c built against
 # its header and run (with any VAR=value given in its environment); its
