@@ -210,7 +210,7 @@ run: deps
 	@mkdir -p $(BUILD)/kernels
 	@for k in kernels/*.tk; do \
 	  printf '  TKC     %s\n' "$$k"; \
-	  if ! $(BUILD)/tkc $$k -o $(BUILD)/kernels 2>$(BUILD)/kernels/err.txt; then \
+	  if ! $(BUILD)/tkc $$k -o $(BUILD)/kernels/ 2>$(BUILD)/kernels/err.txt; then \
 	    if grep -q 'not supported by code generation yet' $(BUILD)/kernels/err.txt; then \
 	      echo "          (code generation not supported yet; type-checked only)"; \
 	      $(BUILD)/tkc --emit=sema $$k -o $(BUILD)/kernels/$$(basename $$k .tk).sema || exit 1; \

@@ -16,6 +16,8 @@ typedef struct tk_cg_options {
     bool line_info;          /* .loc lines for .tk source */
     bool debug;              /* device_assert checks (-g, --debug) */
     const char *cuda_home;   /* for ptxas; NULL or missing: PTX only */
+    const char *tmp_dir;     /* where ptxas's files go (NULL: /tmp); each is removed after */
+    const tk_path_maps *path_maps; /* -ffile-prefix-map, for line tables and assertion messages */
     bool want_cubin;
     bool resource_report;    /* ptxas -v: registers, spills (slow for many kernels: --stats only) */
     bool llvm_ir;            /* keep the optimized LLVM IR's text (out->llvm_ir) */

@@ -90,8 +90,8 @@ LLVMValueRef cg_smem_addr(cg *c, LLVMValueRef byte_offset) {
     if (!c->smem || !c->scratch_op || !c->scratch_op->scratch_bytes) {
         /* the shared-memory pass gave this op none: a compiler bug, reported once */
         if (!c->failed)
-            tk_error(c->diag, c->scratch_op ? c->scratch_op->loc : (tk_loc){0},
-                     "internal compiler error: shared memory used but not allocated");
+            tk_internal_error(c->diag, c->scratch_op ? c->scratch_op->loc : (tk_loc){0},
+                              "shared memory used but not allocated");
         c->failed = true;
         if (!c->smem) c->smem = LLVMAddGlobalInAddressSpace(c->mod, c->t_i8, "tk_smem_missing", 3);
     }

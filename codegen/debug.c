@@ -95,7 +95,7 @@ void cg_emit_assert(cg *c, const tk_tir_op *op) {
     LLVMTypeRef params[5] = {ptr0, ptr0, c->t_i32, ptr0, c->t_i64};
     LLVMValueRef fail = cg_declare(c, "__assertfail", c->t_void, params, 5);
     LLVMTypeRef fty = LLVMFunctionType(c->t_void, params, 5, 0);
-    const char *file = op->loc.src ? op->loc.src->name : "?";
+    const char *file = op->loc.src ? tk_path_remap(c->arena, op->loc.src->name, c->path_maps) : "?";
     LLVMValueRef text = cstring(c, msg && *msg ? msg : "device_assert failed");
     LLVMValueRef file_ptr = cstring(c, file);
     LLVMValueRef fn_name = cstring(c, c->k->sema->name);

@@ -304,13 +304,13 @@ static uint32_t emit_choices(FILE *out, tk_diag *diag, const tk_sema_kernel *sk,
         char *e;
         long config = strtol(field[4], &e, 10);
         if (strcmp(field[1], hash) != 0) {
-            tk_warning(diag, sk->loc, "%s:%u: the choice for '%s' was made for other code (source hash %s): "
+            tk_warning(diag, TK_W_TUNE_TABLE, sk->loc, "%s:%u: the choice for '%s' was made for other code (source hash %s): "
                        "left out", path, line_no, sk->name, field[1]);
         } else if (nkeys != sk->autotune_key.len) {
-            tk_warning(diag, sk->loc, "%s:%u: the choice for '%s' has %u key values, not %u: left out", path,
+            tk_warning(diag, TK_W_TUNE_TABLE, sk->loc, "%s:%u: the choice for '%s' has %u key values, not %u: left out", path,
                        line_no, sk->name, nkeys, sk->autotune_key.len);
         } else if (e == field[4] || config < 0 || config >= (long)nconfigs) {
-            tk_warning(diag, sk->loc, "%s:%u: the choice for '%s' names config %s of its %u: left out", path,
+            tk_warning(diag, TK_W_TUNE_TABLE, sk->loc, "%s:%u: the choice for '%s' names config %s of its %u: left out", path,
                        line_no, sk->name, field[4], nconfigs);
         } else {
             if (!n) fprintf(out, "static const tkrt_tune_choice tk_%s__%s__choices[] = {\n", mod, sk->name);
@@ -359,7 +359,7 @@ static bool emit_tuner(FILE *out, tk_diag *diag, const char *mod, const tk_tir_p
                 written |= tk_tir_writes_arg(program->kernels.data[j], arg);
         for (uint32_t t = 0; t < sk->tuned.len; t++) named |= !strcmp(sk->tuned.data[t].name, sp->name);
         if (written && !named) {
-            tk_warning(diag, sk->loc, "'%s' writes through '%s', which the autotune trials would clobber: "
+            tk_warning(diag, TK_W_AUTOTUNE, sk->loc, "'%s' writes through '%s', which the autotune trials would clobber: "
                        "the launcher takes the first config without timing any; name '%s' in restore_value "
                        "or reset_to_zero (with its size), or in may_clobber if a trial may leave it "
                        "overwritten", sk->name, sp->name, sp->name);
@@ -579,7 +579,7 @@ bool tk_cg_write_header(FILE *out, tk_diag *diag, const tk_tir_program *program,
         }
         fputs("    (void)tk_bad;\n    return TK_ERROR_INVALID_VALUE;\n}\n\n", out);
         if (!ok) {
-            tk_error(diag, sk->loc, "internal compiler error: the launch header cannot compute the grid "
+            tk_internal_error(diag, sk->loc, "the launch header cannot compute the grid "
                      "or a heuristic of '%s' on the host", sk->name);
             return false;
         }

@@ -45,6 +45,7 @@ typedef struct cg {
     LLVMDIBuilderRef dib;
     LLVMMetadataRef di_file, di_sp;
     bool debug;   /* device_assert checks */
+    const tk_path_maps *path_maps; /* paths as line tables and assertions write them */
     const tk_target *target;
     tk_loc user_asm; /* first inline_asm_elementwise, for ptxas errors */
     const tk_tir_block *combine_fn; /* the reduce or scan being emitted, when it has one */

@@ -126,6 +126,7 @@ LLVMModuleRef cg_build_module(tk_arena *arena, tk_diag *diag, LLVMContextRef ctx
     bool line_info = options->line_info;
     cg c = {0};
     c.debug = options->debug;
+    c.path_maps = options->path_maps;
     c.target = options->target;
     c.arena = arena;
     c.diag = diag;
@@ -145,7 +146,7 @@ LLVMModuleRef cg_build_module(tk_arena *arena, tk_diag *diag, LLVMContextRef ctx
     c.t_ptr3 = LLVMPointerTypeInContext(ctx, 3);
     c.t_void = LLVMVoidTypeInContext(ctx);
     if (line_info && program->kernels.len && program->kernels.data[0]->sema->loc.src) {
-        const char *path = program->kernels.data[0]->sema->loc.src->name;
+        const char *path = tk_path_remap(arena, program->kernels.data[0]->sema->loc.src->name, c.path_maps);
         const char *slash = strrchr(path, '/');
         const char *base = slash ? slash + 1 : path;
         size_t dir_len = slash ? (size_t)(slash - path) : 1;

@@ -29,7 +29,7 @@ LLVMValueRef cg_asm_call(cg *c, LLVMTypeRef ret, const char *text, const char *c
     enum { MAX_ASM_ARGS = 260 };
     LLVMTypeRef params[MAX_ASM_ARGS];
     if (n > MAX_ASM_ARGS) {
-        tk_error(c->diag, (tk_loc){0}, "internal compiler error: inline PTX with %u operands", n);
+        tk_internal_error(c->diag, (tk_loc){0}, "inline PTX with %u operands", n);
         c->failed = true;
         n = 0;
     }

@@ -170,7 +170,7 @@ static bool write_chunks(const char *dir, const char *ptx, uint32_t chunks) {
             }
             e = prev;
         }
-        char path[96];
+        char path[1200];
         snprintf(path, sizeof path, "%s/c%u.ptx", dir, i);
         FILE *f = fopen(path, "wb");
         ok = f && fwrite(common, 1, nc, f) == nc && fwrite(from, 1, (size_t)(e - from), f) == (size_t)(e - from);
@@ -182,7 +182,7 @@ static bool write_chunks(const char *dir, const char *ptx, uint32_t chunks) {
 }
 
 static void remove_chunks(const char *dir, uint32_t chunks) {
-    char path[96];
+    char path[1200];
     for (uint32_t i = 0; chunks > 1 && i < chunks; i++) {
         const char *ext[3] = {"ptx", "o", "log"};
         for (int k = 0; k < 3; k++) {
@@ -206,12 +206,15 @@ static bool run_ptxas(tk_arena *arena, tk_diag *diag, const tk_cg_options *opt, 
                                           "the header embeds PTX only, which the driver compiles", home);
         return true;
     }
-    char dir[] = "/tmp/tkc-XXXXXX";
-    if (!mkdtemp(dir)) {
-        tk_error(diag, (tk_loc){0}, "cannot make a temporary folder for ptxas: %s", strerror(errno));
+    const char *tmp = opt->tmp_dir && *opt->tmp_dir ? opt->tmp_dir : "/tmp";
+    char *dir = tk_arena_printf(arena, "%s/tkc-XXXXXX", tmp);
+    const char *bad_tmp = strchr(tmp, '\'') ? "it has a quote" : strlen(tmp) > 1000 ? "the path is too long" : NULL;
+    if (bad_tmp || !mkdtemp(dir)) {
+        tk_error(diag, (tk_loc){0}, "cannot make a temporary folder for ptxas in '%s' (TMPDIR): %s", tmp,
+                 bad_tmp ? bad_tmp : strerror(errno));
         return false;
     }
-    char ptx_path[64], cubin_path[64], nvlink[1024];
+    char ptx_path[1200], cubin_path[1200], nvlink[1024];
     snprintf(ptx_path, sizeof ptx_path, "%s/k.ptx", dir);
     snprintf(cubin_path, sizeof cubin_path, "%s/k.cubin", dir);
     snprintf(nvlink, sizeof nvlink, "%s/bin/nvlink", home);
@@ -272,7 +275,7 @@ static bool run_ptxas(tk_arena *arena, tk_diag *diag, const tk_cg_options *opt, 
                              "assembly", opt->target->name);
                     tk_note_plain(diag, "ptxas said:\n%s", why);
                 } else {
-                    tk_error(diag, (tk_loc){0}, "internal compiler error: ptxas -arch=%s rejected the PTX tkc "
+                    tk_internal_error(diag, (tk_loc){0}, "ptxas -arch=%s rejected the PTX tkc "
                              "wrote:\n%s", opt->target->name, why);
                 }
             }
@@ -607,7 +610,11 @@ bool tk_cg_compile(tk_arena *arena, tk_diag *diag, const tk_tir_program *program
     }
     bool ok = built;
     for (uint32_t m = 0; m < modules; m++) {
-        if (jobs[m].error) tk_error(diag, (tk_loc){0}, "%s", jobs[m].error);
+        static const char ice[] = "internal compiler error: ";
+        if (jobs[m].error && strncmp(jobs[m].error, ice, sizeof ice - 1) == 0)
+            tk_internal_error(diag, (tk_loc){0}, "%s", jobs[m].error + sizeof ice - 1);
+        else if (jobs[m].error)
+            tk_error(diag, (tk_loc){0}, "%s", jobs[m].error);
         ok &= built && !jobs[m].error && jobs[m].ptx;
     }
     if (ok) {

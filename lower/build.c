@@ -428,7 +428,7 @@ static vals lower_sx(builder *b, const tk_sx *x) {
     case TK_SX_VAR: {
         vals *s = slot(b, x->var);
         if (s->count == 0) {
-            tk_error(b->diag, x->loc, "internal: '%s' used before it has a value", x->var->name);
+            tk_internal_error(b->diag, x->loc, "'%s' used before it has a value", x->var->name);
             b->failed = true;
         }
         return *s;

@@ -257,7 +257,6 @@ typedef struct tk_tir_program {
 tk_tir_program *tk_tir_lower(tk_arena *arena, tk_diag *diag, const tk_sema_program *program);
 typedef struct tk_tir_options {
     bool gpu;                /* the target passes too (pipelining, axis info, layouts, ...) */
-    bool warn_int32_offset;  /* -Wint32-offset, on by default */
     const tk_target *target;
     const char *stop_after;  /* --emit=tir-after=PASS: the pipeline stops after this pass */
 } tk_tir_options;

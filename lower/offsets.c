@@ -54,9 +54,8 @@ static void check_offset(offset_ctx *c, const tk_tir_value *v, int depth) {
             const tk_tir_value *a = def->operands.data[0], *b = def->operands.data[1];
             if (e->kind == TK_TYPE_SCALAR && tk_dtype_is_int(e->dtype) && tk_dtype_bits(e->dtype) == 32 &&
                 !fixed(a, 0) && !fixed(b, 0) && !warned_before(c, def->loc)) {
-                tk_warning(c->diag, def->loc,
-                           "this pointer offset multiplies two run-time values in %s: past 2^31 it wraps "
-                           "[-Wint32-offset]",
+                tk_warning(c->diag, TK_W_INT32_OFFSET, def->loc,
+                           "this pointer offset multiplies two run-time values in %s: past 2^31 it wraps",
                            tk_dtype_name(e->dtype));
                 tk_note_plain(c->diag, "compute it in 64 bits where the tensor may be that large, e.g. "
                                        "row.to(tl.int64) * stride; -Wno-int32-offset silences this");

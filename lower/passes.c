@@ -17,7 +17,7 @@ typedef struct pass_env {
 
 static bool run_fold(pass_env *e, tk_tir_kernel *k) { return tir_pass_fold(e->arena, k), true; }
 static bool run_int32_offsets(pass_env *e, tk_tir_kernel *k) {
-    if (e->opts->warn_int32_offset) tir_check_offsets(e->arena, e->diag, k, &e->warned);
+    if (tk_warning_enabled(e->diag, TK_W_INT32_OFFSET)) tir_check_offsets(e->arena, e->diag, k, &e->warned);
     return true;
 }
 static bool run_cse(pass_env *e, tk_tir_kernel *k) { return tir_pass_cse(e->arena, k), true; }

@@ -416,7 +416,7 @@ static uint32_t fit_stages(dp_ctx *c, const tk_loc *at, uint32_t first, uint32_t
     uint32_t fits = stages;
     while (fits > 2 && before + one * fits > c->target->smem_per_block) fits--;
     if (fits == stages || before + one * fits > c->target->smem_per_block) return stages;
-    tk_warning(c->diag, *at, "num_stages=%u would keep %" PRIu64 " bytes of this loop's tiles in shared memory, "
+    tk_warning(c->diag, TK_W_NUM_STAGES, *at, "num_stages=%u would keep %" PRIu64 " bytes of this loop's tiles in shared memory, "
                "more than the %u a block has on %s: pipelined %u deep instead",
                stages, before + one * stages, c->target->smem_per_block, c->target->name, fits);
     return fits;

@@ -11,8 +11,7 @@ typedef struct verify_ctx {
 } verify_ctx;
 
 static void fail(verify_ctx *c, const tk_tir_op *op, const char *what) {
-    if (c->ok) tk_error(c->diag, op->loc, "internal compiler error: tile IR %s at %s", what,
-                        tk_tir_opcode_name(op->code));
+    if (c->ok) tk_internal_error(c->diag, op->loc, "tile IR %s at %s", what, tk_tir_opcode_name(op->code));
     c->ok = false;
 }
 

@@ -336,7 +336,7 @@ static value make_full(checker *c, call *k, uint32_t rank, const int64_t *shape,
         }
         if (fill->kind == V_INT && !tk_dtype_is_float(d) &&
             (fill->u.i < dtype_int_min(d) || (fill->u.i > 0 && (uint64_t)fill->u.i > dtype_int_max(d))))
-            tk_warning(c->diag, fill->loc, "tl.full: %" PRId64 " does not fit in %s and wraps",
+            tk_warning(c->diag, TK_W_OVERFLOW, fill->loc, "tl.full: %" PRId64 " does not fit in %s and wraps",
                        fill->u.i, tk_dtype_name(d));
         v = to_runtime(c, fill, &d);
     } else {
@@ -1173,7 +1173,7 @@ static value b_where(checker *c, call *k) {
         return v_error();
     }
     if (elem_dtype(cond) != TK_I1) {
-        tk_warning(c->diag, k->args[0].loc, "the condition of tl.where is %s, not boolean; it is "
+        tk_warning(c->diag, TK_W_NON_BOOL_CONDITION, k->args[0].loc, "the condition of tl.where is %s, not boolean; it is "
                    "compared with zero", tk_type_str(c->arena, cond->type));
         value zero = v_int(k->loc, 0);
         value r = arith(c, TK_BINOP_NE, v_rt(cond), zero, k->args[0].loc);

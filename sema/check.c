@@ -644,7 +644,7 @@ static value pointer_arith(checker *c, tk_binop op, value a, value b, tk_loc loc
     tk_sx *p = a.u.rt, *off = to_runtime(c, &b, &od);
     if (!off) return v_error();
     if (op == TK_BINOP_SUB && b.kind == V_RT && !tk_dtype_is_signed(od) && od != TK_I1)
-        tk_warning(c->diag, b.loc, "subtracting an unsigned offset (%s) from a pointer: the "
+        tk_warning(c->diag, TK_W_UNSIGNED_OFFSET, b.loc, "subtracting an unsigned offset (%s) from a pointer: the "
                    "negated offset wraps to a large positive one; convert it to a signed type "
                    "first", tk_dtype_name(od));
     uint32_t rank;
@@ -711,7 +711,7 @@ value arith(checker *c, tk_binop op, value a, value b, tk_loc loc) {
         const value *lit = lit_a ? &a : lit_b ? &b : NULL;
         if (!err && lit && lit->kind == V_INT && lit->u.i < 0 && !tk_dtype_is_signed(result) &&
             !tk_dtype_is_float(result))
-            tk_warning(c->diag, lit->loc, "comparing an unsigned %s value with the negative "
+            tk_warning(c->diag, TK_W_SIGN_COMPARE, lit->loc, "comparing an unsigned %s value with the negative "
                        "constant %" PRId64 ": the constant becomes %llu", tk_dtype_name(result),
                        lit->u.i, (unsigned long long)((uint64_t)lit->u.i & dtype_int_max(result)));
     } else {
@@ -2173,7 +2173,7 @@ static tk_stmt_list then_rest(checker *c, const tk_stmt_list *branch, const tk_s
 void exec_block(checker *c, const tk_stmt_list *body) {
     for (uint32_t i = 0; i < body->len; i++) {
         if (c->frame->returned) {
-            tk_warning(c->diag, body->data[i]->loc, "this code follows a return and never runs");
+            tk_warning(c->diag, TK_W_UNREACHABLE_CODE, body->data[i]->loc, "this code follows a return and never runs");
             return;
         }
         const tk_stmt *s = body->data[i];

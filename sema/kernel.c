@@ -674,7 +674,7 @@ static bool prune_configs(checker *c, kernel_decl *k, variant *variants, uint32_
     if (!ok) return false;
     k->prune_top_k = 10;
     if (given[2] && !given[1]) {
-        tk_warning(c->diag, given[2]->loc, "top_k has no effect without a perf_model");
+        tk_warning(c->diag, TK_W_AUTOTUNE, given[2]->loc, "top_k has no effect without a perf_model");
     } else if (given[2]) {
         value n = eval_global(c, given[2]);
         if (n.kind == V_ERROR) return false;

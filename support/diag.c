@@ -95,13 +95,41 @@ void tk_diag_flush(tk_diag *d) {
     fflush(d->out);
 }
 
-static void report(tk_diag *d, tk_loc loc, enum severity sev, const char *fmt, va_list ap) {
+static const char *const warning_names[] = {
+#define TK_WARNING(id, name, what) name,
+#include "warnings.def"
+#undef TK_WARNING
+};
+static const char *const warning_whats[] = {
+#define TK_WARNING(id, name, what) what,
+#include "warnings.def"
+#undef TK_WARNING
+};
+
+const char *tk_warning_name(tk_warning_kind kind) { return warning_names[kind]; }
+const char *tk_warning_what(tk_warning_kind kind) { return warning_whats[kind]; }
+
+bool tk_warning_find(const char *name, tk_warning_kind *kind) {
+    for (int k = 0; k < TK_WARNING_COUNT; k++)
+        if (strcmp(warning_names[k], name) == 0) {
+            *kind = (tk_warning_kind)k;
+            return true;
+        }
+    return false;
+}
+
+bool tk_warning_enabled(const tk_diag *d, tk_warning_kind kind) {
+    return !d->suppress_warnings && d->warning_state[kind] != TK_WARN_OFF;
+}
+
+/* kind: the warning's, or -1 for errors and notes */
+static void report(tk_diag *d, tk_loc loc, enum severity sev, int kind, const char *fmt, va_list ap) {
     bool werror = false;
-    if (sev == SEV_WARNING && d->suppress_warnings) {
+    if (sev == SEV_WARNING && !tk_warning_enabled(d, (tk_warning_kind)kind)) {
         d->last_suppressed = true;
         return;
     }
-    if (sev == SEV_WARNING && d->warnings_are_errors) {
+    if (sev == SEV_WARNING && (d->warnings_are_errors || d->warning_state[kind] == TK_WARN_ERROR)) {
         sev = SEV_ERROR;
         werror = true;
     }
@@ -142,7 +170,7 @@ static void report(tk_diag *d, tk_loc loc, enum severity sev, const char *fmt, v
     fprintf(d->out, "%s: ", sev_name[sev]);
     if (d->color) fputs("\033[0m\033[1m", d->out);
     vfprintf(d->out, fmt, ap);
-    if (werror) fputs(" [-Werror]", d->out);
+    if (kind >= 0) fprintf(d->out, " [-W%s%s]", werror ? "error=" : "", warning_names[kind]);
     if (d->color) fputs("\033[0m", d->out);
     fputc('\n', d->out);
     print_source_line(d, loc, sev);
@@ -151,27 +179,37 @@ static void report(tk_diag *d, tk_loc loc, enum severity sev, const char *fmt, v
 }
 
 void tk_verror(tk_diag *d, tk_loc loc, const char *fmt, va_list ap) {
-    report(d, loc, SEV_ERROR, fmt, ap);
+    report(d, loc, SEV_ERROR, -1, fmt, ap);
 }
 
 void tk_error(tk_diag *d, tk_loc loc, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    report(d, loc, SEV_ERROR, fmt, ap);
+    report(d, loc, SEV_ERROR, -1, fmt, ap);
     va_end(ap);
 }
 
-void tk_warning(tk_diag *d, tk_loc loc, const char *fmt, ...) {
+void tk_internal_error(tk_diag *d, tk_loc loc, const char *fmt, ...) {
+    char text[4096];
     va_list ap;
     va_start(ap, fmt);
-    report(d, loc, SEV_WARNING, fmt, ap);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    d->internal_error_count++;
+    tk_error(d, loc, "internal compiler error: %s", text);
+}
+
+void tk_warning(tk_diag *d, tk_warning_kind kind, tk_loc loc, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    report(d, loc, SEV_WARNING, (int)kind, fmt, ap);
     va_end(ap);
 }
 
 void tk_note(tk_diag *d, tk_loc loc, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    report(d, loc, SEV_NOTE, fmt, ap);
+    report(d, loc, SEV_NOTE, -1, fmt, ap);
     va_end(ap);
 }
 
@@ -179,6 +217,6 @@ void tk_note_plain(tk_diag *d, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     tk_loc none = {0};
-    report(d, none, SEV_NOTE, fmt, ap);
+    report(d, none, SEV_NOTE, -1, fmt, ap);
     va_end(ap);
 }

@@ -132,3 +132,15 @@ void tk_format_double(char *buf, size_t size, double f) {
         if (n + 3 <= size) memcpy(buf + n, ".0", 3);
     }
 }
+
+const char *tk_path_remap(tk_arena *arena, const char *path, const tk_path_maps *maps) {
+    for (uint32_t i = maps ? maps->len : 0; i-- > 0;) {
+        const tk_path_map *m = &maps->data[i];
+        size_t n = strlen(m->old_prefix);
+        /* "/a/b" maps "/a/b" and "/a/b/c", not "/a/bc"; "/a/b/" maps what it prefixes */
+        if (strncmp(path, m->old_prefix, n) != 0) continue;
+        if (n && m->old_prefix[n - 1] != '/' && path[n] != '\0' && path[n] != '/') continue;
+        return tk_arena_printf(arena, "%s%s", m->new_prefix, path + n);
+    }
+    return path;
+}

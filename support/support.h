@@ -91,11 +91,28 @@ tk_loc tk_loc_at(const tk_source *src, uint32_t at, uint32_t len);
 
 /* ---- diagnostics ----------------------------------------------------- */
 
+/* The warnings, each with its -W name (warnings.def). */
+typedef enum tk_warning_kind {
+#define TK_WARNING(id, name, what) TK_W_##id,
+#include "warnings.def"
+#undef TK_WARNING
+    TK_WARNING_COUNT
+} tk_warning_kind;
+
+/* The -W name of a warning, and the warning of a -W name (false if none). */
+const char *tk_warning_name(tk_warning_kind kind);
+const char *tk_warning_what(tk_warning_kind kind);
+bool tk_warning_find(const char *name, tk_warning_kind *kind);
+
+typedef enum tk_warning_state { TK_WARN_ON, TK_WARN_OFF, TK_WARN_ERROR } tk_warning_state;
+
 typedef struct tk_diag {
     FILE *out;
     bool color;
-    bool warnings_are_errors;
-    bool suppress_warnings;
+    bool warnings_are_errors;                         /* -Werror */
+    bool suppress_warnings;                           /* -w */
+    unsigned char warning_state[TK_WARNING_COUNT];    /* -Wno-NAME, -Werror=NAME (tk_warning_state) */
+    int internal_error_count;                         /* of error_count: tk_internal_error's */
     int error_count, warning_count;
     int error_limit;      /* stop reporting after this many (0: no limit) */
     bool last_suppressed; /* notes after a suppressed error are dropped */
@@ -108,7 +125,15 @@ typedef struct tk_diag {
 void tk_diag_init(tk_diag *d, FILE *out, bool color);
 void tk_error(tk_diag *d, tk_loc loc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-void tk_warning(tk_diag *d, tk_loc loc, const char *fmt, ...)
+/* A warning of `kind`: dropped when it is off, an error under -Werror or
+ * -Werror=NAME; the report ends with "[-Wname]". */
+void tk_warning(tk_diag *d, tk_warning_kind kind, tk_loc loc, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Whether a warning of `kind` would be reported (to skip work that only warns). */
+bool tk_warning_enabled(const tk_diag *d, tk_warning_kind kind);
+/* An error that is tkc's fault, not the input's ("internal compiler error:
+ * ..."): counted apart, so that the driver exits with status 3. */
+void tk_internal_error(tk_diag *d, tk_loc loc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* A note belongs to the error or warning reported just before it. */
 void tk_note(tk_diag *d, tk_loc loc, const char *fmt, ...)
@@ -118,6 +143,20 @@ void tk_note_plain(tk_diag *d, const char *fmt, ...) __attribute__((format(print
 void tk_verror(tk_diag *d, tk_loc loc, const char *fmt, va_list ap);
 /* Writes the pending reports sorted by position and frees them. */
 void tk_diag_flush(tk_diag *d);
+
+/* ---- paths written into outputs ----------------------------------------- */
+
+/* -ffile-prefix-map=OLD=NEW: a path that starts with OLD (a whole path
+ * component) is written with NEW instead, in line tables and assertion
+ * messages, so that builds in different folders give the same bytes. */
+typedef struct tk_path_map {
+    const char *old_prefix, *new_prefix;
+} tk_path_map;
+typedef TK_VEC(tk_path_map) tk_path_maps;
+
+/* path as the maps write it (the last map given that matches wins, as in
+ * GCC); path itself when none matches */
+const char *tk_path_remap(tk_arena *arena, const char *path, const tk_path_maps *maps);
 
 /* ---- small helpers ----------------------------------------------------- */
 

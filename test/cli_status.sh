@@ -37,16 +37,17 @@ if [ -w /dev/full ]; then
     expect "full build into /dev/full" 1 $?
 fi
 
-# a ptxas that rejects the PTX: an error with its message, -Werror or not
+# a ptxas that rejects the PTX: an internal compiler error (status 3: tkc
+# wrote PTX its own assembler rejects) with ptxas's message, -Werror or not
 mkdir -p "$tmp/cuda/bin"
 printf '#!/bin/sh\necho "ptxas fatal : rejected for the test"\nexit 255\n' >"$tmp/cuda/bin/ptxas"
 chmod +x "$tmp/cuda/bin/ptxas"
 for flags in "" "-Werror"; do
     CUDA_HOME="$tmp/cuda" "$TKC" $flags "$src" -o "$tmp/out" 2>"$tmp/err"
-    expect "failing ptxas $flags" 1 $?
+    expect "failing ptxas $flags" 3 $?
     grep -q "rejected for the test" "$tmp/err" || { fail=$((fail + 1)); echo "FAIL failing ptxas: its message is not shown"; }
     CUDA_HOME="$tmp/cuda" "$TKC" $flags --emit=cubin "$src" -o "$tmp/k.cubin" 2>"$tmp/err"
-    expect "failing ptxas --emit=cubin $flags" 1 $?
+    expect "failing ptxas --emit=cubin $flags" 3 $?
 done
 if [ -x "${CUDA_HOME:-/usr/local/cuda}/bin/ptxas" ]; then
     "$TKC" --emit=cubin "$src" -o /dev/full 2>"$tmp/err"

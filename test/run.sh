@@ -576,6 +576,13 @@ if [ "$UPDATE" != 1 ] && want "exit-status tests"; then
     add_counts "$tmp/status" "exit-status tests"
 fi
 
+# what tkc writes where: -o, atomic outputs, several inputs, standard
+# input, depfiles, TMPDIR, where ptxas is found, -ffile-prefix-map
+if [ "$UPDATE" != 1 ] && want "output-file tests"; then
+    TKC="$TKC" sh test/cli_files.sh >"$tmp/files" 2>&1
+    add_counts "$tmp/files" "output-file tests"
+fi
+
 # fuzzing reproducers and stress inputs, replayed through tkc; in CI also
 # a fixed fuzzing run (make test builds build/fuzz/fuzz_tkc when CI=true)
 if [ "$UPDATE" != 1 ]; then

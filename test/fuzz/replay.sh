@@ -55,7 +55,7 @@ replay "$tmp/kernels.tk" 120
 if [ -x "${CUDA_HOME:-/usr/local/cuda}/bin/nvlink" ]; then
     head -n 1200 "$tmp/kernels.tk" >"$tmp/k300.tk"
     mkdir -p "$tmp/k300"
-    if timeout 300 "$TKC" "$tmp/k300.tk" -o "$tmp/k300" >"$tmp/out" 2>&1 && [ -s "$tmp/k300/k300.cubin" ] &&
+    if timeout 300 "$TKC" "$tmp/k300.tk" -o "$tmp/k300/" >"$tmp/out" 2>&1 && [ -s "$tmp/k300/k300.cubin" ] &&
         grep -q "tk_k300__cubin" "$tmp/k300/k300.h"; then
         pass=$((pass + 1))
     else

@@ -56,13 +56,13 @@ static const char *compile(tk_arena *arena, unsigned modules) {
     CHECK(program && !diag.error_count);
     if (!program || diag.error_count) return NULL;
     tk_tir_program *tir = tk_tir_lower(arena, &diag, program);
-    tk_tir_options tir_opts = {true, true, tk_target_default(), NULL};
+    tk_tir_options tir_opts = {true, tk_target_default(), NULL};
     CHECK(tk_tir_run_passes(arena, &diag, tir, &tir_opts));
     const char *home = getenv("CUDA_HOME") ? getenv("CUDA_HOME") : "/usr/local/cuda";
     char ptxas[512];
     snprintf(ptxas, sizeof ptxas, "%s/bin/ptxas", home);
     bool toolkit = access(ptxas, X_OK) == 0;
-    tk_cg_options cg = {tk_target_default(), 3, false, false, home, toolkit, false, false, modules};
+    tk_cg_options cg = {tk_target_default(), 3, false, false, home, NULL, NULL, toolkit, false, false, modules};
     tk_cg_output out = {0};
     bool ok = tk_cg_compile(arena, &diag, tir, &cg, &out);
     CHECK(ok);
