@@ -8,6 +8,8 @@
 #include "../sema/sema.h"
 #include "../support/support.h"
 
+#define CLI_VERSION "0.1.0"
+
 /* Exit statuses, as documented in --help and README.md. */
 enum { CLI_EXIT_OK = 0, CLI_EXIT_INPUT = 1, CLI_EXIT_USAGE = 2, CLI_EXIT_INTERNAL = 3 };
 
@@ -34,6 +36,7 @@ typedef struct cli_options {
     const char *depfile_path;
     TK_VEC(const char *) dep_targets;
     tk_path_maps path_maps;       /* -ffile-prefix-map=OLD=NEW */
+    const char *prefix;           /* --prefix=NAME */
 } cli_options;
 
 /* Reads argv into opt. Returns -1 when compilation should go on, else the

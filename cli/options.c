@@ -15,7 +15,6 @@
 #ifndef TK_LLVM_VERSION
 #define TK_LLVM_VERSION "unknown"
 #endif
-#define TK_VERSION "0.1.0"
 
 static const char *const emit_names[] = {
     "tokens", "ast", "sema", "tir", "tir-gpu", "llvm", "ptx", "cubin", "header", "all",
@@ -35,6 +34,8 @@ static void usage(FILE *out) {
         "  --emit=STAGE       write one stage: tokens, ast, sema, tir, tir-gpu, llvm, ptx, cubin, header\n"
         "  --emit=tir-after=PASS  the tile IR after one pass of the pipeline (fold, cse, dce,\n"
         "                     licm, pipeline, axis-info, layouts, shared-memory, barriers, ...)\n"
+        "  --prefix=NAME      name the header's launchers NAME_KERNEL and its other symbols\n"
+        "                     tk_NAME__..., so that two builds of one .tk file live in one program\n"
         "  -MD                write a depfile beside the output (NAME.d), as gcc -MD does\n"
         "  -MF FILE           write the depfile to FILE (implies -MD)\n"
         "  -MT TARGET         the depfile's target (may be given several times; default the output)\n"
@@ -183,7 +184,7 @@ int cli_parse_options(int argc, char **argv, cli_options *opt, tk_arena *arena) 
             usage(stdout);
             exit(fflush(stdout) == 0 && !ferror(stdout) ? CLI_EXIT_OK : CLI_EXIT_INPUT);
         } else if (strcmp(a, "--version") == 0) {
-            printf("tkc %s (LLVM %s)\n", TK_VERSION, TK_LLVM_VERSION);
+            printf("tkc %s (LLVM %s)\n", CLI_VERSION, TK_LLVM_VERSION);
             exit(fflush(stdout) == 0 && !ferror(stdout) ? CLI_EXIT_OK : CLI_EXIT_INPUT);
         } else if (strcmp(a, "-") == 0) {
             if (stdin_taken) return usage_error("%s", "standard input ('-') given twice");
@@ -224,6 +225,10 @@ int cli_parse_options(int argc, char **argv, cli_options *opt, tk_arena *arena) 
         } else if (option_value(argc, argv, &i, "--kernel", false, &v)) {
             if (!v || !*v) return usage_error("%s needs a kernel name", a);
             opt->sema.only_kernel = v;
+        } else if (option_value(argc, argv, &i, "--prefix", false, &v)) {
+            if (!v || !is_identifier(v, strlen(v)))
+                return usage_error("--prefix needs a C identifier (letters, digits, '_'), not '%s'", v ? v : "");
+            opt->prefix = v;
         } else if (a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && !a[3]) {
             opt->opt_level = a[2] - '0';
         } else if (strcmp(a, "-g") == 0) {
@@ -289,5 +294,7 @@ int cli_parse_options(int argc, char **argv, cli_options *opt, tk_arena *arena) 
         return usage_error("%s", "-MD with the output on standard output needs -MF FILE");
     if (opt->depfile && opt->emit != CLI_EMIT_ALL && to_stdout && !opt->dep_targets.len)
         return usage_error("%s", "-MD with the output on standard output needs -MT TARGET");
+    if (opt->prefix && several && opt->emit == CLI_EMIT_ALL)
+        return usage_error("%s", "--prefix names one header's symbols; give it with one input");
     return -1;
 }

@@ -72,6 +72,12 @@ typedef struct tk_cg_header_options {
      * lines), compiled into the tuners; NULL for none */
     const char *tune_table, *tune_table_path;
     bool tune_off;            /* --tune=off: the launchers never time */
+    /* --prefix: launchers are PREFIX_KERNEL and every other symbol
+     * tk_PREFIX__...; NULL: launchers take the kernels' names */
+    const char *prefix;
+    /* what the header records of its build (a comment and macros) */
+    const char *tkc_version;
+    const char *defines;      /* the -D values, "NAME=VALUE ..." ("" for none) */
 } tk_cg_header_options;
 
 bool tk_cg_write_header(FILE *out, tk_diag *diag, const tk_tir_program *program, const tk_cg_output *compiled,

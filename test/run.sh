@@ -377,6 +377,7 @@ EOT
         cat >"$tmp/h/use.cpp" <<'EOT'
 #include <cuda.h>
 #include <cuda_runtime.h>
+#include <cuda_fp16.h>
 #include "vector_add.h"
 #include "softmax.h"
 #include "layernorm.h"
@@ -385,6 +386,17 @@ EOT
 #include "header_tune.h"
 tk_status launch(cudaStream_t s, float *x, float *y, float *out, int n) { return vector_add(s, x, y, out, n); }
 tk_status pruned(cudaStream_t s, int *x, int n) { return prune_model(s, x, n); }
+/* const-correct, typed pointers: what C++ code has at hand passes as it is */
+tk_status from_const(cudaStream_t s, const float *x, const float *y, float *out, int n) {
+    return vector_add(s, x, y, out, n);
+}
+tk_status halves(cudaStream_t s, const __half *x, __half *y, const __half *w, const __half *b, float *mean,
+                 float *rstd) {
+    return layer_norm_fwd(s, x, y, w, b, mean, rstd, 64, 4, 64, 1e-5f);
+}
+tk_status from_driver(CUdeviceptr x, CUdeviceptr out) {
+    return vector_add(NULL, TK_DEVICE_PTR(const float, x), TK_DEVICE_PTR(const float, x), TK_DEVICE_PTR(float, out), 4);
+}
 EOT
     fi
     if [ $want_c99 = 1 ]; then
@@ -406,6 +418,46 @@ EOT
         fi
     elif [ $have_cuda_h = 0 ] && want "launch headers as C++"; then
         echo "note: C++ header check skipped (no CUDA headers)"
+    fi
+    # two builds of one kernel (other -D values) in one program, each
+    # header included twice
+    if want "two builds of one kernel in one program"; then
+        if "$TKC" -D BLOCK=256 --prefix=va256 kernels/vector_add.tk -o "$tmp/two/va256.h" 2>"$tmp/err" &&
+            "$TKC" -D BLOCK=1024 --prefix va1024 kernels/vector_add.tk -o "$tmp/two/va1024.h" 2>>"$tmp/err" &&
+            printf '%s\n' '#include "va256.h"' '#include "va1024.h"' '#include "va256.h"' '#include "va1024.h"' \
+                '#include <stdio.h>' '#include <string.h>' \
+                'int main(void) {' \
+                '    tk_status a = va256_vector_add(NULL, (const float *)4, (const float *)16, (float *)16, 1);' \
+                '    tk_status b = va1024_vector_add(NULL, (const float *)4, (const float *)16, (float *)16, 1);' \
+                '    if (a != TK_ERROR_MISALIGNED || b != TK_ERROR_MISALIGNED) return 1;' \
+                '    if (strcmp(TK_va256_DEFINES, "BLOCK=256") || strcmp(TK_va1024_DEFINES, "BLOCK=1024")) return 2;' \
+                '    printf("ok %s %s\n", TK_va256_ARCHS, TK_va1024_TKC_VERSION);' \
+                '    return 0;' \
+                '}' >"$tmp/two/main.c" &&
+            cc -std=c99 -Wall -Wextra -Werror -pedantic -Iruntime_stub -I"$tmp/two" "$tmp/two/main.c" \
+                "${RT_LIB:-build/libtkrt.a}" -o "$tmp/two/main" -ldl -lpthread 2>>"$tmp/err" &&
+            "$tmp/two/main" >"$tmp/out" 2>&1; then
+            passed
+        else
+            failed "two builds of one kernel in one program (--prefix)" "$tmp/err" 20
+            cat "$tmp/out" 2>/dev/null
+        fi
+    fi
+    # what must not compile: a pointer of another element type, and a
+    # const pointer where the kernel writes (C with -Werror, and C++)
+    if [ "${headers_ok:-0}" = 1 ] && want "launch headers reject wrong pointers"; then
+        wrong_ok=1
+        for call in "vector_add(0, (double *)0, (const float *)0, (float *)0, 1)" \
+            "vector_add(0, (const float *)0, (const float *)0, (const float *)0, 1)" \
+            "softmax(0, (float *)0, (const int *)0, 16, 16, 1, 1)"; do
+            printf '#include "vector_add.h"\n#include "softmax.h"\ntk_status f(void) { return %s; }\n' "$call" >"$tmp/h/wrong.c"
+            if cc -std=c99 -Werror -Iruntime_stub -I"$tmp/h" -c "$tmp/h/wrong.c" -o "$tmp/h/wrong.o" 2>/dev/null ||
+                c++ -x c++ -Iruntime_stub -I"$tmp/h" -c "$tmp/h/wrong.c" -o "$tmp/h/wrong.o" 2>/dev/null; then
+                wrong_ok=0
+                echo "compiled: $call"
+            fi
+        done
+        if [ $wrong_ok = 1 ]; then passed; else failed "launch headers reject wrong pointers"; fi
     fi
 fi
 
@@ -440,7 +492,7 @@ fake_header_test() { # TK TEST [--tkc-option ...] [VAR=value ...]
     # shellcheck disable=SC2086
     "$TKC" $opts "test/runtime/$tk.tk" -o "$tmp/$test" 2>"$tmp/err" &&
         cc -std=c99 -D_DEFAULT_SOURCE -Wall -Wextra -Werror -pedantic ${SANFLAGS:-} -Iruntime_stub -I"$tmp/$test" \
-            "test/runtime/$test.c" "${RT_LIB:-build/libtkrt.a}" -o "$tmp/$test/test" -ldl -lpthread 2>>"$tmp/err" &&
+            "test/runtime/$test.c" "${RT_LIB:-build/libtkrt.a}" -o "$tmp/$test/test" -ldl -lpthread -lm 2>>"$tmp/err" &&
         env "$@" "$tmp/$test/test" "$RT_DIR/fake_libcuda.so" >"$tmp/out" 2>&1 && tail -n 1 "$tmp/out" | grep -q '^ok'
 }
 
@@ -452,6 +504,16 @@ if [ "$UPDATE" != 1 ] && [ -n "${RT_DIR:-}" ] && [ -f "$RT_DIR/fake_libcuda.so" 
             passed
         else
             failed "header grids on the fake driver (test/runtime/header_grid_test.c)"
+            cat "$tmp/err" "$tmp/out" 2>/dev/null | head -30
+        fi
+    fi
+    # launcher signatures: f16/bf16 scalars rounded to nearest even, typed
+    # pointers passed as their addresses
+    if want "header types on the fake driver"; then
+        if fake_header_test header_types header_types_test; then
+            passed
+        else
+            failed "header types on the fake driver (test/runtime/header_types_test.c)"
             cat "$tmp/err" "$tmp/out" 2>/dev/null | head -30
         fi
     fi

@@ -12,7 +12,8 @@
  *     gets a new cuCtxGetId, and its old modules' functions become stale;
  *     launching one is counted in fake_stale_launches (a real driver may
  *     crash on it);
- *   cuLaunchKernel counts launches and checks the shared-memory opt-in;
+ *   cuLaunchKernel counts launches and checks the shared-memory opt-in,
+ *     and copies the arguments whose sizes a test put in fake_arg_sizes;
  *   tuning: a fake clock that each launch advances by its kernel's time
  *     (fake_set_kernel_ms; 0.01 ms by default), events that read it,
  *     "device" memory that is host memory (cuMemAlloc is malloc, memset
@@ -47,6 +48,10 @@ static __thread struct context *current;
 /* Counters for the test. */
 int fake_module_loads, fake_ptx_loads, fake_launches, fake_primary_retains, fake_stale_launches;
 unsigned fake_last_grid[3], fake_last_block, fake_last_smem;
+/* set by a test: the byte sizes of the next launches' arguments (0 ends),
+ * whose values each launch copies into fake_last_args */
+unsigned fake_arg_sizes[16];
+unsigned char fake_last_args[16][8];
 void *fake_last_stream;
 
 CUresult cuInit(unsigned flags);
@@ -423,6 +428,10 @@ CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz, u
     fake_last_block = bx;
     fake_last_smem = smem;
     fake_last_stream = stream;
+    /* the bytes of each argument, as many as fake_arg_sizes says (the
+     * launch's parameter sizes are not known here otherwise) */
+    for (unsigned i = 0; i < 16 && fake_arg_sizes[i]; i++)
+        memcpy(fake_last_args[i], params[i], fake_arg_sizes[i] < 8 ? fake_arg_sizes[i] : 8);
     pthread_mutex_unlock(&mutex);
     return 0;
 }
