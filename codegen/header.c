@@ -215,11 +215,82 @@ static const tk_cg_kernel_info *info_of(const tk_cg_output *c, const tk_tir_kern
     return NULL;
 }
 
+/* A C string literal of text */
+static void print_c_string(FILE *out, const char *text) {
+    fputc('"', out);
+    for (const char *t = text; *t; t++) {
+        if (*t == '"' || *t == '\\') fprintf(out, "\\%c", *t);
+        else if (*t == '\n') fputs("\\n", out);
+        else if ((unsigned char)*t < 0x20) fputc(' ', out);
+        else fputc(*t, out);
+    }
+    fputc('"', out);
+}
+
+/* the parameters x reads, once each, in the order first read */
+static void collect_vars(const tk_sx *x, const tk_sema_var **vars, uint32_t *n, uint32_t cap) {
+    if (x->kind == TK_SX_VAR) {
+        for (uint32_t i = 0; i < *n; i++)
+            if (vars[i] == x->var) return;
+        if (*n < cap) vars[(*n)++] = x->var;
+        return;
+    }
+    for (uint32_t i = 0; i < x->args.len; i++) collect_vars(x->args.data[i], vars, n, cap);
+}
+
+/* does `name` appear in text as a whole identifier? */
+static bool mentions(const char *text, const char *name) {
+    size_t len = strlen(name);
+    for (const char *t = strstr(text, name); t; t = strstr(t + 1, name)) {
+        bool before = t > text && (t[-1] == '_' || (t[-1] >= '0' && t[-1] <= '9') || ((t[-1] | 32) >= 'a' && (t[-1] | 32) <= 'z'));
+        char c = t[len];
+        bool after = c == '_' || (c >= '0' && c <= '9') || ((c | 32) >= 'a' && (c | 32) <= 'z');
+        if (!before && !after) return true;
+    }
+    return false;
+}
+
+/* requires=: each condition checked before the launch; the message
+ * quotes it with the values of the arguments and constexprs it names */
+static bool emit_requirements(FILE *out, const tk_sema_kernel *sk, const char *indent) {
+    bool ok = true;
+    for (uint32_t r = 0; r < sk->requires.len; r++) {
+        const struct tk_sema_requirement *req = &sk->requires.data[r];
+        fprintf(out, "%s    if (!(", indent);
+        ok &= print_c(out, req->cond);
+        fprintf(out, ") || tk_bad)\n%s        return tkrt_requirement_failed(\"%s\", ", indent, sk->name);
+        print_c_string(out, req->text);
+        const tk_sema_var *vars[16];
+        uint32_t nvars = 0;
+        collect_vars(req->cond, vars, &nvars, 16);
+        fputs(", \"", out);
+        bool first = true;
+        for (uint32_t v = 0; v < nvars; v++, first = false) {
+            bool flt = tk_dtype_is_float(vars[v]->type->dtype);
+            fprintf(out, "%s%s = %s", first ? "" : ", ", vars[v]->name, flt ? "%g" : "%lld");
+        }
+        for (uint32_t c = 0; c < sk->constexprs.len; c++) {
+            const tk_sema_const_binding *b = &sk->constexprs.data[c];
+            if (!mentions(req->text, b->name)) continue;
+            fprintf(out, "%s%s = ", first ? "" : ", ", b->name);
+            for (const char *t = b->value_text; *t; t++)
+                fprintf(out, *t == '"' || *t == '\\' ? "\\%c" : *t == '%' ? "%%%c" : "%c", *t);
+            first = false;
+        }
+        fputc('"', out);
+        for (uint32_t v = 0; v < nvars; v++)
+            fprintf(out, ", (%s)%s", tk_dtype_is_float(vars[v]->type->dtype) ? "double" : "long long", vars[v]->name);
+        fputs(");\n", out);
+    }
+    return ok;
+}
+
 static bool emit_launch(FILE *out, const char *mod, const tk_tir_kernel *k, const char *entry,
                         const char *indent) {
     const tk_sema_kernel *sk = k->sema;
     bool ok = true;
     fprintf(out, "%s{\n", indent);
+    ok &= emit_requirements(out, sk, indent);
     for (uint32_t d = 0; d < 3; d++) {
         fprintf(out, "%s    int64_t grid_%c = ", indent, "xyz"[d]);
         if (d < sk->grid_rank) ok &= print_c(out, sk->grid[d]);

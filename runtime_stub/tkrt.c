@@ -1344,6 +1344,17 @@ tk_status tkrt_grid_invalid(const char *kernel, long long x, long long y, long l
                   kernel, x, y, z);
 }
 
+tk_status tkrt_requirement_failed(const char *kernel, const char *condition, const char *values_format, ...)
+{
+    char values[512];
+    va_list ap;
+    va_start(ap, values_format);
+    vsnprintf(values, sizeof values, values_format ? values_format : "", ap);
+    va_end(ap);
+    return record(TK_ERROR_REQUIREMENT, NO_RESULT, "%s: the requirement %s does not hold%s%s",
+                  kernel ? kernel : "kernel", condition ? condition : "?", values[0] ? " with " : "", values);
+}
+
 tk_status tkrt_promise_failed(tk_status status, const char *kernel, const char *arg,
                               unsigned long long value, unsigned divisor)
 {
@@ -1408,6 +1419,8 @@ const char *tkrt_status_string(tk_status status)
                "a module loaded in";
     case TK_ERROR_CUDA:
         return "a CUDA driver call failed";
+    case TK_ERROR_REQUIREMENT:
+        return "an argument breaks a condition the kernel requires (its `requires=`)";
     }
     return "unknown tk_status value";
 }

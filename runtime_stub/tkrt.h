@@ -38,7 +38,8 @@ typedef enum tk_status {
     TK_ERROR_NOT_ONE,           /* an integer breaks its `== 1` promise */
     TK_ERROR_INVALID_VALUE,     /* a bad argument to the runtime (grid too large, ...) */
     TK_ERROR_TOO_MANY_CONTEXTS, /* one kernel used in more than 16 contexts */
-    TK_ERROR_CUDA               /* any other driver call failed */
+    TK_ERROR_CUDA,              /* any other driver call failed */
+    TK_ERROR_REQUIREMENT        /* an argument breaks the kernel's `requires=` */
 } tk_status;
 typedef void *tk_stream; /* CUstream / cudaStream_t; NULL is the default stream */
 typedef void *tk_ptr;    /* a device pointer */
@@ -211,6 +212,16 @@ tk_status tkrt_promise_failed(tk_status status, const char *kernel, const char *
  * limit), or that computing it divided by zero or shifted out of range
  * (`bad`), and returns TK_ERROR_INVALID_VALUE. */
 tk_status tkrt_grid_invalid(const char *kernel, long long x, long long y, long long z, int bad);
+
+/* For generated launchers: records that the condition `condition` (as
+ * written in the kernel's `requires=`) does not hold, with the values
+ * `values_format` and the arguments after it print (the arguments the
+ * condition reads), and returns TK_ERROR_REQUIREMENT. */
+tk_status tkrt_requirement_failed(const char *kernel, const char *condition, const char *values_format, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
 
 #ifdef __cplusplus
 }

@@ -18,6 +18,7 @@ typedef struct kernel_decl {
     const tk_def *def;
     const tk_expr *grid;
     const tk_expr *num_warps, *num_stages;
+    const tk_expr *requires;  /* a list of conditions, or one */
     const tk_expr *configs;   /* the list of config(...) calls */
     const tk_expr *key;
     const tk_expr *tuned[3];  /* restore_value, reset_to_zero, may_clobber (TK_TUNED_*) */
@@ -95,12 +96,13 @@ static bool parse_kernel_decl(checker *c, const tk_def *def, kernel_decl *k) {
         const tk_expr *d = def->decorators.data[i].expr;
         const char *name = decorator_name(c, d);
         if (name && strcmp(name, "kernel") == 0) {
-            static const char *const opts[] = {"grid", "num_warps", "num_stages"};
-            const tk_expr *vals[3] = {0};
-            ok &= keyword_args(c, d, "@kernel", opts, 3, vals);
+            static const char *const opts[] = {"grid", "num_warps", "num_stages", "requires"};
+            const tk_expr *vals[4] = {0};
+            ok &= keyword_args(c, d, "@kernel", opts, 4, vals);
             k->grid = vals[0];
             k->num_warps = vals[1];
             k->num_stages = vals[2];
+            k->requires = vals[3];
             k->kernel_loc = def->decorators.data[i].loc;
             has_kernel = true;
             if (!k->grid) {
@@ -385,6 +387,53 @@ static void check_grid(checker *c, const kernel_decl *k, tk_sema_kernel *out) {
     out->grid_rank = g.count;
 }
 
+/* @kernel(requires=[COND, ...]): each a boolean over the scalar parameters
+ * and constexprs. One that holds for every argument is dropped; one that
+ * never holds for this variant is an error here (a static assertion); the
+ * rest the launcher checks (codegen/header.c). */
+static void check_requires(checker *c, const kernel_decl *k, tk_sema_kernel *out) {
+    const tk_expr *list = k->requires;
+    if (!list) return;
+    uint32_t n = list->kind == TK_EXPR_LIST || list->kind == TK_EXPR_TUPLE ? list->u.items.len : 1;
+    for (uint32_t i = 0; i < n; i++) {
+        const tk_expr *e = n == 1 && list->kind != TK_EXPR_LIST && list->kind != TK_EXPR_TUPLE
+                               ? list : list->u.items.data[i];
+        const char *text = e->loc.src ? tk_arena_strndup(c->arena, e->loc.src->text + e->loc.begin,
+                                                         e->loc.end - e->loc.begin)
+                                      : "?";
+        value r = eval_host(c, e);
+        if (r.kind == V_ERROR) continue;
+        if (v_is_const(&r)) {
+            if (r.kind != V_BOOL) {
+                sema_error(c, e->loc, "a requirement is a condition (True or False), not %s", v_describe(c, &r));
+            } else if (!r.u.b) {
+                char *with = tk_arena_printf(c->arena, "%s", "");
+                for (uint32_t b = 0; b < out->constexprs.len; b++)
+                    with = tk_arena_printf(c->arena, "%s%s%s = %s", with, b ? ", " : " (with ",
+                                           out->constexprs.data[b].name, out->constexprs.data[b].value_text);
+                sema_error(c, e->loc, "this kernel's requirement '%s' never holds%s%s", text, with,
+                           out->constexprs.len ? ")" : "");
+            }
+            continue;
+        }
+        const tk_type *rt = r.u.rt->type;
+        const tk_sema_var *ptr;
+        if (sx_uses_pointer(r.u.rt, &ptr)) {
+            sema_error(c, e->loc, "a requirement uses the pointer '%s'; the launcher checks sizes, not addresses "
+                       "(promise an alignment in the signature instead: %s: *T %% 16)", ptr->name, ptr->name);
+            continue;
+        }
+        if (rt->kind != TK_TYPE_SCALAR || rt->dtype != TK_I1) {
+            sema_error(c, e->loc, "a requirement is a condition over the scalar parameters, not %s",
+                       tk_type_str(c->arena, rt));
+            continue;
+        }
+        if (!host_printable(c, r.u.rt, "a requirement")) continue;
+        struct tk_sema_requirement req = {r.u.rt, text};
+        tk_vec_push(c->arena, &out->requires, req);
+    }
+}
+
 /* @autotune's restore_value=[(PTR, elements), ...], reset_to_zero=[...]
  * (the same form) and may_clobber=[PTR, ...]: pointer parameters, each in
  * one list; the element counts are host expressions over the scalar
@@ -516,6 +565,7 @@ static void check_variant(checker *c, const kernel_decl *k, const variant *v, ui
     }
     check_tuned(c, k, out);
     check_grid(c, k, out);
+    check_requires(c, k, out);
     exec_block(c, &k->def->body);
     out->var_count = counter;
     c->frame = NULL;

@@ -219,6 +219,11 @@ static void print_kernel(FILE *out, const tk_sema_kernel *k) {
         print_sx(out, k->prune_estimate);
         fputc('\n', out);
     }
+    for (uint32_t i = 0; i < k->requires.len; i++) {
+        fprintf(out, "  requires %s: ", k->requires.data[i].text);
+        print_sx(out, k->requires.data[i].cond);
+        fputc('\n', out);
+    }
     fputs("  grid (", out);
     for (uint32_t i = 0; i < k->grid_rank; i++) {
         if (i) fputs(", ", out);

@@ -160,6 +160,10 @@ typedef struct tk_sema_kernel {
     tk_sx *grid[3];                /* host expressions over scalar parameters */
     uint32_t grid_rank;
     int64_t num_warps, num_stages;
+    /* @kernel(requires=[...]): conditions over the scalar parameters the
+     * launcher checks before it launches this variant; `text` is the
+     * condition as written, for the message when one does not hold */
+    TK_VEC(struct tk_sema_requirement { tk_sx *cond; const char *text; }) requires;
     /* runtime conditions that select this variant (from @heuristics) */
     TK_VEC(struct tk_sema_condition { tk_sx *cond; bool value; const char *name; }) conditions;
     TK_VEC(const char *) autotune_key;

@@ -457,6 +457,32 @@ def layernorm_refused(K, what):
     return run
 
 
+def requirement_refused(K, kernel, n):
+    """A `requires=` condition broken (a row wider than BLOCK): the
+    requirement's status, its text quoting the condition, nothing written."""
+    def run():
+        problems = []
+        rows, stride = 3, (n + 15) // 16 * 16
+        if kernel == "softmax":
+            x = torch.randn(rows, stride, device=DEV)
+            out = torch.full((rows, stride), NAN, device=DEV)
+            args, poisoned = (out, x, stride, stride, rows, n), [out]
+        else:
+            x = torch.randn(rows, stride, device=DEV).half()
+            out = torch.full((rows, stride), NAN, dtype=torch.float16, device=DEV)
+            w = torch.randn(n, device=DEV).half()
+            b = torch.randn(n, device=DEV).half()
+            mean = torch.full((rows,), NAN, device=DEV)
+            rstd = torch.full((rows,), NAN, device=DEV)
+            args, poisoned = (x, out, w, b, mean, rstd, stride, rows, n, 1e-5), [out, mean, rstd]
+        details = expect_refused(problems, K, args, poisoned, K.error_requirement)
+        text = K.status_string(K.error_requirement)
+        if "BLOCK" not in text or str(n) not in text:
+            problems.append(f"the message does not quote the condition and the value: {text!r}")
+        return problems, f"{n} columns {details}: {text}"
+    return run
+
+
 # The launcher's contract with its caller.
 
 def vector_add_inputs(n):
@@ -731,6 +757,10 @@ def main():
             r.case(f"promise: softmax {which}_row_stride % 16 != 0",
                    lambda w=which: softmax_bad_stride(get("softmax_b1024"), w))
         r.case("promise: softmax misaligned x", lambda: softmax_misaligned(get("softmax_b1024")))
+        r.case("requires: softmax n_cols > BLOCK",
+               lambda: requirement_refused(get("softmax_b1024"), "softmax", 1025))
+        r.case("requires: layernorm ROW_FITS with N > BLOCK",
+               lambda: requirement_refused(get("layernorm_rowfits_b8192"), "layernorm", 8193))
         r.case("promise: layernorm stride % 16 != 0",
                lambda: layernorm_refused(get("layernorm_b1024"), "stride"))
         r.case("promise: layernorm misaligned Mean",

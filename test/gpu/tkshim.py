@@ -77,6 +77,7 @@ class Kernel:
         self.error_misaligned = lib.tkshim_error_misaligned()
         self.error_not_divisible = lib.tkshim_error_not_divisible()
         self.error_invalid_value = lib.tkshim_error_invalid_value()
+        self.error_requirement = lib.tkshim_error_requirement()
 
     def status_string(self, status):
         s = self._lib.tkshim_status_string(status)

@@ -95,6 +95,31 @@ int main(int argc, char **argv)
         expect("bool_grid", n, bool_grid(NULL, x, (int32_t)n),
                ((double)(float)((float)n * 1.5f) > 3.0) + 1 + (~n & 1) + !(n > 3), n * 3, 1, before);
     }
+    /* requires=: refused before the launch, with the condition and values */
+    {
+        int before = *launches;
+        tk_status s = required(NULL, x, 48, 16, 1.0f);
+        CHECK(s == TK_SUCCESS && *launches == before + 1, "required(48, 16, 1.0): status %d", (int)s);
+        s = required(NULL, x, 8, 4, 0.25f);
+        CHECK(s == TK_ERROR_REQUIREMENT && *launches == before + 1, "required scale 0.25 narrow: status %d", (int)s);
+        CHECK(strstr(tkrt_status_string(s), "required: the requirement scale > 0.5 or WIDE does not hold with "
+                                            "scale = 0.25, WIDE = False") != NULL,
+              "required: message '%s'", tkrt_status_string(s));
+        s = required(NULL, x, 40, 4, 0.25f);
+        CHECK(s == TK_SUCCESS && *launches == before + 2, "required scale 0.25 wide: status %d", (int)s);
+        s = required(NULL, x, 65, 5, 1.0f);
+        CHECK(s == TK_ERROR_REQUIREMENT && *launches == before + 2, "required n 65: status %d", (int)s);
+        CHECK(strstr(tkrt_status_string(s), "the requirement n <= BLOCK does not hold with n = 65, BLOCK = 64") !=
+                  NULL, "required: message '%s'", tkrt_status_string(s));
+        s = required(NULL, x, 10, 0, 1.0f);
+        CHECK(s == TK_ERROR_REQUIREMENT && *launches == before + 2, "required m 0: status %d", (int)s);
+        CHECK(strstr(tkrt_status_string(s), "n % m == 0 and m > 0 does not hold with n = 10, m = 0") != NULL,
+              "required: message '%s'", tkrt_status_string(s));
+        s = required(NULL, x, 10, 3, 1.0f);
+        CHECK(s == TK_ERROR_REQUIREMENT && *launches == before + 2, "required 10 %% 3: status %d", (int)s);
+        CHECK(strcmp(tkrt_status_string(TK_ERROR_MISALIGNED), tkrt_status_string(TK_ERROR_REQUIREMENT)) != 0,
+              "status texts");
+    }
     if (failures)
         return 1;
     printf("ok\n");

@@ -21,6 +21,8 @@ TKSHIM_EXPORT int tkshim_error_not_divisible(void) { return (int)TK_ERROR_NOT_DI
 
 TKSHIM_EXPORT int tkshim_error_invalid_value(void) { return (int)TK_ERROR_INVALID_VALUE; }
 
+TKSHIM_EXPORT int tkshim_error_requirement(void) { return (int)TK_ERROR_REQUIREMENT; }
+
 TKSHIM_EXPORT const char *tkshim_status_string(int status) {
     return tkrt_status_string((tk_status)status);
 }
