@@ -11,6 +11,7 @@
  * queue is not what is measured); the median batch, per launch. */
 #include <cuda.h>
 
+#define TKC_IMPLEMENTATION /* this file holds the module */
 #include "launch_overhead.h"
 
 #include <stdio.h>

@@ -23,7 +23,7 @@ typedef struct cli_options {
     const char *output;           /* -o, NULL when not given */
     cli_emit emit;
     const char *tir_after;        /* --emit=tir-after=PASS */
-    const tk_target *target;
+    TK_VEC(const tk_target *) targets; /* --arch, oldest first (sm_90a after sm_90) */
     int opt_level;
     bool debug_info, line_info, debug, time_phases, stats;
     bool warnings_are_errors, no_warnings;

@@ -35,13 +35,15 @@ static void print_times(const phase_times *t) {
     fputc('\n', stderr);
 }
 
-static void print_stats(const tk_cg_output *c) {
+/* target: named when there are several */
+static void print_stats(const tk_cg_output *c, const char *target) {
     for (uint32_t i = 0; i < c->kernels.len; i++) {
         const tk_cg_kernel_info *k = &c->kernels.data[i];
-        fprintf(stderr, "tkc: stats: %s: %d registers, %d bytes spilled, %d bytes shared memory\n",
-                k->entry, k->registers, k->spill_bytes, k->shared_bytes);
+        fprintf(stderr, "tkc: stats: %s%s%s: %d registers, %d bytes spilled, %d bytes shared memory\n",
+                target ? target : "", target ? ": " : "", k->entry, k->registers, k->spill_bytes, k->shared_bytes);
     }
-    fprintf(stderr, "tkc: stats: compile %.3f ms to PTX, %.3f ms ptxas\n", c->llvm_ms, c->ptxas_ms);
+    fprintf(stderr, "tkc: stats: %s%scompile %.3f ms to PTX, %.3f ms ptxas\n", target ? target : "",
+            target ? ": " : "", c->llvm_ms, c->ptxas_ms);
 }
 
 /* A path's last component without its extension, as a C identifier (the
@@ -125,47 +127,51 @@ static void full_build_paths(const driver *d, tk_arena *arena, const char *input
     }
 }
 
-static bool write_full_build(const driver *d, tk_arena *arena, tk_diag *diag, const tk_tir_program *tir,
-                             const tk_cg_output *compiled, const char *mod_name, const char *header_path,
-                             const char *stem, const tk_cg_header_options *header) {
-    cli_output ptx, cubin, h;
-    memset(&cubin, 0, sizeof cubin);
-    const char *cubin_path = tk_arena_printf(arena, "%s.cubin", stem);
-    if (!cli_output_open(&ptx, arena, tk_arena_printf(arena, "%s.ptx", stem))) return false;
-    fwrite(compiled->ptx, 1, compiled->ptx_len, ptx.f);
-    if (compiled->cubin) {
-        if (!cli_output_open(&cubin, arena, cubin_path)) {
-            cli_output_abandon(&ptx);
-            return false;
-        }
-        fwrite(compiled->cubin, 1, compiled->cubin_len, cubin.f);
+/* The header last, so that it is the newest of the files. One target's
+ * cubin is STEM.cubin; several are STEM.SM.cubin; the PTX is the newest
+ * target's. */
+static bool write_full_build(const driver *d, tk_arena *arena, tk_diag *diag, const tk_cg_build *builds,
+                             uint32_t nbuilds, const char *mod_name, const char *header_path, const char *stem,
+                             const tk_cg_header_options *header) {
+    enum { MAX_FILES = 16 };
+    cli_output files[MAX_FILES];
+    uint32_t nfiles = 0;
+    bool ok = true;
+    const tk_cg_output *newest = builds[nbuilds - 1].compiled;
+    memset(files, 0, sizeof files);
+    ok = cli_output_open(&files[nfiles], arena, tk_arena_printf(arena, "%s.ptx", stem));
+    if (ok) fwrite(newest->ptx, 1, newest->ptx_len, files[nfiles++].f);
+    for (uint32_t b = 0; b < nbuilds && ok && nfiles + 1 < MAX_FILES; b++) {
+        const tk_cg_output *c = builds[b].compiled;
+        if (!c->cubin) continue;
+        const char *path = nbuilds == 1 ? tk_arena_printf(arena, "%s.cubin", stem)
+                                        : tk_arena_printf(arena, "%s.%s.cubin", stem, builds[b].target->name);
+        ok = cli_output_open(&files[nfiles], arena, path);
+        if (ok) fwrite(c->cubin, 1, c->cubin_len, files[nfiles++].f);
     }
-    if (!cli_output_open(&h, arena, header_path)) {
-        cli_output_abandon(&ptx);
-        cli_output_abandon(&cubin);
-        return false;
+    if (ok) ok = cli_output_open(&files[nfiles], arena, header_path);
+    if (ok && !tk_cg_write_header(files[nfiles++].f, diag, builds, nbuilds, mod_name, header)) ok = false;
+    for (uint32_t f = 0; f < nfiles; f++) {
+        if (ok) ok = cli_output_commit(&files[f]);
+        else cli_output_abandon(&files[f]);
     }
-    if (!tk_cg_write_header(h.f, diag, tir, compiled, mod_name, d->opt->target, header)) {
-        cli_output_abandon(&ptx);
-        cli_output_abandon(&cubin);
-        cli_output_abandon(&h);
-        return false;
-    }
-    /* the header last, so that it is the newest of the three */
-    bool ok = cli_output_commit(&ptx);
-    if (ok && compiled->cubin) ok = cli_output_commit(&cubin);
-    else cli_output_abandon(&cubin);
-    if (ok) ok = cli_output_commit(&h);
-    else cli_output_abandon(&h);
-    if (ok && !compiled->cubin) {
+    if (!ok) return false;
+    if (nbuilds == 1 && !builds[0].compiled->cubin) {
         /* a cubin from an earlier build would not match this header */
+        const char *cubin_path = tk_arena_printf(arena, "%s.cubin", stem);
         if (unlink(cubin_path) != 0 && errno != ENOENT) {
             fprintf(stderr, "tkc: error: cannot remove the stale '%s': %s\n", cubin_path, strerror(errno));
             return false;
         }
-        fprintf(stderr, "tkc: note: %s\n", compiled->cubin_note ? compiled->cubin_note : "no cubin");
     }
-    return ok;
+    for (uint32_t b = 0; b < nbuilds; b++)
+        if (!builds[b].compiled->cubin) {
+            fprintf(stderr, "tkc: note: %s\n", builds[b].compiled->cubin_note ? builds[b].compiled->cubin_note
+                                                                              : "no cubin");
+            break;
+        }
+    (void)d;
+    return true;
 }
 
 static const char *depfile_for(const driver *d, tk_arena *arena, const char *main_output, const char *input) {
@@ -231,11 +237,18 @@ static int compile_input(const driver *d, const char *input, tk_arena *arena, tk
         return CLI_EXIT_OK;
     }
 
-    tk_tir_program *tir = tk_tir_lower(arena, diag, program);
+    /* the back end once a target: lowering and its passes depend on it */
+    uint32_t ntargets = opt->targets.len;
+    tk_cg_build *builds = TK_NEW_ARRAY(arena, tk_cg_build, ntargets);
     bool gpu = opt->emit != CLI_EMIT_TIR;
     if (opt->tir_after) tk_tir_pass_known(opt->tir_after, &gpu);
-    tk_tir_options tir_opts = {gpu, opt->target, opt->tir_after};
-    if (!diag->error_count) tk_tir_run_passes(arena, diag, tir, &tir_opts);
+    for (uint32_t t = 0; t < ntargets && !diag->error_count; t++) {
+        tk_tir_program *tir = tk_tir_lower(arena, diag, program);
+        tk_tir_options tir_opts = {gpu, opt->targets.data[t], opt->tir_after};
+        if (!diag->error_count) tk_tir_run_passes(arena, diag, tir, &tir_opts);
+        builds[t].target = opt->targets.data[t];
+        builds[t].program = tir;
+    }
     times.lower = tk_now_ms() - t4;
     if (diag->error_count) {
         if (opt->time_phases) print_times(&times);
@@ -243,7 +256,7 @@ static int compile_input(const driver *d, const char *input, tk_arena *arena, tk
     }
     if (opt->emit == CLI_EMIT_TIR || opt->emit == CLI_EMIT_TIR_GPU) {
         if (opt->time_phases) print_times(&times);
-        tk_tir_print(d->text->f, tir, gpu);
+        tk_tir_print(d->text->f, builds[0].program, gpu);
         return CLI_EXIT_OK;
     }
 
@@ -261,17 +274,22 @@ static int compile_input(const driver *d, const char *input, tk_arena *arena, tk
         header.tune_table = table->text;
         tk_vec_push(arena, &run->deps, opt->tune_table);
     }
-    tk_cg_options cg = {opt->target, opt->opt_level, opt->line_info || opt->debug_info,
-                        opt->debug || opt->debug_info, d->cuda_home, d->tmp_dir, &opt->path_maps,
-                        wants_cubin(opt), opt->stats, opt->emit == CLI_EMIT_LLVM, 0};
-    tk_cg_output compiled = {0};
-    bool ok = tk_cg_compile(arena, diag, tir, &cg, &compiled);
-    if (opt->time_phases) {
-        print_times(&times);
-        fprintf(stderr, "tkc: time: llvm+ptx %.3f ms, ptxas %.3f ms\n", compiled.llvm_ms, compiled.ptxas_ms);
+    tk_cg_output *outputs = TK_NEW_ARRAY(arena, tk_cg_output, ntargets);
+    bool ok = true;
+    if (opt->time_phases) print_times(&times);
+    for (uint32_t t = 0; t < ntargets; t++) {
+        tk_cg_options cg = {opt->targets.data[t], opt->opt_level, opt->line_info || opt->debug_info,
+                            opt->debug || opt->debug_info, d->cuda_home, d->tmp_dir, &opt->path_maps,
+                            wants_cubin(opt), opt->stats, opt->emit == CLI_EMIT_LLVM, 0};
+        ok &= tk_cg_compile(arena, diag, builds[t].program, &cg, &outputs[t]);
+        builds[t].compiled = &outputs[t];
+        if (opt->time_phases)
+            fprintf(stderr, "tkc: time: %s: llvm+ptx %.3f ms, ptxas %.3f ms\n", opt->targets.data[t]->name,
+                    outputs[t].llvm_ms, outputs[t].ptxas_ms);
+        if (ok && opt->stats) print_stats(&outputs[t], ntargets > 1 ? opt->targets.data[t]->name : NULL);
     }
     if (!ok) return CLI_EXIT_INPUT;
-    if (opt->stats) print_stats(&compiled);
+    tk_cg_output compiled = outputs[0];
     const char *header_path = NULL, *stem = NULL;
     const char *mod_name = from_stdin ? "stdin" : identifier_of(arena, input, ".tk");
     if (opt->emit == CLI_EMIT_ALL) {
@@ -283,8 +301,8 @@ static int compile_input(const driver *d, const char *input, tk_arena *arena, tk
     case CLI_EMIT_LLVM: fputs(compiled.llvm_ir, d->text->f); return CLI_EXIT_OK;
     case CLI_EMIT_PTX: fwrite(compiled.ptx, 1, compiled.ptx_len, d->text->f); return CLI_EXIT_OK;
     case CLI_EMIT_HEADER:
-        return tk_cg_write_header(d->text->f, diag, tir, &compiled, mod_name, opt->target, &header)
-                   ? CLI_EXIT_OK : CLI_EXIT_INPUT;
+        return tk_cg_write_header(d->text->f, diag, builds, ntargets, mod_name, &header) ? CLI_EXIT_OK
+                                                                                          : CLI_EXIT_INPUT;
     case CLI_EMIT_CUBIN:
         if (!compiled.cubin) {
             fprintf(stderr, "tkc: error: no cubin: %s\n", compiled.cubin_note ? compiled.cubin_note : "?");
@@ -294,7 +312,7 @@ static int compile_input(const driver *d, const char *input, tk_arena *arena, tk
         return CLI_EXIT_OK;
     default: break;
     }
-    if (!write_full_build(d, arena, diag, tir, &compiled, mod_name, header_path, stem, &header))
+    if (!write_full_build(d, arena, diag, builds, ntargets, mod_name, header_path, stem, &header))
         return CLI_EXIT_INPUT;
     if (opt->depfile &&
         !write_depfile(d, arena, header_path, depfile_for(d, arena, header_path, input), run, run->deps.len ? 1 : 0))

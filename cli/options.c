@@ -43,7 +43,9 @@ static void usage(FILE *out) {
         "\n"
         "code:\n"
         "  --arch=SM          target: sm_80, sm_86, sm_89, sm_90, sm_90a (default sm_90a);\n"
-        "                     also -arch SM and --gpu-architecture SM, as nvcc takes them\n"
+        "                     also -arch SM and --gpu-architecture SM, as nvcc takes them;\n"
+        "                     a list (--arch=sm_80,sm_90a) or all: one header with a cubin per\n"
+        "                     target and the newest one's PTX, the runtime picks by the GPU\n"
         "  -D NAME=VALUE      set the constexpr parameter NAME of every kernel to VALUE\n"
         "                     (autotune configs that set NAME to another value are left out)\n"
         "  --kernel NAME      compile only the kernel NAME\n"
@@ -162,19 +164,38 @@ static int warning_option(cli_options *opt, const char *a) {
     return -1;
 }
 
-static int parse_arch(cli_options *opt, const char *option, const char *value) {
+/* --arch=SM, a list SM,SM,... or all: the targets, oldest first, once each */
+static int parse_arch(cli_options *opt, tk_arena *arena, const char *option, const char *value) {
     if (!value || !*value) return usage_error("%s needs a target (%s)", option, tk_target_names());
-    if (strchr(value, ',') || strcmp(value, "all") == 0)
-        return usage_error("several targets in one header ('%s') are not supported yet; run tkc once "
-                           "per target, with --prefix", value);
-    opt->target = tk_target_find(value);
-    if (!opt->target) return usage_error("unsupported target '%s'; use %s", value, tk_target_names());
+    opt->targets.len = 0;
+    const char *at = strcmp(value, "all") == 0 ? tk_target_list() : value;
+    while (*at) {
+        const char *comma = strchr(at, ',');
+        size_t len = comma ? (size_t)(comma - at) : strlen(at);
+        char *name = tk_arena_strndup(arena, at, len);
+        const tk_target *t = tk_target_find(name);
+        if (!t) return usage_error("unsupported target '%s'; use %s, a list of them, or all", name, tk_target_names());
+        uint32_t pos = 0;
+        bool seen = false;
+        for (uint32_t i = 0; i < opt->targets.len; i++) {
+            const tk_target *o = opt->targets.data[i];
+            seen |= o == t;
+            if (o->sm < t->sm || (o->sm == t->sm && !o->arch_specific)) pos = i + 1;
+        }
+        if (!seen) {
+            tk_vec_push(arena, &opt->targets, t);
+            for (uint32_t i = opt->targets.len - 1; i > pos; i--) opt->targets.data[i] = opt->targets.data[i - 1];
+            opt->targets.data[pos] = t;
+        }
+        at = comma ? comma + 1 : at + len;
+        if (comma && !*at) return usage_error("'%s %s': a target list ends with a target, not ','", option, value);
+    }
+    if (!opt->targets.len) return usage_error("%s needs a target (%s)", option, tk_target_names());
     return -1;
 }
 
 int cli_parse_options(int argc, char **argv, cli_options *opt, tk_arena *arena) {
     opt->emit = CLI_EMIT_ALL;
-    opt->target = tk_target_default();
     opt->opt_level = 3;
     bool stdin_taken = false;
     for (int i = 1; i < argc; i++) {
@@ -213,7 +234,7 @@ int cli_parse_options(int argc, char **argv, cli_options *opt, tk_arena *arena) 
         } else if (option_value(argc, argv, &i, "--arch", false, &v) ||
                    option_value(argc, argv, &i, "-arch", false, &v) ||
                    option_value(argc, argv, &i, "--gpu-architecture", false, &v)) {
-            status = parse_arch(opt, a, v);
+            status = parse_arch(opt, arena, a, v);
         } else if (option_value(argc, argv, &i, "-D", true, &v)) {
             if (!v) return usage_error("%s needs NAME=VALUE", a);
             const char *eq = strchr(v, '=');
@@ -277,6 +298,11 @@ int cli_parse_options(int argc, char **argv, cli_options *opt, tk_arena *arena) 
         if (status >= 0) return status;
     }
     if (!opt->inputs.len) return usage_error("%s", "no input file");
+    if (!opt->targets.len) tk_vec_push(arena, &opt->targets, tk_target_default());
+    if (opt->targets.len > 1 && opt->emit != CLI_EMIT_ALL && opt->emit != CLI_EMIT_HEADER &&
+        opt->emit != CLI_EMIT_TOKENS && opt->emit != CLI_EMIT_AST && opt->emit != CLI_EMIT_SEMA)
+        return usage_error("--emit=%s writes one target's code: give one --arch (several go into a header)",
+                           opt->tir_after ? "tir-after" : emit_names[opt->emit]);
     bool several = opt->inputs.len > 1;
     bool to_stdout = !opt->output || strcmp(opt->output, "-") == 0;
     if (opt->emit == CLI_EMIT_CUBIN && to_stdout)

@@ -80,7 +80,19 @@ typedef struct tk_cg_header_options {
     const char *defines;      /* the -D values, "NAME=VALUE ..." ("" for none) */
 } tk_cg_header_options;
 
-bool tk_cg_write_header(FILE *out, tk_diag *diag, const tk_tir_program *program, const tk_cg_output *compiled,
-                        const char *module_name, const tk_target *target, const tk_cg_header_options *options);
+/* One target's compilation of a module, for the header. */
+typedef struct tk_cg_build {
+    const tk_target *target;
+    const tk_tir_program *program;
+    const tk_cg_output *compiled;
+} tk_cg_build;
+
+/* The launch header of a module built for nbuilds targets (oldest first):
+ * declarations and launchers for every file that includes it, and behind
+ * TKC_IMPLEMENTATION the module (a cubin per target with one, the newest
+ * target's PTX) and the kernels' and tuners' state, for exactly one. The
+ * launchers come from builds[0]; the others must have the same kernels. */
+bool tk_cg_write_header(FILE *out, tk_diag *diag, const tk_cg_build *builds, uint32_t nbuilds,
+                        const char *module_name, const tk_cg_header_options *options);
 
 #endif

@@ -7,6 +7,11 @@
  * a _v2 name there; cuLaunchKernel is the legacy-default-stream entry, so a
  * NULL stream means the legacy default stream, as for cudaLaunchKernel).
  *
+ * A header's kernels share one tkrt_module: it is loaded once per context
+ * (under the module's lock, keyed by the context's id as below), from the
+ * cubin that suits the device's compute capability (choose_image), else
+ * from the PTX, which the driver JIT-compiles.
+ *
  * Per kernel, loaded[0..count) caches one (context, id, function) a
  * context, keyed by the context's unique id (cuCtxGetId), not its address:
  * a context destroyed and made again at the same address (cudaDeviceReset,
@@ -67,6 +72,8 @@ enum {
     CUDA_ERROR_INVALID_IMAGE = 200,
     CUDA_ERROR_NO_BINARY_FOR_GPU = 209,
     CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
+    CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
+    CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
     CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97,
     CU_JIT_ERROR_LOG_BUFFER = 5,
     CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6
@@ -336,11 +343,12 @@ static tk_status current_context(const char *kernel, CUcontext *out, unsigned lo
 
 /* ---- Module cache ---------------------------------------------------- */
 
-static void lock_kernel(tkrt_kernel *k)
+/* A spin lock that yields, then sleeps (a PTX JIT can take a while). */
+static void lock_spin(volatile int *lock)
 {
     unsigned spins = 0;
-    while (__atomic_exchange_n(&k->lock, 1, __ATOMIC_ACQUIRE)) {
-        while (__atomic_load_n(&k->lock, __ATOMIC_RELAXED)) {
+    while (__atomic_exchange_n(lock, 1, __ATOMIC_ACQUIRE)) {
+        while (__atomic_load_n(lock, __ATOMIC_RELAXED)) {
             if (++spins < 64) {
                 sched_yield();
             } else {
@@ -351,41 +359,90 @@ static void lock_kernel(tkrt_kernel *k)
     }
 }
 
-static void unlock_kernel(tkrt_kernel *k)
+static void unlock_spin(volatile int *lock)
 {
-    __atomic_store_n(&k->lock, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(lock, 0, __ATOMIC_RELEASE);
 }
 
-/* The function of the entry for context `id`, or NULL. Lock-free: see the
- * comment at the top. */
-static CUfunction lookup(tkrt_kernel *k, unsigned long long id)
+/* The function of the entry for context `id` (and its shared memory), or
+ * NULL. Lock-free: see the comment at the top. */
+static CUfunction lookup(tkrt_kernel *k, unsigned long long id, unsigned *shared_bytes)
 {
     unsigned n = __atomic_load_n(&k->count, __ATOMIC_ACQUIRE), i;
     if (n > TKRT_MAX_CONTEXTS)
         n = TKRT_MAX_CONTEXTS;
     for (i = 0; i < n; i++)
-        if (__atomic_load_n(&k->loaded[i].context_id, __ATOMIC_ACQUIRE) == id)
+        if (__atomic_load_n(&k->loaded[i].context_id, __ATOMIC_ACQUIRE) == id) {
+            *shared_bytes = __atomic_load_n(&k->loaded[i].shared_bytes, __ATOMIC_RELAXED);
             return __atomic_load_n(&k->loaded[i].function, __ATOMIC_RELAXED);
+        }
     return NULL;
 }
 
-/* Loads k's module into the current context; the kernel is locked. */
-static tk_status load_module(tkrt_kernel *k, CUmodule *module_out, CUfunction *out)
+/* The cubin for a GPU of compute capability major.minor: of those that run
+ * there, the one for the newest minor, arch-specific before generic; -1
+ * for none. */
+static int choose_image(const tkrt_module *m, int major, int minor)
+{
+    int best = -1;
+    unsigned i;
+    for (i = 0; i < m->num_images; i++) {
+        const tkrt_image *img = &m->images[i];
+        int fits = img->cubin && img->size && (int)img->major == major &&
+                   (img->arch_specific ? (int)img->minor == minor : (int)img->minor <= minor);
+        if (fits && (best < 0 || img->minor > m->images[best].minor ||
+                     (img->minor == m->images[best].minor && img->arch_specific)))
+            best = (int)i;
+    }
+    return best;
+}
+
+/* "sm_80, sm_90a" */
+static void image_list(const tkrt_module *m, char *out, size_t size)
+{
+    unsigned i;
+    size_t at = 0;
+    out[0] = '\0';
+    for (i = 0; i < m->num_images && at < size; i++) {
+        int n = snprintf(out + at, size - at, "%s%s", i ? ", " : "", m->images[i].arch ? m->images[i].arch : "?");
+        if (n < 0)
+            break;
+        at += (size_t)n;
+    }
+}
+
+/* Loads module m into the current context: the cubin that suits the GPU,
+ * else its PTX. `name` (a kernel's) is for messages. */
+static tk_status load_module(tkrt_module *m, const char *name, CUmodule *module_out, unsigned *image_out)
 {
     CUmodule module = NULL;
-    CUfunction function = NULL;
     CUresult r = CUDA_ERROR_NO_BINARY_FOR_GPU, cubin_result = CUDA_SUCCESS;
-    char cubin_error[256] = "";
+    char cubin_error[256] = "", cubins[128];
+    CUdevice device;
+    int major = -1, minor = -1, image;
 
-    if (k->cubin && k->cubin_size) {
-        r = cu.cuModuleLoadData(&module, k->cubin);
+    if (cu.cuCtxGetDevice(&device) != CUDA_SUCCESS ||
+        cu.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device) != CUDA_SUCCESS ||
+        cu.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device) != CUDA_SUCCESS)
+        major = minor = -1;
+    image_list(m, cubins, sizeof cubins);
+    image = choose_image(m, major, minor);
+    if (image >= 0) {
+        r = cu.cuModuleLoadData(&module, m->images[image].cubin);
         if (r != CUDA_SUCCESS) {
             cubin_result = r;
             cuda_error_text(r, cubin_error, sizeof cubin_error);
-            if (!(k->ptx && (r == CUDA_ERROR_NO_BINARY_FOR_GPU || r == CUDA_ERROR_INVALID_IMAGE)))
-                return record(TK_ERROR_MODULE_LOAD, r, "%s: loading its cubin failed%s", k->name,
-                              k->ptx ? "" : " (and it has no PTX to JIT)");
+            module = NULL;
+            if (!(m->ptx && (r == CUDA_ERROR_NO_BINARY_FOR_GPU || r == CUDA_ERROR_INVALID_IMAGE)))
+                return record(TK_ERROR_MODULE_LOAD, r, "%s: loading its %s cubin failed%s", name,
+                              m->images[image].arch ? m->images[image].arch : "?",
+                              m->ptx ? "" : " (and it has no PTX to JIT)");
         }
+    } else if (!m->ptx) {
+        return record(TK_ERROR_MODULE_LOAD, NO_RESULT,
+                      "%s: no cubin of its module suits this GPU (compute capability %d.%d; cubins for %s), "
+                      "and it has no PTX to JIT-compile: build it with --arch for this GPU",
+                      name, major, minor, m->num_images ? cubins : "no target");
     }
     if (!module) {
         char log[512] = "";
@@ -393,7 +450,7 @@ static tk_status load_module(tkrt_kernel *k, CUmodule *module_out, CUfunction *o
         void *values[2];
         values[0] = log;
         values[1] = (void *)(uintptr_t)sizeof log;
-        r = cu.cuModuleLoadDataEx(&module, k->ptx, 2, options, values);
+        r = cu.cuModuleLoadDataEx(&module, m->ptx, 2, options, values);
         if (r != CUDA_SUCCESS) {
             size_t len;
             log[sizeof log - 1] = '\0';
@@ -406,50 +463,72 @@ static tk_status load_module(tkrt_kernel *k, CUmodule *module_out, CUfunction *o
                 return record(TK_ERROR_MODULE_LOAD, r,
                               "%s: its cubin does not suit this GPU (%s) and JIT-compiling its "
                               "PTX failed%s%s",
-                              k->name, cubin_error, log[0] ? " with: " : "", log);
+                              name, cubin_error, log[0] ? " with: " : "", log);
+            if (m->num_images)
+                return record(TK_ERROR_MODULE_LOAD, r,
+                              "%s: no cubin of its module suits this GPU (compute capability %d.%d; cubins "
+                              "for %s), and its PTX (for %s) cannot be JIT-compiled for it%s%s",
+                              name, major, minor, cubins, m->ptx_arch ? m->ptx_arch : "?",
+                              log[0] ? ": " : "", log);
             return record(TK_ERROR_MODULE_LOAD, r, "%s: JIT-compiling its PTX failed%s%s",
-                          k->name, log[0] ? " with: " : "", log);
+                          name, log[0] ? " with: " : "", log);
         }
-    }
-    r = cu.cuModuleGetFunction(&function, module, k->name);
-    if (r != CUDA_SUCCESS) {
-        cu.cuModuleUnload(module);
-        return record(TK_ERROR_MODULE_LOAD, r, "%s: the module has no kernel of that name",
-                      k->name);
-    }
-    if (k->shared_bytes > 48 * 1024) {
-        r = cu.cuFuncSetAttribute(function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                  (int)k->shared_bytes);
-        if (r != CUDA_SUCCESS) {
-            CUdevice device;
-            int most = 0;
-            cu.cuModuleUnload(module);
-            if (cu.cuCtxGetDevice(&device) != CUDA_SUCCESS ||
-                cu.cuDeviceGetAttribute(&most, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
-                                        device) != CUDA_SUCCESS)
-                most = 0;
-            if (most > 0 && (unsigned)most < k->shared_bytes)
-                return record(TK_ERROR_LAUNCH, r,
-                              "%s: needs %u bytes of shared memory a block, more than this GPU's "
-                              "%d; use smaller tiles or fewer stages",
-                              k->name, k->shared_bytes, most);
-            return record(TK_ERROR_LAUNCH, r,
-                          "%s: opting into %u bytes of dynamic shared memory a block failed",
-                          k->name, k->shared_bytes);
-        }
+        image = (int)m->num_images;
     }
     *module_out = module;
-    *out = function;
+    *image_out = (unsigned)image;
     return TK_SUCCESS;
 }
 
-/* Loads k's module into the current context (`ctx`, `id`) and fills an
- * entry for it: the entry of a dead context that had the same address, or
- * a new one. The kernel is locked. */
-static tk_status load(tkrt_kernel *k, CUcontext ctx, unsigned long long id, CUfunction *out)
+/* The module m in context (`ctx`, `id`): loaded already, or now into the
+ * entry of a dead context that had the same address, or a new one. */
+static tk_status module_in_context(tkrt_module *m, const char *name, CUcontext ctx, unsigned long long id,
+                                   CUmodule *module, unsigned *image)
 {
-    CUmodule module = NULL; /* never unloaded: it lives as long as its context */
-    unsigned n = k->count, i;
+    unsigned n, i;
+    tk_status s = TK_SUCCESS;
+    lock_spin(&m->lock);
+    n = m->count;
+    for (i = 0; i < n; i++)
+        if (m->loaded[i].context_id == id)
+            break;
+    if (i < n) {
+        *module = m->loaded[i].module;
+        *image = m->loaded[i].image;
+        unlock_spin(&m->lock);
+        return TK_SUCCESS;
+    }
+    for (i = 0; i < n && m->loaded[i].context != ctx; i++)
+        ;
+    if (i == TKRT_MAX_CONTEXTS)
+        s = record(TK_ERROR_TOO_MANY_CONTEXTS, NO_RESULT,
+                   "%s: used in more than %d CUDA contexts, the most tkrt keeps a module loaded in", name,
+                   TKRT_MAX_CONTEXTS);
+    if (s == TK_SUCCESS)
+        s = load_module(m, name, module, image);
+    if (s == TK_SUCCESS) {
+        /* entry i, if not new, belonged to a context that is gone, and its
+         * module went with it */
+        m->loaded[i].context = ctx;
+        m->loaded[i].module = *module;
+        m->loaded[i].image = *image;
+        m->loaded[i].context_id = id;
+        if (i == n)
+            m->count = n + 1;
+    }
+    unlock_spin(&m->lock);
+    return s;
+}
+
+/* k's function in the current context (`ctx`, `id`), its module loaded if
+ * need be, filling an entry (a dead context's of the same address, or a new
+ * one). The kernel is locked. */
+static tk_status load(tkrt_kernel *k, CUcontext ctx, unsigned long long id, CUfunction *out, unsigned *shared_out)
+{
+    CUmodule module = NULL;
+    CUfunction function = NULL;
+    unsigned n = k->count, i, image = 0, shared;
+    CUresult r;
     tk_status s;
 
     for (i = 0; i < n && k->loaded[i].context != ctx; i++)
@@ -459,17 +538,41 @@ static tk_status load(tkrt_kernel *k, CUcontext ctx, unsigned long long id, CUfu
                       "%s: used in more than %d CUDA contexts, the most tkrt keeps a module "
                       "loaded in",
                       k->name, TKRT_MAX_CONTEXTS);
-    s = load_module(k, &module, out);
+    s = module_in_context(k->module, k->name, ctx, id, &module, &image);
     if (s != TK_SUCCESS)
         return s;
-    /* Entry i, if it is not new, belongs to a context that is gone (two live
-     * contexts never share an address), and its module went with it: nothing
-     * to unload. Readers match an entry by its id, stored last. */
+    shared = k->shared_bytes ? k->shared_bytes[image] : 0;
+    r = cu.cuModuleGetFunction(&function, module, k->name);
+    if (r != CUDA_SUCCESS)
+        return record(TK_ERROR_MODULE_LOAD, r, "%s: the module has no kernel of that name", k->name);
+    if (shared > 48 * 1024) {
+        r = cu.cuFuncSetAttribute(function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)shared);
+        if (r != CUDA_SUCCESS) {
+            CUdevice device;
+            int most = 0;
+            if (cu.cuCtxGetDevice(&device) != CUDA_SUCCESS ||
+                cu.cuDeviceGetAttribute(&most, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                                        device) != CUDA_SUCCESS)
+                most = 0;
+            if (most > 0 && (unsigned)most < shared)
+                return record(TK_ERROR_LAUNCH, r,
+                              "%s: needs %u bytes of shared memory a block, more than this GPU's "
+                              "%d; use smaller tiles or fewer stages",
+                              k->name, shared, most);
+            return record(TK_ERROR_LAUNCH, r,
+                          "%s: opting into %u bytes of dynamic shared memory a block failed",
+                          k->name, shared);
+        }
+    }
+    /* Readers match an entry by its id, stored last. */
     k->loaded[i].context = ctx;
-    __atomic_store_n(&k->loaded[i].function, *out, __ATOMIC_RELAXED);
+    __atomic_store_n(&k->loaded[i].function, function, __ATOMIC_RELAXED);
+    __atomic_store_n(&k->loaded[i].shared_bytes, shared, __ATOMIC_RELAXED);
     __atomic_store_n(&k->loaded[i].context_id, id, __ATOMIC_RELEASE);
     if (i == n)
         __atomic_store_n(&k->count, n + 1, __ATOMIC_RELEASE);
+    *out = function;
+    *shared_out = shared;
     return TK_SUCCESS;
 }
 
@@ -1277,13 +1380,14 @@ tk_status tkrt_launch(tkrt_kernel *kernel, tk_stream stream, unsigned grid_x, un
     CUcontext ctx = NULL;
     CUfunction function = NULL;
     unsigned long long id = 0;
+    unsigned shared = 0;
     CUresult r;
     tk_status s;
 
     if (!kernel || !kernel->name)
         return record(TK_ERROR_INVALID_VALUE, NO_RESULT,
                       "tkrt_launch: called with no kernel (or a kernel without a name)");
-    if (!(kernel->cubin && kernel->cubin_size) && !kernel->ptx)
+    if (!kernel->module || (!kernel->module->num_images && !kernel->module->ptx))
         return record(TK_ERROR_INVALID_VALUE, NO_RESULT, "%s: the kernel has neither cubin nor PTX",
                       kernel->name);
     if (kernel->num_threads == 0 || kernel->num_threads > 1024)
@@ -1299,21 +1403,21 @@ tk_status tkrt_launch(tkrt_kernel *kernel, tk_stream stream, unsigned grid_x, un
         return s;
     /* The usual case: a current context whose module is loaded. */
     if (cu.cuCtxGetId(NULL, &id) == CUDA_SUCCESS)
-        function = lookup(kernel, id);
+        function = lookup(kernel, id, &shared);
     if (!function) {
         s = current_context(kernel->name, &ctx, &id);
         if (s != TK_SUCCESS)
             return s;
-        lock_kernel(kernel);
-        function = lookup(kernel, id);
-        s = function ? TK_SUCCESS : load(kernel, ctx, id, &function);
-        unlock_kernel(kernel);
+        lock_spin(&kernel->lock);
+        function = lookup(kernel, id, &shared);
+        s = function ? TK_SUCCESS : load(kernel, ctx, id, &function, &shared);
+        unlock_spin(&kernel->lock);
         if (s != TK_SUCCESS)
             return s;
     }
 
     r = cu.cuLaunchKernel(function, grid_x, grid_y, grid_z, kernel->num_threads, 1, 1,
-                          kernel->shared_bytes, (CUstream)stream, args, NULL);
+                          shared, (CUstream)stream, args, NULL);
     if (r != CUDA_SUCCESS)
         return record(TK_ERROR_LAUNCH, r,
                       "%s: launching a grid of (%u, %u, %u) blocks of %u threads failed",

@@ -47,13 +47,46 @@ typedef void *tk_ptr;    /* a device pointer */
 
 #define TKRT_MAX_CONTEXTS 16
 
+/* One cubin of a module. It runs on GPUs of compute capability
+ * major.minor and on later minors of the same major; an arch-specific
+ * cubin (sm_90a) only on exactly major.minor. */
+typedef struct tkrt_image {
+    const char *arch;             /* "sm_90a", for messages */
+    unsigned major, minor;
+    int arch_specific;
+    const unsigned char *cubin;
+    size_t size;
+} tkrt_image;
+
+/* A module: its cubins (one per target it was built for) and the PTX of
+ * the newest target, which the driver JIT-compiles where no cubin suits
+ * the GPU. Loaded once per context, for all of its kernels. */
+typedef struct tkrt_module {
+    const tkrt_image *images;
+    unsigned num_images;
+    const char *ptx;              /* NUL-terminated; may be NULL */
+    const char *ptx_arch;         /* the target the PTX is for */
+    /* runtime state, zero-initialized by the header: */
+    volatile int lock;
+    unsigned count;
+    struct {
+        void *context;                 /* the CUcontext */
+        unsigned long long context_id; /* its unique id (cuCtxGetId) */
+        void *module;                  /* the CUmodule (it lives as long as the context) */
+        unsigned image;                /* which image it is (num_images: the PTX) */
+    } loaded[TKRT_MAX_CONTEXTS];
+} tkrt_module;
+
+#define TKRT_MODULE_INIT(images, num_images, ptx, ptx_arch) \
+    { (images), (num_images), (ptx), (ptx_arch), 0, 0, { { NULL, 0, NULL, 0 } } }
+
 typedef struct tkrt_kernel {
     const char *name;             /* the kernel's symbol in the module */
-    const unsigned char *cubin;   /* may be NULL: then only the PTX is used */
-    size_t cubin_size;
-    const char *ptx;              /* NUL-terminated; may be NULL */
+    tkrt_module *module;
     unsigned num_threads;         /* block size: num_warps * 32 */
-    unsigned shared_bytes;        /* dynamic shared memory a block needs */
+    /* dynamic shared memory a block needs, for each image of the module
+     * and then for its PTX (num_images + 1 values) */
+    const unsigned *shared_bytes;
     /* runtime state, zero-initialized by the header: */
     volatile int lock;
     unsigned count;
@@ -61,17 +94,18 @@ typedef struct tkrt_kernel {
         void *context;                 /* the CUcontext */
         unsigned long long context_id; /* its unique id (cuCtxGetId): what a launch looks up */
         void *function;                /* the CUfunction (its module lives as long as the context) */
+        unsigned shared_bytes;         /* for the image loaded in this context */
     } loaded[TKRT_MAX_CONTEXTS];
 } tkrt_kernel;
 
-/* An initializer that sets every field, so the definition compiles without
- * warnings under -Wextra (-Wmissing-field-initializers) in C and C++ (as
- * does spelling the tail out: `..., shared_bytes, 0, 0, {{0, 0, 0}}}`):
- *   static tkrt_kernel tk_vector_add_kernel =
- *       TKRT_KERNEL_INIT("vector_add", tk_vector_add_cubin,
- *                        sizeof tk_vector_add_cubin, tk_vector_add_ptx, 128, 0); */
-#define TKRT_KERNEL_INIT(name, cubin, cubin_size, ptx, num_threads, shared_bytes) \
-    { (name), (cubin), (cubin_size), (ptx), (num_threads), (shared_bytes), 0, 0, { { NULL, 0, NULL } } }
+/* Initializers that set every field, so the definitions compile without
+ * warnings under -Wextra (-Wmissing-field-initializers) in C and C++:
+ *   static const tkrt_image images[] = {{"sm_90a", 9, 0, 1, cubin, sizeof cubin}};
+ *   static tkrt_module module = TKRT_MODULE_INIT(images, 1, ptx, "sm_90a");
+ *   static const unsigned smem[] = {0, 0};
+ *   static tkrt_kernel vector_add = TKRT_KERNEL_INIT("vector_add", &module, 128, smem); */
+#define TKRT_KERNEL_INIT(name, module, num_threads, shared_bytes) \
+    { (name), (module), (num_threads), (shared_bytes), 0, 0, { { NULL, 0, NULL, 0 } } }
 
 /* Launches `kernel` on `stream` with a grid of grid_x * grid_y * grid_z
  * blocks of num_threads threads and shared_bytes of dynamic shared memory.

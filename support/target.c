@@ -24,5 +24,6 @@ const tk_target *tk_target_find(const char *name) {
 }
 
 const char *tk_target_names(void) { return "sm_80, sm_86, sm_89, sm_90 or sm_90a"; }
+const char *tk_target_list(void) { return "sm_80,sm_86,sm_89,sm_90,sm_90a"; }
 
 const tk_target *tk_target_default(void) { return &targets[sizeof targets / sizeof targets[0] - 1]; }

@@ -28,6 +28,8 @@ typedef struct tk_target {
 const tk_target *tk_target_find(const char *name);
 /* The names tkc supports, for messages: "sm_80, sm_86, sm_89, sm_90 or sm_90a". */
 const char *tk_target_names(void);
+/* Every target tkc supports, comma-separated: "sm_80,sm_86,sm_89,sm_90,sm_90a". */
+const char *tk_target_list(void);
 /* The default target (sm_90a). */
 const tk_target *tk_target_default(void);
 

@@ -182,6 +182,23 @@ check "-ffile-prefix-map: the old path is gone" sh -c "! grep -q '$tmp' '$tmp/on
 "$TKC" -g "$tmp/one/src/k.tk" -o "$tmp/one/plain/" 2>"$tmp/err"
 check "without it the path is there" grep -q "$tmp/one/src" "$tmp/one/plain/k.ptx"
 
+# ---- several targets in one header ----
+"$TKC" --arch=sm_90a,sm_80 "$two" -o "$tmp/multi/" 2>"$tmp/err"
+check "--arch=sm_90a,sm_80: the header" grep -q 'TK_two_ARCHS "sm_80,sm_90a"' "$tmp/multi/two.h"
+check "--arch=sm_90a,sm_80: the PTX is the newest target's" grep -q '^.target sm_90a' "$tmp/multi/two.ptx"
+if [ $have_ptxas = 1 ]; then
+    check "--arch=sm_90a,sm_80: a cubin each" exists "$tmp/multi/two.sm_80.cubin" "$tmp/multi/two.sm_90a.cubin"
+    check "--arch=sm_90a,sm_80: two images, oldest first" \
+        sh -c "grep -A2 'tkrt_image tk_two__images' '$tmp/multi/two.h' | tr -d '\n' | grep -q 'sm_80.*sm_90a'"
+    "$TKC" --arch=all "$two" -o "$tmp/all/" 2>"$tmp/err"
+    check "--arch=all: five cubins" test "$(ls "$tmp/all/"*.cubin | wc -l)" = 5
+fi
+printf '#define TKC_IMPLEMENTATION\n#include "two.h"\nint main(void) { return scale(0, (float *)0, 0) == TK_SUCCESS; }\n' \
+    >"$tmp/multi/main.c"
+check "a multi-target header compiles and links (C99)" cc -std=c99 -pedantic -Wall -Wextra -Werror \
+    -I"$root/runtime_stub" -I"$tmp/multi" "$tmp/multi/main.c" "$root/runtime_stub/tkrt.c" -o "$tmp/multi/main" \
+    -ldl -lpthread
+
 # ---- option spellings ----
 for spelling in "--arch=sm_80" "--arch sm_80" "-arch=sm_80" "-arch sm_80" "--gpu-architecture=sm_80" \
     "--gpu-architecture sm_80"; do

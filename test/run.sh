@@ -240,7 +240,7 @@ for src in kernels/*.tk; do
     expected=test/golden/kernels/$name.h
     if [ -f "$expected" ] && [ -x "$PTXAS" ] && want "$expected"; then
         if "$TKC" --emit=header "$src" >"$tmp/hdr" 2>"$tmp/err"; then
-            sed -E '/^  [0-9,]+$/d; s/__cubin\[[0-9]+\]/__cubin[N]/' "$tmp/hdr" >"$tmp/out"
+            sed -E '/^  [0-9,]+$/d; s/(__cubin_sm_[0-9a]+)\[[0-9]+\]/\1[N]/' "$tmp/hdr" >"$tmp/out"
             record "$expected" "$expected" "$tmp/out"
         else
             failed "$expected (tkc failed)" "$tmp/err" 20
@@ -356,6 +356,7 @@ if [ "$UPDATE" != 1 ]; then
         # lists, heuristics), as C++
         "$TKC" test/runtime/header_tune.tk -o "$tmp/h" 2>/dev/null || headers_ok=0
         cat >"$tmp/h/use.c" <<'EOT'
+#define TKC_IMPLEMENTATION
 #include "vector_add.h"
 #include "softmax.h"
 #include "layernorm.h"
@@ -370,6 +371,8 @@ int main(void) {
     if (s != TK_ERROR_NOT_DIVISIBLE) { printf("stride 17 gave status %d\n", (int)s); return 1; }
     s = matmul(NULL, (tk_ptr)(uintptr_t)16, (tk_ptr)(uintptr_t)16, (tk_ptr)(uintptr_t)16, 64, 64, 64, 64, 2, 64, 1, 64, 1);
     if (s != TK_ERROR_NOT_ONE) { printf("stride_ak 2 gave status %d\n", (int)s); return 1; }
+    { extern tk_status other_file(void);
+      if (other_file() != TK_ERROR_MISALIGNED) { printf("the other file's launch\n"); return 1; } }
     printf("ok: %s\n", tkrt_status_string(s));
     return 0;
 }
@@ -378,6 +381,7 @@ EOT
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <cuda_fp16.h>
+#define TKC_IMPLEMENTATION
 #include "vector_add.h"
 #include "softmax.h"
 #include "layernorm.h"
@@ -399,9 +403,19 @@ tk_status from_driver(CUdeviceptr x, CUdeviceptr out) {
 }
 EOT
     fi
+    # a second file of the program includes the headers without
+    # TKC_IMPLEMENTATION: declarations only, the module defined once
+    cat >"$tmp/h/other.c" <<'EOT'
+#include "vector_add.h"
+#include "softmax.h"
+#include "matmul.h"
+tk_status other_file(void);
+tk_status other_file(void) { return vector_add(NULL, (const float *)4, (const float *)16, (float *)16, 10); }
+EOT
     if [ $want_c99 = 1 ]; then
         if [ "$headers_ok" = 1 ] && cc -std=c99 -Wall -Wextra -Werror -pedantic ${SANFLAGS:-} -Iruntime_stub -I"$tmp/h" \
-            "$tmp/h/use.c" "${RT_LIB:-build/libtkrt.a}" -o "$tmp/h/use" -ldl -lpthread 2>"$tmp/err" &&
+            "$tmp/h/use.c" "$tmp/h/other.c" "${RT_LIB:-build/libtkrt.a}" -o "$tmp/h/use" -ldl -lpthread 2>"$tmp/err" &&
+            ! nm "$tmp/h/use" | grep -c ' [DdRr] tk_matmul__ptx$' | grep -qv '^1$' &&
             "$tmp/h/use" >"$tmp/out" 2>&1; then
             passed
         else
@@ -424,7 +438,7 @@ EOT
     if want "two builds of one kernel in one program"; then
         if "$TKC" -D BLOCK=256 --prefix=va256 kernels/vector_add.tk -o "$tmp/two/va256.h" 2>"$tmp/err" &&
             "$TKC" -D BLOCK=1024 --prefix va1024 kernels/vector_add.tk -o "$tmp/two/va1024.h" 2>>"$tmp/err" &&
-            printf '%s\n' '#include "va256.h"' '#include "va1024.h"' '#include "va256.h"' '#include "va1024.h"' \
+            printf '%s\n' '#define TKC_IMPLEMENTATION' '#include "va256.h"' '#include "va1024.h"' '#include "va256.h"' '#include "va1024.h"' \
                 '#include <stdio.h>' '#include <string.h>' \
                 'int main(void) {' \
                 '    tk_status a = va256_vector_add(NULL, (const float *)4, (const float *)16, (float *)16, 1);' \

@@ -57,9 +57,17 @@ static tk_status tk_add(tkrt_kernel *k, tk_stream stream, tk_ptr x, tk_ptr y, tk
     return tkrt_launch(k, stream, (unsigned)((n + 127) / 128), 1, 1, args);
 }
 
+/* each kernel of its own module (PTX only), as separate headers would have */
+static tkrt_module modules[8];
+static int modules_used;
+static const unsigned no_shared[] = {0};
+
 static tkrt_kernel fresh(void)
 {
-    tkrt_kernel k = TKRT_KERNEL_INIT("tk_add", NULL, 0, ptx, 128, 0);
+    tkrt_module *m = &modules[modules_used++ % 8];
+    tkrt_module blank = TKRT_MODULE_INIT(NULL, 0, ptx, "sm_80");
+    *m = blank;
+    tkrt_kernel k = TKRT_KERNEL_INIT("tk_add", m, 128, no_shared);
     return k;
 }
 

@@ -48,17 +48,40 @@ static const char ptx[] = ".version 8.0\n.target sm_90a\n.visible .entry add(...
 static const char cubin_ok[] = "CUBIN-OK add smem";
 static const char cubin_other[] = "CUBIN-OTHER add";
 
+/* A kernel of its own module (one sm_90a cubin, or none, and the PTX),
+ * from a pool that outlives the test. */
+enum { POOL = 128 };
+static tkrt_module modules[POOL];
+static tkrt_image images[POOL];
+static unsigned shared[POOL][2];
+static int pool_used;
+
 static tkrt_kernel make(const char *name, const char *cubin, const char *text, unsigned threads,
                         unsigned smem)
 {
     tkrt_kernel k;
+    int m = pool_used++;
+    if (m >= POOL) {
+        printf("FAIL fake_driver_test: the module pool is too small\n");
+        exit(1);
+    }
     memset(&k, 0, sizeof k);
+    images[m].arch = "sm_90a";
+    images[m].major = 9;
+    images[m].minor = 0;
+    images[m].arch_specific = 1;
+    images[m].cubin = (const unsigned char *)cubin;
+    images[m].size = cubin ? strlen(cubin) + 1 : 0;
+    memset(&modules[m], 0, sizeof modules[m]);
+    modules[m].images = cubin ? &images[m] : NULL;
+    modules[m].num_images = cubin ? 1 : 0;
+    modules[m].ptx = text;
+    modules[m].ptx_arch = "sm_90a";
+    shared[m][0] = shared[m][1] = smem;
     k.name = name;
-    k.cubin = (const unsigned char *)cubin;
-    k.cubin_size = cubin ? strlen(cubin) + 1 : 0;
-    k.ptx = text;
+    k.module = &modules[m];
     k.num_threads = threads;
-    k.shared_bytes = smem;
+    k.shared_bytes = shared[m];
     return k;
 }
 
@@ -293,8 +316,64 @@ int main(int argc, char **argv)
         CHECK(*stale_launches == 0, "threads: %d stale functions launched", *stale_launches);
     }
 
+    /* 11. A module of several cubins (tkc --arch=sm_80,sm_86,sm_90a): the
+     *     one for the device's compute capability (sm_90a only on 9.0, sm_86
+     *     on 8.6 and 8.9, sm_80 on 8.0), each with its shared memory; the
+     *     PTX where none fits; a message naming the cubins where the PTX
+     *     cannot serve either. Two kernels of a module load it once. */
+    {
+        static const char c80[] = "CUBIN-OK add smem sm_80", c86[] = "CUBIN-OK add smem sm_86",
+                          c90a[] = "CUBIN-OK add smem sm_90a";
+        static const tkrt_image imgs[] = {{"sm_80", 8, 0, 0, (const unsigned char *)c80, sizeof c80},
+                                          {"sm_86", 8, 6, 0, (const unsigned char *)c86, sizeof c86},
+                                          {"sm_90a", 9, 0, 1, (const unsigned char *)c90a, sizeof c90a}};
+        static const unsigned smem_add[] = {1000, 2000, 3000, 4000}, smem_other[] = {0, 0, 0, 0};
+        static const struct { int major, minor; const char *cubin; unsigned smem; } cases[] = {
+            {9, 0, c90a, 3000}, {8, 6, c86, 2000}, {8, 9, c86, 2000}, {8, 0, c80, 1000}, {7, 5, NULL, 4000},
+            {10, 0, NULL, 4000}};
+        int *cc_major = (int *)hook(lib, "fake_cc_major"), *cc_minor = (int *)hook(lib, "fake_cc_minor");
+        const void **last_cubin = (const void **)hook(lib, "fake_last_cubin");
+        for (i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) {
+            tkrt_module m = TKRT_MODULE_INIT(imgs, 3, ptx, "sm_90a");
+            tkrt_kernel a = TKRT_KERNEL_INIT("add", &m, 128, smem_add);
+            tkrt_kernel b = TKRT_KERNEL_INIT("smem", &m, 128, smem_other);
+            int before = *module_loads, ptx_before = *ptx_loads;
+            *cc_major = cases[i].major;
+            *cc_minor = cases[i].minor;
+            *last_cubin = NULL;
+            s = go(&a);
+            CHECK(s == TK_SUCCESS && *last_smem == cases[i].smem, "images on %d.%d: %s, %u bytes", cases[i].major,
+                  cases[i].minor, tkrt_status_string(s), *last_smem);
+            CHECK(*last_cubin == (const void *)cases[i].cubin, "images on %d.%d: the cubin loaded is %s",
+                  cases[i].major, cases[i].minor, *last_cubin ? (const char *)*last_cubin : "none");
+            CHECK(*ptx_loads == ptx_before + (cases[i].cubin == NULL), "images on %d.%d: PTX loads",
+                  cases[i].major, cases[i].minor);
+            CHECK(go(&b) == TK_SUCCESS && *module_loads == before + 1, "images on %d.%d: one load for two "
+                  "kernels (%d)", cases[i].major, cases[i].minor, *module_loads - before);
+        }
+        {
+            tkrt_module m = TKRT_MODULE_INIT(imgs, 2, "not ptx at all", "sm_86");
+            tkrt_kernel a = TKRT_KERNEL_INIT("add", &m, 128, smem_add);
+            *cc_major = 9;
+            *cc_minor = 0;
+            s = go(&a);
+            text = tkrt_status_string(s);
+            CHECK(s == TK_ERROR_MODULE_LOAD && strstr(text, "compute capability 9.0") &&
+                      strstr(text, "cubins for sm_80, sm_86") && strstr(text, "PTX (for sm_86) cannot be") &&
+                      one_line(text),
+                  "no cubin fits, bad PTX: %s", text);
+            m.ptx = NULL;
+            s = go(&a);
+            text = tkrt_status_string(s);
+            CHECK(s == TK_ERROR_MODULE_LOAD && strstr(text, "no PTX") && strstr(text, "--arch"),
+                  "no cubin fits, no PTX: %s", text);
+        }
+        *cc_major = 9;
+        *cc_minor = 0;
+    }
+
     /* 10. Every status has a one-line string. */
-    for (i = TK_SUCCESS; i <= TK_ERROR_CUDA; i++)
+    for (i = TK_SUCCESS; i <= TK_ERROR_REQUIREMENT; i++)
         CHECK(one_line(tkrt_status_string((tk_status)i)), "status %d", i);
 
     if (failures)

@@ -12,6 +12,9 @@
  *     gets a new cuCtxGetId, and its old modules' functions become stale;
  *     launching one is counted in fake_stale_launches (a real driver may
  *     crash on it);
+ *   cuDeviceGetAttribute reports compute capability fake_cc_major.minor
+ *     (9.0 unless a test sets it); cuModuleLoadData keeps the last cubin
+ *     it loaded in fake_last_cubin;
  *   cuLaunchKernel counts launches and checks the shared-memory opt-in,
  *     and copies the arguments whose sizes a test put in fake_arg_sizes;
  *   tuning: a fake clock that each launch advances by its kernel's time
@@ -126,10 +129,15 @@ CUresult cuDeviceGet(int *device, int ordinal)
     return 0;
 }
 
+/* the device's compute capability (a test may change it) */
+int fake_cc_major = 9, fake_cc_minor = 0;
+/* the image of the last cubin loaded */
+const void *fake_last_cubin;
+
 CUresult cuDeviceGetAttribute(int *value, int attrib, int device)
 {
     (void)device;
-    *value = attrib == 97 ? SMEM_OPTIN : 0;
+    *value = attrib == 97 ? SMEM_OPTIN : attrib == 75 ? fake_cc_major : attrib == 76 ? fake_cc_minor : 0;
     return 0;
 }
 
@@ -169,8 +177,10 @@ CUresult cuModuleLoadData(void **module, const void *image)
 {
     if (!current)
         return 201;
-    if (strncmp(image, "CUBIN-OK", 8) == 0)
+    if (strncmp(image, "CUBIN-OK", 8) == 0) {
+        fake_last_cubin = image;
         return new_module(module, image);
+    }
     if (strncmp(image, "CUBIN-OTHER", 11) == 0)
         return 209;
     return 200;

@@ -9,9 +9,11 @@
 /* What a generated header holds for one kernel. */
 static const unsigned char tk_vector_add_cubin[] = { 0x7f, 'E', 'L', 'F' };
 static const char tk_vector_add_ptx[] = ".version 8.0\n.target sm_90a\n";
+static const tkrt_image tk_vector_add_images[] = {{"sm_90a", 9, 0, 1, tk_vector_add_cubin, sizeof tk_vector_add_cubin}};
+static tkrt_module tk_vector_add_module = TKRT_MODULE_INIT(tk_vector_add_images, 1, tk_vector_add_ptx, "sm_90a");
+static const unsigned tk_vector_add_shared[] = {0, 0};
 static tkrt_kernel tk_vector_add_kernel =
-    TKRT_KERNEL_INIT("vector_add", tk_vector_add_cubin, sizeof tk_vector_add_cubin,
-                     tk_vector_add_ptx, 128, 0);
+    TKRT_KERNEL_INIT("vector_add", &tk_vector_add_module, 128, tk_vector_add_shared);
 
 static inline tk_status vector_add(tk_stream stream, tk_ptr x, tk_ptr y, tk_ptr out, int32_t n)
 {

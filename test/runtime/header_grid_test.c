@@ -6,6 +6,7 @@
  *   header_grid_test FAKE_LIBCUDA.so      (header_grid.h on the include path)
  *
  * Prints "ok" and exits 0, or a FAIL line for each failure and exits 1. */
+#define TKC_IMPLEMENTATION /* this file holds the module */
 #include "header_grid.h"
 
 #include <dlfcn.h>

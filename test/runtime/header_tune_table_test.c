@@ -7,6 +7,7 @@
  *   header_tune_table_test FAKE_LIBCUDA.so   (that header on the include path)
  *
  * Prints "ok" and exits 0, or a FAIL line for each failure and exits 1. */
+#define TKC_IMPLEMENTATION /* this file holds the module */
 #include "header_tune.h"
 
 #include <dlfcn.h>

@@ -9,6 +9,7 @@
  *   header_tune_test FAKE_LIBCUDA.so      (header_tune.h on the include path)
  *
  * Prints "ok" and exits 0, or a FAIL line for each failure and exits 1. */
+#define TKC_IMPLEMENTATION /* this file holds the module */
 #include "header_tune.h"
 
 #include <dlfcn.h>

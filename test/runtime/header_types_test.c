@@ -7,6 +7,7 @@
  *   header_types_test FAKE_LIBCUDA.so      (header_types.h on the include path)
  *
  * Prints "ok" and exits 0, or FAIL lines and exits 1. */
+#define TKC_IMPLEMENTATION /* this file holds the module */
 #include "header_types.h"
 
 #include <dlfcn.h>

@@ -25,8 +25,10 @@ static void check(int ok, const char *what, const char *detail)
 }
 
 static const unsigned char dummy_cubin[] = { 0x7f, 'E', 'L', 'F', 2, 1, 1, 0x33 };
-static tkrt_kernel dummy = TKRT_KERNEL_INIT("dummy", dummy_cubin, sizeof dummy_cubin,
-                                            ".version 8.0\n.target sm_80\n", 128, 0);
+static const tkrt_image dummy_images[] = {{"sm_80", 8, 0, 0, dummy_cubin, sizeof dummy_cubin}};
+static tkrt_module dummy_module = TKRT_MODULE_INIT(dummy_images, 1, ".version 8.0\n.target sm_80\n", "sm_80");
+static const unsigned dummy_shared[] = {0, 0};
+static tkrt_kernel dummy = TKRT_KERNEL_INIT("dummy", &dummy_module, 128, dummy_shared);
 
 int main(int argc, char **argv)
 {

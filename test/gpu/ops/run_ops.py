@@ -101,7 +101,7 @@ def build(work, rt, tag, source, *flags):
     (d / "op.tk").write_text(source)
     subprocess.run([TKC, *ARCH_FLAGS, *flags, str(d / "op.tk"), "-o", str(d)], check=True, capture_output=True)
     lib = d / "libop.so"
-    subprocess.run([CC, "-O1", "-shared", "-fPIC", "-fvisibility=hidden", "-include", str(d / "op.h"),
+    subprocess.run([CC, "-O1", "-shared", "-fPIC", "-fvisibility=hidden", "-DTKC_IMPLEMENTATION", "-include", str(d / "op.h"),
                     f"-I{ROOT / 'runtime_stub'}", str(ROOT / "test" / "gpu" / "ops" / "shim.c"), str(rt),
                     "-o", str(lib), "-ldl", "-lpthread"], check=True, capture_output=True)
     return lib
@@ -249,7 +249,7 @@ def k{i}(x: *f32 % 16, out: *f32 % 16, n: i32):
     (d / "many.tk").write_text(src)
     subprocess.run([TKC, *ARCH_FLAGS, str(d / "many.tk"), "-o", str(d)], check=True, capture_output=True)
     picks = [0, 1, 150, 255, 256, 399]
-    shim = '#include "many.h"\n__attribute__((visibility("default"))) int run_k(int w, void *s, void *x, void *o, int n) {\n'
+    shim = '#define TKC_IMPLEMENTATION\n#include "many.h"\n__attribute__((visibility("default"))) int run_k(int w, void *s, void *x, void *o, int n) {\n'
     shim += "    switch (w) {\n" + "".join(f"    case {i}: return (int)k{i}(s, x, o, n);\n" for i in picks)
     shim += "    default: return -1;\n    }\n}\n"
     (d / "shim.c").write_text(shim)
@@ -290,7 +290,7 @@ def run_case(i, case, work, rt, gen, stream):
         print(f"FAIL {name}: tkc: {r.stderr.strip().splitlines()[0] if r.stderr.strip() else r.returncode}")
         return False
     lib = d / "libop.so"
-    r = subprocess.run([CC, "-O1", "-shared", "-fPIC", "-fvisibility=hidden", "-include", str(d / "op.h"),
+    r = subprocess.run([CC, "-O1", "-shared", "-fPIC", "-fvisibility=hidden", "-DTKC_IMPLEMENTATION", "-include", str(d / "op.h"),
                         f"-I{ROOT / 'runtime_stub'}", str(ROOT / "test" / "gpu" / "ops" / "shim.c"), str(rt),
                         "-o", str(lib), "-ldl", "-lpthread"], capture_output=True, text=True)
     if r.returncode != 0:

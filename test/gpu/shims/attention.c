@@ -1,5 +1,6 @@
 /* ctypes entry for kernels/attention.tk (any HEAD_DIM / CAUSAL variant: the
  * header's launcher is always named attention_fwd). */
+#define TKC_IMPLEMENTATION
 #include "attention.h"
 #include "shim_common.h"
 

@@ -1,6 +1,7 @@
 /* ctypes entry for kernels/layernorm.tk (any BLOCK / ROW_FITS variant). eps
  * stays a float all the way: ctypes passes c_float, and the launcher must hand
  * the kernel 4 bytes, never a double. */
+#define TKC_IMPLEMENTATION
 #include "layernorm.h"
 #include "shim_common.h"
 

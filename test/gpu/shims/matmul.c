@@ -1,5 +1,6 @@
 /* ctypes entry for kernels/matmul.tk (a header built without -D tunes its
  * autotune configs at the first launch for each shape). */
+#define TKC_IMPLEMENTATION
 #include "matmul.h"
 #include "shim_common.h"
 

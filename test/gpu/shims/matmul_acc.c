@@ -1,5 +1,6 @@
 /* ctypes entry for test/gpu/kernels/matmul_acc.tk (an autotuned launcher
  * that restores C around its trials). */
+#define TKC_IMPLEMENTATION
 #include "matmul_acc.h"
 #include "shim_common.h"
 

@@ -1,5 +1,6 @@
 /* ctypes entry for kernels/softmax.tk (any BLOCK variant: the header's
  * launcher is always named softmax). */
+#define TKC_IMPLEMENTATION
 #include "softmax.h"
 #include "shim_common.h"
 

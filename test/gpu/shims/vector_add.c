@@ -1,5 +1,6 @@
 /* ctypes entry for kernels/vector_add.tk: a plain C function (no tk_ types in
  * the signature) that returns the launcher's status as an int. */
+#define TKC_IMPLEMENTATION
 #include "vector_add.h"
 #include "shim_common.h"
 
