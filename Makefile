@@ -112,6 +112,14 @@ $(BUILD)/libtkrt.a: $(RT_OBJ)
 $(RT_DIR)/%_test: test/runtime/%_test.c $(BUILD)/libtkrt.a runtime_stub/tkrt.h
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) -Iruntime_stub $< $(BUILD)/libtkrt.a -o $@ $(LDFLAGS) $(RT_LIBS)
+# driver_test launches kernels/vector_add.tk from two generated headers: one
+# for sm_80 and sm_90a, one for sm_80 alone
+$(RT_DIR)/driver_test: $(RT_DIR)/gen/va_multi.h $(RT_DIR)/gen/va_sm80.h
+$(RT_DIR)/driver_test: CFLAGS += -I$(RT_DIR)/gen
+$(RT_DIR)/gen/va_multi.h: kernels/vector_add.tk $(BUILD)/tkc
+	$(Q)$(BUILD)/tkc --arch=sm_80,sm_90a --prefix=va_multi $< -o $@
+$(RT_DIR)/gen/va_sm80.h: kernels/vector_add.tk $(BUILD)/tkc
+	$(Q)$(BUILD)/tkc --arch=sm_80 --prefix=va_sm80 $< -o $@
 $(RT_DIR)/fake_libcuda.so: test/runtime/fake_libcuda.c
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) -fPIC -shared $< -o $@ $(LDFLAGS) -lpthread

@@ -1427,6 +1427,27 @@ tk_status tkrt_launch(tkrt_kernel *kernel, tk_stream stream, unsigned grid_x, un
     return TK_SUCCESS;
 }
 
+const char *tkrt_kernel_code(tkrt_kernel *kernel, int *from_ptx)
+{
+    unsigned long long id;
+    const char *arch = NULL;
+    unsigned i;
+    tkrt_module *m = kernel ? kernel->module : NULL;
+    if (!m || driver() != TK_SUCCESS || cu.cuCtxGetId(NULL, &id) != CUDA_SUCCESS)
+        return NULL;
+    lock_spin(&m->lock);
+    for (i = 0; i < m->count; i++)
+        if (m->loaded[i].context_id == id) {
+            unsigned image = m->loaded[i].image;
+            arch = image < m->num_images ? m->images[image].arch : m->ptx_arch;
+            if (from_ptx)
+                *from_ptx = image >= m->num_images;
+            break;
+        }
+    unlock_spin(&m->lock);
+    return arch;
+}
+
 tk_status tkrt_grid_invalid(const char *kernel, long long x, long long y, long long z, int bad)
 {
     if (!kernel)

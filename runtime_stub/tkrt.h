@@ -118,6 +118,12 @@ typedef struct tkrt_kernel {
 tk_status tkrt_launch(tkrt_kernel *kernel, tk_stream stream, unsigned grid_x,
                       unsigned grid_y, unsigned grid_z, void **args);
 
+/* The target whose code `kernel` runs in the current context: the arch of
+ * the cubin loaded there ("sm_90a"), or the PTX's ("sm_80"), with
+ * *from_ptx (when not NULL) set to 1 where the driver JIT-compiled the PTX.
+ * NULL where the kernel has not been launched in this context. */
+const char *tkrt_kernel_code(tkrt_kernel *kernel, int *from_ptx);
+
 /* ---- Autotuning: the launcher of an @autotune kernel ------------------
  *
  * The header defines one candidate function per autotune config (it picks

@@ -14,6 +14,10 @@
  * as well, so this test needs no CUDA header or library to build.
  * Prints "ok" and exits 0, or a FAIL line for each failure and exits 1. */
 #include "tkrt.h"
+/* kernels/vector_add.tk, built by the Makefile for sm_80,sm_90a and for sm_80 */
+#define TKC_IMPLEMENTATION
+#include "va_multi.h"
+#include "va_sm80.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -24,6 +28,7 @@
 
 typedef int CUresult;
 typedef unsigned long long CUdeviceptr;
+typedef int CUdevice;
 
 static struct {
     CUresult (*cuCtxGetCurrent)(void **ctx);
@@ -40,6 +45,8 @@ static struct {
     CUresult (*cuLaunchKernel)(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                                unsigned by, unsigned bz, unsigned smem, void *stream,
                                void **params, void **extra);
+    CUresult (*cuCtxGetDevice)(CUdevice *device);
+    CUresult (*cuDeviceGetAttribute)(int *value, int attribute, CUdevice device);
 } d;
 
 static int failures;
@@ -90,7 +97,8 @@ static int load_driver(void)
         { "cuDevicePrimaryCtxReset_v2", &d.cuDevicePrimaryCtxReset },
         { "cuDevicePrimaryCtxRetain", &d.cuDevicePrimaryCtxRetain },
         { "cuCtxCreate_v2", &d.cuCtxCreate }, { "cuCtxDestroy_v2", &d.cuCtxDestroy },
-        { "cuLaunchKernel", &d.cuLaunchKernel },
+        { "cuLaunchKernel", &d.cuLaunchKernel }, { "cuCtxGetDevice", &d.cuCtxGetDevice },
+        { "cuDeviceGetAttribute", &d.cuDeviceGetAttribute },
     };
     size_t i;
     if (!h)
@@ -147,12 +155,13 @@ static tkrt_kernel make(const char *name, const void *cubin, size_t cubin_size, 
 enum { N = 1000003 };
 static float hx[N], hy[N], hout[N];
 
-/* Runs tk_add through `k` on n elements and checks out = x + y. */
-static void add_test(tkrt_kernel *k, const char *what)
+/* Adds x and y of n elements through `launch` and checks out = x + y. */
+typedef tk_status (*add_launch)(void *with, CUdeviceptr x, CUdeviceptr y, CUdeviceptr out, int n);
+
+static void check_sums(add_launch launch, void *with, const char *what)
 {
     CUdeviceptr x, y, out;
-    int n = N, i, bad = 0;
-    void *args[4];
+    int i, bad = 0;
     tk_status s;
     for (i = 0; i < N; i++) {
         hx[i] = (float)i;
@@ -165,12 +174,8 @@ static void add_test(tkrt_kernel *k, const char *what)
     CU(d.cuMemcpyHtoD(x, hx, sizeof hx));
     CU(d.cuMemcpyHtoD(y, hy, sizeof hy));
     CU(d.cuMemcpyHtoD(out, hout, sizeof hout));
-    args[0] = &x;
-    args[1] = &y;
-    args[2] = &out;
-    args[3] = &n;
-    s = tkrt_launch(k, NULL, (N + 127) / 128, 1, 1, args);
-    CHECK(s == TK_SUCCESS, "%s: tkrt_launch: %s", what, tkrt_status_string(s));
+    s = launch(with, x, y, out, N);
+    CHECK(s == TK_SUCCESS, "%s: launch: %s", what, tkrt_status_string(s));
     CU(d.cuCtxSynchronize());
     CU(d.cuMemcpyDtoH(hout, out, sizeof hout));
     for (i = 0; i < N; i++)
@@ -179,6 +184,39 @@ static void add_test(tkrt_kernel *k, const char *what)
     CU(d.cuMemFree(x));
     CU(d.cuMemFree(y));
     CU(d.cuMemFree(out));
+}
+
+static tk_status launch_raw(void *with, CUdeviceptr x, CUdeviceptr y, CUdeviceptr out, int n)
+{
+    void *args[4];
+    args[0] = &x;
+    args[1] = &y;
+    args[2] = &out;
+    args[3] = &n;
+    return tkrt_launch((tkrt_kernel *)with, NULL, (unsigned)(n + 127) / 128, 1, 1, args);
+}
+
+/* Runs tk_add through `k` on N elements and checks out = x + y. */
+static void add_test(tkrt_kernel *k, const char *what)
+{
+    check_sums(launch_raw, k, what);
+}
+
+/* kernels/vector_add.tk's launchers from two generated headers: one of
+ * cubins for sm_80 and sm_90a (the Makefile builds it with --arch), one of
+ * sm_80 alone */
+static tk_status launch_multi(void *with, CUdeviceptr x, CUdeviceptr y, CUdeviceptr out, int n)
+{
+    (void)with;
+    return va_multi_vector_add(NULL, TK_DEVICE_PTR(const float, x), TK_DEVICE_PTR(const float, y),
+                               TK_DEVICE_PTR(float, out), n);
+}
+
+static tk_status launch_sm80(void *with, CUdeviceptr x, CUdeviceptr y, CUdeviceptr out, int n)
+{
+    (void)with;
+    return va_sm80_vector_add(NULL, TK_DEVICE_PTR(const float, x), TK_DEVICE_PTR(const float, y),
+                              TK_DEVICE_PTR(float, out), n);
 }
 
 static tkrt_kernel shared_add; /* launched from several threads at once */
@@ -434,6 +472,34 @@ int main(int argc, char **argv)
         printf("  (timing) host time a launch: tkrt_launch %.0f ns, cuLaunchKernel %.0f ns\n",
                ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / LAUNCHES,
                ((t3.tv_sec - t2.tv_sec) * 1e9 + (t3.tv_nsec - t2.tv_nsec)) / LAUNCHES);
+    }
+
+    /* 13. Generated headers: a module of sm_80 and sm_90a cubins loads the
+     *     cubin for this GPU (sm_90a on compute capability 9.0, sm_80 on
+     *     8.x, else the PTX); one of sm_80 alone runs here too (on 9.0
+     *     through its PTX, as no sm_80 cubin runs on sm_90). */
+    {
+        int major = 0, minor = 0, jit = -1;
+        CUdevice device;
+        const char *code;
+        CU(d.cuCtxGetDevice(&device));
+        CU(d.cuDeviceGetAttribute(&major, 75, device));
+        CU(d.cuDeviceGetAttribute(&minor, 76, device));
+        check_sums(launch_multi, NULL, "header for sm_80,sm_90a");
+        code = tkrt_kernel_code(&tk_va_multi__vector_add, &jit);
+        if (major == 9 && minor == 0)
+            CHECK(code && !strcmp(code, "sm_90a") && jit == 0, "sm_80,sm_90a on 9.0 runs %s (jit %d)",
+                  code ? code : "nothing", jit);
+        else if (major == 8)
+            CHECK(code && !strcmp(code, "sm_80") && jit == 0, "sm_80,sm_90a on 8.x runs %s", code ? code : "nothing");
+        printf("  (multi-target) compute capability %d.%d: the sm_80,sm_90a header runs %s%s\n", major, minor,
+               code ? code : "nothing", jit == 1 ? " from its PTX" : "'s cubin");
+        jit = -1;
+        check_sums(launch_sm80, NULL, "header for sm_80");
+        code = tkrt_kernel_code(&tk_va_sm80__vector_add, &jit);
+        CHECK(code && !strcmp(code, "sm_80") && jit == (major != 8), "sm_80 alone runs %s (jit %d)",
+              code ? code : "nothing", jit);
+        printf("  (multi-target) the sm_80 header runs sm_80%s\n", jit == 1 ? " from its PTX" : "'s cubin");
     }
 
     free(ptx);
