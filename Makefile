@@ -59,7 +59,7 @@ else
 Q := @
 endif
 
-.PHONY: all deps run test golden-update clean gpu-build gpu-test bench fuzz fuzz-run
+.PHONY: all deps run test golden-update clean gpu-build gpu-examples gpu-test bench fuzz fuzz-run install
 all: deps
 	@$(MAKE) --no-print-directory $(BUILD)/tkc
 
@@ -239,12 +239,46 @@ test: deps
 # GPU work: gpu-build compiles every kernel variant into build/gpu/ here;
 # gpu-test and bench run on the GPU machine with build/ carried over (they
 # do not rebuild tkc there).
-gpu-build: all
+gpu-build: all gpu-examples
 	@TKC=$(BUILD)/tkc sh test/gpu/build.sh
+
+# the example projects (examples/), built against an install into
+# $(BUILD)/examples/prefix: $(BUILD)/examples/{make,cmake}/example, which
+# gpu-test runs (carry them with build/)
+EXAMPLES = $(abspath $(BUILD))/examples
+gpu-examples: all $(BUILD)/libtkrt.a
+	@$(MAKE) --no-print-directory install PREFIX=$(EXAMPLES)/prefix >/dev/null
+	@$(MAKE) --no-print-directory -C examples/make PREFIX=$(EXAMPLES)/prefix BUILD=$(EXAMPLES)/make \
+	  TKC=$(EXAMPLES)/prefix/bin/tkc CUDA_HOME=$(CUDA_HOME)
+	@if command -v cmake >/dev/null 2>&1; then \
+	  cmake -S examples/cmake -B $(EXAMPLES)/cmake -DCMAKE_PREFIX_PATH=$(EXAMPLES)/prefix \
+	    -DCUDAToolkit_ROOT=$(CUDA_HOME) >/dev/null && cmake --build $(EXAMPLES)/cmake; \
+	else echo "cmake not installed: examples/cmake not built"; fi
+
+# make install PREFIX=DIR (default /usr/local; DESTDIR= for staging): tkc,
+# the runtime (tkrt.h, libtkrt.a), a pkg-config file (tkc.pc) and a CMake
+# package (find_package(tkc): tkc::tkrt and tkc_add_kernels).
+PREFIX  ?= /usr/local
+VERSION := $(shell sed -n 's/^\#define CLI_VERSION "\(.*\)"$$/\1/p' cli/cli.h)
+PACKAGE_SED = -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' -e 's|@VERSION_MAJOR@|$(firstword $(subst ., ,$(VERSION)))|g'
+install: all $(BUILD)/libtkrt.a
+	$(Q)install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+	  $(DESTDIR)$(PREFIX)/lib/cmake/tkc
+	$(Q)install -m 755 $(BUILD)/tkc $(DESTDIR)$(PREFIX)/bin/tkc
+	$(Q)install -m 644 runtime_stub/tkrt.h $(DESTDIR)$(PREFIX)/include/tkrt.h
+	$(Q)install -m 644 $(BUILD)/libtkrt.a $(DESTDIR)$(PREFIX)/lib/libtkrt.a
+	$(Q)sed $(PACKAGE_SED) packaging/tkc.pc.in >$(DESTDIR)$(PREFIX)/lib/pkgconfig/tkc.pc
+	$(Q)sed $(PACKAGE_SED) packaging/tkcConfig.cmake.in >$(DESTDIR)$(PREFIX)/lib/cmake/tkc/tkcConfig.cmake
+	$(Q)sed $(PACKAGE_SED) packaging/tkcConfigVersion.cmake.in \
+	  >$(DESTDIR)$(PREFIX)/lib/cmake/tkc/tkcConfigVersion.cmake
+	@echo "installed tkc $(VERSION) into $(DESTDIR)$(PREFIX)"
 
 gpu-test:
 	@TKC=$(BUILD)/tkc sh test/gpu/run.sh; status=$$?; \
-	 if [ -x $(RT_DIR)/driver_test ]; then sh test/runtime/run.sh $(RT_DIR) || status=1; fi; exit $$status
+	 if [ -x $(RT_DIR)/driver_test ]; then sh test/runtime/run.sh $(RT_DIR) || status=1; fi; \
+	 for e in $(BUILD)/examples/make/example $(BUILD)/examples/cmake/example; do \
+	   if [ -x $$e ]; then printf '%s: ' $$e; $$e || status=1; else echo "$$e: not built (make gpu-build)"; fi; \
+	 done; exit $$status
 
 bench:
 	@TKC=$(BUILD)/tkc sh bench/run.sh

@@ -405,6 +405,7 @@ EOT
     fi
     # a second file of the program includes the headers without
     # TKC_IMPLEMENTATION: declarations only, the module defined once
+    mkdir -p "$tmp/h"
     cat >"$tmp/h/other.c" <<'EOT'
 #include "vector_add.h"
 #include "softmax.h"
@@ -448,7 +449,7 @@ EOT
                 '    printf("ok %s %s\n", TK_va256_ARCHS, TK_va1024_TKC_VERSION);' \
                 '    return 0;' \
                 '}' >"$tmp/two/main.c" &&
-            cc -std=c99 -Wall -Wextra -Werror -pedantic -Iruntime_stub -I"$tmp/two" "$tmp/two/main.c" \
+            cc -std=c99 -Wall -Wextra -Werror -pedantic ${SANFLAGS:-} -Iruntime_stub -I"$tmp/two" "$tmp/two/main.c" \
                 "${RT_LIB:-build/libtkrt.a}" -o "$tmp/two/main" -ldl -lpthread 2>>"$tmp/err" &&
             "$tmp/two/main" >"$tmp/out" 2>&1; then
             passed
@@ -650,6 +651,44 @@ fi
 if [ "$UPDATE" != 1 ] && want "exit-status tests"; then
     TKC="$TKC" sh test/cli_status.sh >"$tmp/status" 2>&1
     add_counts "$tmp/status" "exit-status tests"
+fi
+
+# the example projects (examples/cmake, examples/make) built against a
+# fresh `make install` into a temporary prefix; built again, nothing is
+# redone; a .tk file touched, its header is (they run on a GPU: make
+# gpu-test)
+if [ "$UPDATE" != 1 ] && want "example projects"; then
+    cuda=${CUDA_HOME:-/usr/local/cuda}
+    if [ "${SAN:-0}" = 1 ]; then
+        echo "note: example projects skipped in a sanitizer build (they link the plain runtime)"
+    elif [ ! -f "$cuda/include/cuda_runtime.h" ] || [ ! -f "$cuda/lib64/libcudart_static.a" ]; then
+        echo "note: example projects skipped (no CUDA runtime at $cuda)"
+    elif ! make --no-print-directory install PREFIX="$tmp/prefix" >"$tmp/install" 2>&1; then
+        failed "example projects: make install" "$tmp/install" 20
+    else
+        if make --no-print-directory -C examples/make PREFIX="$tmp/prefix" BUILD="$tmp/ex-make" \
+            TKC="$tmp/prefix/bin/tkc" CUDA_HOME="$cuda" >"$tmp/ex" 2>&1 && [ -x "$tmp/ex-make/example" ] &&
+            make --no-print-directory -C examples/make PREFIX="$tmp/prefix" BUILD="$tmp/ex-make" \
+                TKC="$tmp/prefix/bin/tkc" CUDA_HOME="$cuda" -q 2>>"$tmp/ex" &&
+            touch examples/kernels/add.tk &&
+            ! make --no-print-directory -C examples/make PREFIX="$tmp/prefix" BUILD="$tmp/ex-make" \
+                TKC="$tmp/prefix/bin/tkc" CUDA_HOME="$cuda" -q 2>>"$tmp/ex"; then
+            passed
+        else
+            failed "example projects: examples/make (pkg-config, depfiles)" "$tmp/ex" 20
+        fi
+        if ! command -v cmake >/dev/null 2>&1; then
+            echo "note: the CMake example skipped (cmake not installed)"
+        elif cmake -S examples/cmake -B "$tmp/ex-cmake" -DCMAKE_PREFIX_PATH="$tmp/prefix" \
+                -DCUDAToolkit_ROOT="$cuda" >"$tmp/ex" 2>&1 &&
+            cmake --build "$tmp/ex-cmake" >>"$tmp/ex" 2>&1 && [ -x "$tmp/ex-cmake/example" ] &&
+            cmake --build "$tmp/ex-cmake" >"$tmp/ex2" 2>&1 && ! grep -q "tkc \.\./kernels" "$tmp/ex2"; then
+            passed
+        else
+            failed "example projects: examples/cmake (find_package(tkc), tkc_add_kernels)" "$tmp/ex" 30
+            cat "$tmp/ex2" 2>/dev/null | head -10
+        fi
+    fi
 fi
 
 # what tkc writes where: -o, atomic outputs, several inputs, standard
