@@ -5,6 +5,7 @@
 #ifndef TK_CLI_H
 #define TK_CLI_H
 
+#include "../parser/parser.h"
 #include "../sema/sema.h"
 #include "../support/support.h"
 
@@ -17,6 +18,8 @@ typedef enum cli_emit {
     CLI_EMIT_TOKENS, CLI_EMIT_AST, CLI_EMIT_SEMA, CLI_EMIT_TIR, CLI_EMIT_TIR_GPU, CLI_EMIT_LLVM, CLI_EMIT_PTX,
     CLI_EMIT_CUBIN, CLI_EMIT_HEADER, CLI_EMIT_ALL
 } cli_emit;
+
+typedef TK_VEC(const char *) cli_paths;
 
 typedef struct cli_options {
     TK_VEC(const char *) inputs;  /* "-" is standard input */
@@ -37,11 +40,20 @@ typedef struct cli_options {
     TK_VEC(const char *) dep_targets;
     tk_path_maps path_maps;       /* -ffile-prefix-map=OLD=NEW */
     const char *prefix;           /* --prefix=NAME */
+    cli_paths include_dirs;       /* -I DIR: where imported modules are looked for */
 } cli_options;
 
 /* Reads argv into opt. Returns -1 when compilation should go on, else the
  * exit status (after --help, --version or a usage error, which it prints). */
 int cli_parse_options(int argc, char **argv, cli_options *opt, tk_arena *arena);
+
+/* ---- imports.c ---- */
+
+/* Finds, reads and parses the modules `module` (read from `path`, "-" for
+ * standard input) imports, and theirs, into sema->modules; appends each
+ * file read to deps. Reports what it cannot find or read, and cycles. */
+void cli_load_imports(tk_arena *arena, tk_interner *names, tk_diag *diag, const cli_options *opt,
+                      const tk_module *module, const char *path, tk_sema_options *sema, cli_paths *deps);
 
 /* ---- files.c ---- */
 

@@ -99,7 +99,7 @@ static bool wants_cubin(const cli_options *opt) {
 
 /* One input's compilation: what it read (for the depfile), its status. */
 typedef struct input_run {
-    TK_VEC(const char *) deps;
+    cli_paths deps;
     int status;
 } input_run;
 
@@ -227,7 +227,12 @@ static int compile_input(const driver *d, const char *input, tk_arena *arena, tk
         return CLI_EXIT_OK;
     }
 
-    tk_sema_program *program = tk_sema_check(arena, &names, diag, module, &opt->sema);
+    tk_sema_options sema = opt->sema;
+    cli_paths imported = {0};
+    cli_load_imports(arena, &names, diag, opt, module, input, &sema, &imported);
+    for (uint32_t i = 0; i < imported.len; i++) tk_vec_push(arena, &run->deps, imported.data[i]);
+    if (diag->error_count) return CLI_EXIT_INPUT;
+    tk_sema_program *program = tk_sema_check(arena, &names, diag, module, &sema);
     double t4 = tk_now_ms();
     times.sema = t4 - t3;
     if (diag->error_count || opt->emit == CLI_EMIT_SEMA) {

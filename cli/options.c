@@ -49,6 +49,8 @@ static void usage(FILE *out) {
         "  -D NAME=VALUE      set the constexpr parameter NAME of every kernel to VALUE\n"
         "                     (autotune configs that set NAME to another value are left out)\n"
         "  --kernel NAME      compile only the kernel NAME\n"
+        "  -I DIR             look for imported modules (import NAME: NAME.tk) in DIR too,\n"
+        "                     after the importing file's folder\n"
         "  -O0 -O1 -O2 -O3    optimization level (default -O3)\n"
         "  -g                 line tables for .tk source in the PTX (.loc), for debuggers\n"
         "  -lineinfo          the same line tables, for profilers\n"
@@ -243,6 +245,9 @@ int cli_parse_options(int argc, char **argv, cli_options *opt, tk_arena *arena) 
             tk_sema_define d = {tk_arena_strndup(arena, v, (size_t)(eq - v)),
                                 tk_arena_strndup(arena, eq + 1, strlen(eq + 1))};
             tk_vec_push(arena, &opt->sema.defines, d);
+        } else if (option_value(argc, argv, &i, "-I", true, &v)) {
+            if (!v || !*v) return usage_error("%s needs a folder", a);
+            tk_vec_push(arena, &opt->include_dirs, v);
         } else if (option_value(argc, argv, &i, "--kernel", false, &v)) {
             if (!v || !*v) return usage_error("%s needs a kernel name", a);
             opt->sema.only_kernel = v;

@@ -363,10 +363,16 @@ const char *tk_ast_dotted_name(tk_parser *p, const tk_expr *e) {
 tk_stmt *tk_ast_import(tk_parser *p, tk_loc loc, tk_expr *module, tk_expr *name,
                        const tk_token *alias) {
     tk_stmt *s = tk_ast_stmt(p, TK_STMT_IMPORT, loc);
-    s->u.import.module = tk_ast_dotted_name(p, module);
+    s->u.import.module = module ? tk_ast_dotted_name(p, module) : NULL;
     s->u.import.name = name ? name->u.name : NULL;
     s->u.import.alias = alias ? alias->u.text : NULL;
     return s;
+}
+
+tk_stmt_list tk_ast_import_from(tk_parser *p, tk_expr *module, tk_stmt_list names) {
+    const char *dotted = tk_ast_dotted_name(p, module);
+    for (uint32_t i = 0; i < names.len; i++) names.data[i]->u.import.module = dotted;
+    return names;
 }
 
 tk_stmt_list tk_ast_stmt_list1(tk_parser *p, tk_stmt *s) {

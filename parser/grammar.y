@@ -80,7 +80,7 @@ static const tk_expr_list no_exprs;
 %token <tok> T_CARET_ASSIGN "^="
 
 %type <stmts> file_input stmts stmt simple_stmt small_stmts block else_part
-%type <stmts> import_names
+%type <stmts> import_names from_items
 %type <stmt> small_stmt expr_stmt compound_stmt if_stmt for_stmt while_stmt funcdef
 %type <expr> test or_test and_test not_test comparison bor bxor band shift arith
 %type <expr> term factor power primary atom strings testlist lambdef
@@ -138,8 +138,18 @@ small_stmt
 import_names
     : T_KW_IMPORT dotted                    { $$ = tk_ast_stmt_list1(p, tk_ast_import(p, @$, $2, NULL, NULL)); }
     | T_KW_IMPORT dotted T_KW_AS T_NAME     { $$ = tk_ast_stmt_list1(p, tk_ast_import(p, @$, $2, NULL, &$4)); }
-    | T_KW_FROM dotted T_KW_IMPORT T_NAME   { $$ = tk_ast_stmt_list1(p, tk_ast_import(p, @$, $2, tk_ast_name(p, @4, $4.u.text), NULL)); }
-    | T_KW_FROM dotted T_KW_IMPORT T_NAME T_KW_AS T_NAME { $$ = tk_ast_stmt_list1(p, tk_ast_import(p, @$, $2, tk_ast_name(p, @4, $4.u.text), &$6)); }
+    | T_KW_FROM dotted T_KW_IMPORT from_items                       { $$ = tk_ast_import_from(p, $2, $4); }
+    | T_KW_FROM dotted T_KW_IMPORT T_LPAREN from_items T_RPAREN     { $$ = tk_ast_import_from(p, $2, $5); }
+    | T_KW_FROM dotted T_KW_IMPORT T_LPAREN from_items T_COMMA T_RPAREN { $$ = tk_ast_import_from(p, $2, $5); }
+    ;
+
+/* the names of `from M import a, b as c`: one import statement each, at
+ * its name (tk_ast_import_from fills in the module) */
+from_items
+    : T_NAME                                { $$ = tk_ast_stmt_list1(p, tk_ast_import(p, @$, NULL, tk_ast_name(p, @1, $1.u.text), NULL)); }
+    | T_NAME T_KW_AS T_NAME                 { $$ = tk_ast_stmt_list1(p, tk_ast_import(p, @$, NULL, tk_ast_name(p, @1, $1.u.text), &$3)); }
+    | from_items T_COMMA T_NAME             { $$ = tk_ast_stmt_list_add(p, $1, tk_ast_import(p, @3, NULL, tk_ast_name(p, @3, $3.u.text), NULL)); }
+    | from_items T_COMMA T_NAME T_KW_AS T_NAME { $$ = tk_ast_stmt_list_add(p, $1, tk_ast_import(p, tk_loc_span(@3, @5), NULL, tk_ast_name(p, @3, $3.u.text), &$5)); }
     ;
 
 dotted

@@ -75,6 +75,8 @@ tk_stmt *tk_ast_assert(tk_parser *p, tk_loc loc, tk_expr *cond, tk_expr *message
 tk_stmt *tk_ast_import(tk_parser *p, tk_loc loc, tk_expr *module, tk_expr *name,
                        const tk_token *alias);
 tk_stmt_list tk_ast_stmt_list1(tk_parser *p, tk_stmt *s);
+/* `from MODULE import ...`: the module of each import statement in names */
+tk_stmt_list tk_ast_import_from(tk_parser *p, tk_expr *module, tk_stmt_list names);
 tk_stmt_list tk_ast_stmt_list_add(tk_parser *p, tk_stmt_list list, tk_stmt *s);
 tk_stmt_list tk_ast_stmt_list_cat(tk_parser *p, tk_stmt_list a, tk_stmt_list b);
 

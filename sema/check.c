@@ -947,6 +947,23 @@ static value eval_attr(checker *c, const tk_expr *e) {
     const char *name = e->u.attr.name;
     tk_loc loc = e->loc;
     if (obj.kind == V_ERROR) return obj;
+    user_module *um = obj.kind == V_MODULE ? sema_user_module(c, obj.u.module) : NULL;
+    if (um) {
+        /* NAME.f, NAME.CONSTANT of an imported .tk module */
+        for (uint32_t i = um->globals.len; i-- > 0;)
+            if (um->globals.data[i].name == name) {
+                value v = um->globals.data[i].val;
+                v.loc = loc;
+                return v;
+            }
+        const char *cands[256];
+        size_t n = 0;
+        for (uint32_t i = 0; i < um->globals.len && n < 256; i++) cands[n++] = um->globals.data[i].name;
+        const char *best = suggest(c, name, cands, n);
+        sema_error(c, e->u.attr.name_loc, "module '%s' has no @func or constant '%s'%s%s%s", um->name, name,
+                   best ? "; did you mean '" : "", best ? best : "", best ? "'?" : "");
+        return v_error();
+    }
     if (obj.kind == V_MODULE) {
         if (obj.u.module == c->n_triton && name == c->n_language) {
             value v = obj;
@@ -2347,7 +2364,7 @@ value call_func(checker *c, const tk_def *def, value *args, uint32_t count,
         fn->name = def->name;
         fn->loc = def->name_loc;
         uint32_t index = 0;
-        for (uint32_t i = 0; i < c->instances.len; i++) index += c->instances.data[i].def == def;
+        for (uint32_t i = 0; i < c->instances.len; i++) index += c->instances.data[i].def->name == def->name; /* two modules may both define a name */
         fn->instance = index;
         func_instance_key k = {def, key, fn};
         tk_vec_push(c->arena, &c->instances, k);
@@ -2377,7 +2394,12 @@ value call_func(checker *c, const tk_def *def, value *args, uint32_t count,
         uint32_t key_index = c->instances.len - 1;
         int errors_before = c->diag->error_count;
         tk_vec_push(c->arena, &c->call_stack, def);
+        /* an imported module's @func reads its own module's names */
+        user_module *home = sema_home_of(c, def);
+        scope caller_globals = c->globals;
+        if (home) c->globals = home->globals;
         exec_block(c, &def->body);
+        c->globals = caller_globals;
         c->call_stack.len--;
         if (c->diag->error_count > errors_before) {
             tk_note(c->diag, loc, "in '%s', called here", def->name);

@@ -83,6 +83,17 @@ typedef struct frame {
     const tk_def *def;
 } frame;
 
+/* An imported .tk module: its own names (its functions resolve theirs
+ * here, not in the importer's), checked once on its first import. */
+typedef struct user_module {
+    const char *key;      /* the V_MODULE value's name: "NAME.tk", apart from tl, math, ... */
+    const char *name;     /* as imported */
+    const tk_sema_module_file *file;
+    scope globals;
+    def_list funcs;
+    int state;            /* 0 not checked, 1 being checked, 2 checked */
+} user_module;
+
 struct checker {
     tk_arena *arena;
     tk_interner *names;
@@ -94,7 +105,9 @@ struct checker {
     def_list kernels;
     TK_VEC(func_instance_key) instances;
     def_list call_stack;                 /* recursion detection */
-    TK_VEC(binding) globals;             /* module-level constexprs, imports */
+    scope globals;                       /* module-level constexprs, imports (of the module being checked) */
+    TK_VEC(user_module *) user_modules;  /* the imported .tk modules checked so far */
+    TK_VEC(struct def_home { const tk_def *def; user_module *home; }) homes; /* @funcs of imported modules */
     frame *frame;
     /* static_range trips and statements of the kernel variant being
      * checked, nested loops multiplied: bounded, so no input exhausts
@@ -170,6 +183,10 @@ bool check_tile_shape(checker *c, uint32_t rank, const int64_t *shape, tk_loc lo
 bool check_tile_dim(checker *c, int64_t dim, tk_loc loc, const value *origin);
 bool check_tile_total(checker *c, uint32_t rank, const int64_t *shape, tk_loc loc);
 value arith(checker *c, tk_binop op, value a, value b, tk_loc loc);
+/* module.c: the imported module whose V_MODULE name is key, and the
+ * module a @func was defined in (NULL: the file compiled) */
+user_module *sema_user_module(checker *c, const char *key);
+user_module *sema_home_of(checker *c, const tk_def *def);
 value call_func(checker *c, const tk_def *def, value *args, uint32_t count,
                 const char **kw_names, value *kw_values, const tk_loc *kw_locs,
                 uint32_t kw_count, tk_loc loc);

@@ -14,6 +14,110 @@ static const tk_def *find_def(const def_list *defs, const char *name) {
     return NULL;
 }
 
+static void check_top_level(checker *c, const tk_module *module, user_module *um);
+
+/* A name the current module binds: an error where it is bound already (by
+ * a definition or an import), with a note at the first. */
+static bool bind_global(checker *c, const char *name, value v, tk_loc loc) {
+    for (uint32_t i = 0; i < c->globals.len; i++)
+        if (c->globals.data[i].name == name && c->globals.data[i].val.kind != V_ERROR &&
+            (c->globals.data[i].val.kind == V_FUNC || c->globals.data[i].val.kind == V_MODULE ||
+             v.kind == V_FUNC || v.kind == V_MODULE)) {
+            sema_error(c, loc, "'%s' is bound twice in this module", name);
+            tk_note(c->diag, c->globals.data[i].def_loc, "the first is here");
+            return false;
+        }
+    binding b = {0};
+    b.name = name;
+    b.val = v;
+    b.def_loc = loc;
+    tk_vec_push(c->arena, &c->globals, b);
+    return true;
+}
+
+user_module *sema_user_module(checker *c, const char *key) {
+    for (uint32_t i = 0; i < c->user_modules.len; i++)
+        if (c->user_modules.data[i]->key == key) return c->user_modules.data[i];
+    return NULL;
+}
+
+user_module *sema_home_of(checker *c, const tk_def *def) {
+    for (uint32_t i = 0; i < c->homes.len; i++)
+        if (c->homes.data[i].def == def) return c->homes.data[i].home;
+    return NULL;
+}
+
+/* The imported module `name`, checked (in its own scope) on first use;
+ * NULL after an error. */
+static user_module *user_module_for(checker *c, const char *name, tk_loc loc) {
+    const char *key = tk_intern_cstr(c->names, tk_arena_printf(c->arena, "%s.tk", name));
+    user_module *um = sema_user_module(c, key);
+    if (!um) {
+        const tk_sema_module_file *file = NULL;
+        for (uint32_t i = 0; i < c->options->modules.len && !file; i++)
+            if (strcmp(c->options->modules.data[i].name, name) == 0) file = &c->options->modules.data[i];
+        if (!file) {
+            sema_error(c, loc, "no module '%s' was found (tkc looks for %s.tk beside the file that imports it "
+                       "and in the -I folders)", name, name);
+            return NULL;
+        }
+        um = TK_NEW(c->arena, user_module);
+        um->key = key;
+        um->name = name;
+        um->file = file;
+        tk_vec_push(c->arena, &c->user_modules, um);
+    }
+    if (um->state == 1) {
+        sema_error(c, loc, "module '%s' imports itself (through the modules it imports)", name);
+        return NULL;
+    }
+    if (um->state == 0) {
+        um->state = 1;
+        scope saved = c->globals;
+        frame *saved_frame = c->frame;
+        c->globals = (scope){0};
+        c->frame = NULL;
+        check_top_level(c, um->file->module, um);
+        um->globals = c->globals;
+        c->globals = saved;
+        c->frame = saved_frame;
+        um->state = 2;
+    }
+    return um;
+}
+
+/* import NAME [as A], from NAME import f [as g], for a .tk module */
+static void import_user_module(checker *c, const tk_stmt *s) {
+    const char *module = s->u.import.module, *name = s->u.import.name, *alias = s->u.import.alias;
+    user_module *um = user_module_for(c, module, s->loc);
+    if (!um) return;
+    if (!name) {
+        if (!alias && strchr(module, '.')) {
+            sema_error(c, s->loc, "import %s as NAME, so that the module has one name here", module);
+            return;
+        }
+        value v = {.kind = V_MODULE, .loc = s->loc};
+        v.u.module = um->key;
+        bind_global(c, tk_intern_cstr(c->names, alias ? alias : module), v, s->loc);
+        return;
+    }
+    const char *interned = tk_intern_cstr(c->names, name);
+    for (uint32_t i = um->globals.len; i-- > 0;) {
+        const binding *b = &um->globals.data[i];
+        if (b->name != interned) continue;
+        value v = b->val;
+        v.loc = s->loc;
+        bind_global(c, tk_intern_cstr(c->names, alias ? alias : name), v, s->loc);
+        return;
+    }
+    const char *cands[256];
+    size_t n = 0;
+    for (uint32_t i = 0; i < um->globals.len && n < 256; i++) cands[n++] = um->globals.data[i].name;
+    const char *best = suggest(c, name, cands, n);
+    sema_error(c, s->loc, "module '%s' (%s) has no @func or constant '%s'%s%s%s", module, um->file->path, name,
+               best ? "; did you mean '" : "", best ? best : "", best ? "'?" : "");
+}
+
 static void check_import(checker *c, const tk_stmt *s) {
     const char *module = s->u.import.module, *name = s->u.import.name, *alias = s->u.import.alias;
     const char *full = name ? tk_arena_printf(c->arena, "%s.%s", module, name) : module;
@@ -34,6 +138,9 @@ static void check_import(checker *c, const tk_stmt *s) {
     else if (name && strcmp(module, "triton.language") == 0 && builtin_lookup(c, name, true) >= 0) {
         v.kind = V_BUILTIN;
         v.u.builtin = builtin_lookup(c, name, true);
+    } else if (strncmp(module, "triton", 6) != 0 || (module[6] != '\0' && module[6] != '.')) {
+        import_user_module(c, s);
+        return;
     } else {
         sema_error(c, s->loc, "tkc knows the modules triton, triton.language and "
                    "triton.language.extra.libdevice; '%s' cannot be imported", full);
@@ -62,30 +169,21 @@ static bool is_kernel_decorated(checker *c, const tk_def *def) {
     return false;
 }
 
-tk_sema_program *tk_sema_check(tk_arena *arena, tk_interner *names, tk_diag *diag,
-                               const tk_module *module, const tk_sema_options *options) {
-    checker cc = {0};
-    checker *c = &cc;
-    c->arena = arena;
-    c->names = names;
-    c->diag = diag;
-    c->module = module;
-    c->options = options;
-    c->program = TK_NEW(arena, tk_sema_program);
-    c->n_tl = tk_intern_cstr(names, "tl");
-    c->n_triton = tk_intern_cstr(names, "triton");
-    c->n_language = tk_intern_cstr(names, "language");
-    c->n_math = tk_intern_cstr(names, "math");
-    c->n_libdevice = tk_intern_cstr(names, "libdevice");
-    c->n_return = tk_intern_cstr(names, "(return value)");
+/* The top level of a module: imports, @func and @kernel definitions,
+ * constants, bound in c->globals (the module's own scope). um: the
+ * imported module being checked, or NULL for the file compiled. */
+static void check_top_level(checker *c, const tk_module *module, user_module *um) {
+    tk_arena *arena = c->arena;
+    tk_diag *diag = c->diag;
     for (uint32_t i = 0; i < module->body.len; i++) {
         const tk_stmt *s = module->body.data[i];
         if (s->kind == TK_STMT_IMPORT) {
             check_import(c, s);
         } else if (s->kind == TK_STMT_DEF) {
             const tk_def *def = s->u.def;
-            const tk_def *prev = find_def(&c->funcs, def->name);
-            if (!prev) prev = find_def(&c->kernels, def->name);
+            def_list *funcs = um ? &um->funcs : &c->funcs;
+            const tk_def *prev = find_def(funcs, def->name);
+            if (!prev && !um) prev = find_def(&c->kernels, def->name);
             if (prev) {
                 sema_error(c, def->name_loc, "'%s' is defined twice", def->name);
                 tk_note(diag, prev->name_loc, "the first definition is here");
@@ -94,14 +192,17 @@ tk_sema_program *tk_sema_check(tk_arena *arena, tk_interner *names, tk_diag *dia
             if (is_func_decorated(c, def) && !is_kernel_decorated(c, def)) {
                 if (def->decorators.len > 1)
                     sema_error(c, def->decorators.data[1].loc, "a @func takes no other decorators");
-                tk_vec_push(arena, &c->funcs, def);
-                binding b = {0};
-                b.name = def->name;
-                b.val = (value){.kind = V_FUNC, .loc = def->name_loc};
-                b.val.u.def = def;
-                tk_vec_push(arena, &c->globals, b);
+                tk_vec_push(arena, funcs, def);
+                value v = {.kind = V_FUNC, .loc = def->name_loc};
+                v.u.def = def;
+                bind_global(c, def->name, v, def->name_loc);
+                if (um) {
+                    struct def_home h = {def, um};
+                    tk_vec_push(arena, &c->homes, h);
+                }
             } else if (is_kernel_decorated(c, def)) {
-                tk_vec_push(arena, &c->kernels, def);
+                /* an imported module's kernels are its own to compile */
+                if (!um) tk_vec_push(arena, &c->kernels, def);
             } else if (def->decorators.len) {
                 for (uint32_t d = 0; d < def->decorators.len; d++) {
                     const tk_decorator *dec = &def->decorators.data[d];
@@ -149,6 +250,25 @@ tk_sema_program *tk_sema_check(tk_arena *arena, tk_interner *names, tk_diag *dia
                        "top level of a .tk file");
         }
     }
+}
+
+tk_sema_program *tk_sema_check(tk_arena *arena, tk_interner *names, tk_diag *diag,
+                               const tk_module *module, const tk_sema_options *options) {
+    checker cc = {0};
+    checker *c = &cc;
+    c->arena = arena;
+    c->names = names;
+    c->diag = diag;
+    c->module = module;
+    c->options = options;
+    c->program = TK_NEW(arena, tk_sema_program);
+    c->n_tl = tk_intern_cstr(names, "tl");
+    c->n_triton = tk_intern_cstr(names, "triton");
+    c->n_language = tk_intern_cstr(names, "language");
+    c->n_math = tk_intern_cstr(names, "math");
+    c->n_libdevice = tk_intern_cstr(names, "libdevice");
+    c->n_return = tk_intern_cstr(names, "(return value)");
+    check_top_level(c, module, NULL);
     /* -D names must belong to some kernel */
     for (uint32_t i = 0; i < options->defines.len; i++) {
         const char *name = tk_intern_cstr(names, options->defines.data[i].name);

@@ -195,9 +195,18 @@ typedef struct tk_sema_program {
 
 typedef struct tk_sema_define { const char *name, *value; } tk_sema_define;
 
+/* A .tk module that an `import NAME` or `from NAME import ...` names,
+ * found and parsed by the driver: its @func and constant definitions. */
+typedef struct tk_sema_module_file {
+    const char *name;                /* as imported: "helpers", "lib.helpers" */
+    const char *path;                /* the file, for messages */
+    const tk_module *module;
+} tk_sema_module_file;
+
 typedef struct tk_sema_options {
     TK_VEC(tk_sema_define) defines;  /* -D NAME=VALUE */
     const char *only_kernel;         /* --kernel NAME */
+    TK_VEC(tk_sema_module_file) modules; /* every module imported, directly or not */
 } tk_sema_options;
 
 tk_sema_program *tk_sema_check(tk_arena *arena, tk_interner *names, tk_diag *diag,

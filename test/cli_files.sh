@@ -127,6 +127,18 @@ $tmp/mk/two.h: $root/$two
 EOF
 check "make reads the depfile" sh -c "make -s -f '$tmp/Makefile' >/dev/null 2>&1 && make -s -f '$tmp/Makefile' >/dev/null 2>&1 && make -q -f '$tmp/Makefile'"
 
+# ---- modules: -I, and the depfile lists every file imported ----
+mkdir -p "$tmp/mods/src" "$tmp/mods/inc"
+printf 'from consts import BLOCK\n@func\ndef twice(x):\n    return x * 2.0\n' >"$tmp/mods/src/helpers.tk"
+printf 'BLOCK = 32\n' >"$tmp/mods/inc/consts.tk"
+printf 'import helpers\nfrom consts import BLOCK\n@kernel(grid=(1,))\ndef k(x: *f32):\n    offs = tl.arange(0, BLOCK)\n    tl.store(x + offs, helpers.twice(tl.load(x + offs)))\n' >"$tmp/mods/src/main.tk"
+"$TKC" -MD -I "$tmp/mods/inc" "$tmp/mods/src/main.tk" -o "$tmp/mods/out/" 2>"$tmp/err"
+check "modules: -I DIR finds an imported module" exists "$tmp/mods/out/main.h"
+check "modules: the depfile lists the module beside the file" grep -q "$tmp/mods/src/helpers.tk" "$tmp/mods/out/main.d"
+check "modules: the depfile lists the module from -I" grep -q "$tmp/mods/inc/consts.tk" "$tmp/mods/out/main.d"
+"$TKC" "$tmp/mods/src/main.tk" -o "$tmp/mods/out2/" 2>"$tmp/err"
+check "modules: without -I, an error naming where it looked" grep -q "no module 'consts': looked for $tmp/mods/src/consts.tk" "$tmp/err"
+
 # ---- TMPDIR, ptxas through CUDA_HOME then PATH ----
 if [ $have_ptxas = 1 ]; then
     mkdir -p "$tmp/t"
