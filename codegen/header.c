@@ -807,7 +807,8 @@ bool tk_cg_write_header(FILE *out, tk_diag *diag, const tk_cg_build *builds, uin
         const tk_sema_kernel *sk = k->sema;
         bool tuned = has_configs(program, compiled, i, sk->name);
         if (tuned) ok &= emit_tuner(impl, diag, sym, program, compiled, i, options, code);
-        fprintf(out, "static inline tk_status %s%s(tk_stream stream", launcher_prefix, sk->name);
+        fprintf(out, "static inline tk_status %s%s(tk_stream stream", launcher_prefix,
+                sk->launcher_name ? sk->launcher_name : sk->name);
         uint32_t arg = 0;
         for (uint32_t p = 0; p < sk->params.len; p++) {
             const tk_sema_param *sp = &sk->params.data[p];

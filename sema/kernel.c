@@ -19,6 +19,7 @@ typedef struct kernel_decl {
     const tk_expr *grid;
     const tk_expr *num_warps, *num_stages;
     const tk_expr *requires;  /* a list of conditions, or one */
+    const tk_expr *launcher_name; /* name="...": the C launcher's name */
     const tk_expr *configs;   /* the list of config(...) calls */
     const tk_expr *key;
     const tk_expr *tuned[3];  /* restore_value, reset_to_zero, may_clobber (TK_TUNED_*) */
@@ -96,9 +97,10 @@ static bool parse_kernel_decl(checker *c, const tk_def *def, kernel_decl *k) {
         const tk_expr *d = def->decorators.data[i].expr;
         const char *name = decorator_name(c, d);
         if (name && strcmp(name, "kernel") == 0) {
-            static const char *const opts[] = {"grid", "num_warps", "num_stages", "requires"};
-            const tk_expr *vals[4] = {0};
-            ok &= keyword_args(c, d, "@kernel", opts, 4, vals);
+            static const char *const opts[] = {"grid", "num_warps", "num_stages", "requires", "name"};
+            const tk_expr *vals[5] = {0};
+            ok &= keyword_args(c, d, "@kernel", opts, 5, vals);
+            k->launcher_name = vals[4];
             k->grid = vals[0];
             k->num_warps = vals[1];
             k->num_stages = vals[2];
@@ -566,6 +568,19 @@ static void check_variant(checker *c, const kernel_decl *k, const variant *v, ui
     check_tuned(c, k, out);
     check_grid(c, k, out);
     check_requires(c, k, out);
+    if (k->launcher_name) {
+        value nv = eval_global(c, k->launcher_name);
+        bool ident = nv.kind == V_STR && nv.u.str.len > 0 && !(nv.u.str.text[0] >= '0' && nv.u.str.text[0] <= '9');
+        for (uint32_t i = 0; ident && i < nv.u.str.len; i++) {
+            char ch = nv.u.str.text[i];
+            ident = ch == '_' || (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z');
+        }
+        if (nv.kind != V_ERROR && !ident)
+            sema_error(c, k->launcher_name->loc, "name= is the C launcher's name: a string that is a C identifier, "
+                       "not %s", v_describe(c, &nv));
+        else if (ident)
+            out->launcher_name = tk_arena_strndup(c->arena, nv.u.str.text, nv.u.str.len);
+    }
     exec_block(c, &k->def->body);
     out->var_count = counter;
     c->frame = NULL;

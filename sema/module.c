@@ -289,6 +289,20 @@ tk_sema_program *tk_sema_check(tk_arena *arena, tk_interner *names, tk_diag *dia
         matched = true;
         check_kernel(c, def);
     }
+    /* two kernels may not share a launcher: name= against the names */
+    const tk_sema_program *pr = c->program;
+    for (uint32_t i = 0; i < pr->kernels.len; i++)
+        for (uint32_t j = 0; j < i; j++) {
+            const tk_sema_kernel *a = pr->kernels.data[i], *b = pr->kernels.data[j];
+            const char *na = a->launcher_name ? a->launcher_name : a->name;
+            const char *nb = b->launcher_name ? b->launcher_name : b->name;
+            if (strcmp(a->name, b->name) == 0 || strcmp(na, nb) != 0) continue;
+            sema_error(c, a->loc, "the launchers of '%s' and '%s' would both be named '%s' (name=)", b->name,
+                       a->name, na);
+            tk_note(diag, b->loc, "'%s' is here", b->name);
+            i = pr->kernels.len; /* once */
+            break;
+        }
     if (options->only_kernel && !matched)
         sema_error(c, (tk_loc){0}, "--kernel %s: %s has no kernel of that name",
                    options->only_kernel, module->src->name);

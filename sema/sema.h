@@ -160,6 +160,8 @@ typedef struct tk_sema_kernel {
     tk_sx *grid[3];                /* host expressions over scalar parameters */
     uint32_t grid_rank;
     int64_t num_warps, num_stages;
+    /* @kernel(name="..."): the C launcher's name (NULL: the kernel's) */
+    const char *launcher_name;
     /* @kernel(requires=[...]): conditions over the scalar parameters the
      * launcher checks before it launches this variant; `text` is the
      * condition as written, for the message when one does not hold */

@@ -416,16 +416,18 @@ EOT
     if [ $want_c99 = 1 ]; then
         if [ "$headers_ok" = 1 ] && cc -std=c99 -Wall -Wextra -Werror -pedantic ${SANFLAGS:-} -Iruntime_stub -I"$tmp/h" \
             "$tmp/h/use.c" "$tmp/h/other.c" "${RT_LIB:-build/libtkrt.a}" -o "$tmp/h/use" -ldl -lpthread 2>"$tmp/err" &&
+            cc -std=c11 -Wall -Wextra -Werror -pedantic -Iruntime_stub -I"$tmp/h" -c "$tmp/h/use.c" \
+                -o "$tmp/h/use11.o" 2>>"$tmp/err" &&
             ! nm "$tmp/h/use" | grep -c ' [DdRr] tk_matmul__ptx$' | grep -qv '^1$' &&
             "$tmp/h/use" >"$tmp/out" 2>&1; then
             passed
         else
-            failed "launch headers as C99 (compile, link, promise checks)"
+            failed "launch headers as C99 and C11 (compile, link, promise checks)"
             cat "$tmp/err" "$tmp/out" 2>/dev/null | head -20
         fi
     fi
     if [ $want_cxx = 1 ]; then
-        if c++ -Wall -Wextra -Werror -I"${CUDA_HOME:-/usr/local/cuda}/include" -Iruntime_stub -I"$tmp/h" \
+        if c++ -std=c++17 -Wall -Wextra -Werror -I"${CUDA_HOME:-/usr/local/cuda}/include" -Iruntime_stub -I"$tmp/h" \
             -c "$tmp/h/use.cpp" -o "$tmp/h/use_cpp.o" 2>"$tmp/err"; then
             passed
         else

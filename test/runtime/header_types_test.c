@@ -142,7 +142,7 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < sizeof scales / sizeof scales[0]; i++) {
         for (int bf = 0; bf < 2; bf++) {
             tk_status s = bf ? scale_bf16(NULL, (const tk_bf16 *)x, (tk_bf16 *)out, scales[i], 1000)
-                             : scale_f16(NULL, x, out, scales[i], 1000);
+                             : scale_half(NULL, x, out, scales[i], 1000);
             CHECK(s == TK_SUCCESS, "scale_%s(%g): %s", bf ? "bf16" : "f16", (double)scales[i], tkrt_status_string(s));
             uint64_t px, po;
             uint16_t bits;
