@@ -269,7 +269,9 @@ static int compile_input(const driver *d, const char *input, tk_arena *arena, tk
     for (uint32_t i = 0; i < opt->sema.defines.len; i++)
         defines = tk_arena_printf(arena, "%s%s%s=%s", defines, i ? " " : "", opt->sema.defines.data[i].name,
                                   opt->sema.defines.data[i].value);
-    tk_cg_header_options header = {NULL, opt->tune_table, opt->tune_off, opt->prefix, CLI_VERSION, defines};
+    /* --prefix, else the file's __prefix__ */
+    tk_cg_header_options header = {NULL, opt->tune_table, opt->tune_off, opt->prefix ? opt->prefix : program->prefix,
+                                   CLI_VERSION, defines};
     if (opt->tune_table) {
         tk_source *table = tk_source_read(arena, opt->tune_table);
         if (!table) {

@@ -36,6 +36,7 @@ static void usage(FILE *out) {
         "                     licm, pipeline, axis-info, layouts, shared-memory, barriers, ...)\n"
         "  --prefix=NAME      name the header's launchers NAME_KERNEL and its other symbols\n"
         "                     tk_NAME__..., so that two builds of one .tk file live in one program\n"
+        "                     (default: the file's __prefix__ = \"NAME\", if it has one)\n"
         "  -MD                write a depfile beside the output (NAME.d), as gcc -MD does\n"
         "  -MF FILE           write the depfile to FILE (implies -MD)\n"
         "  -MT TARGET         the depfile's target (may be given several times; default the output)\n"

@@ -269,6 +269,24 @@ tk_sema_program *tk_sema_check(tk_arena *arena, tk_interner *names, tk_diag *dia
     c->n_libdevice = tk_intern_cstr(names, "libdevice");
     c->n_return = tk_intern_cstr(names, "(return value)");
     check_top_level(c, module, NULL);
+    /* __prefix__ = "NAME": the launch header's symbols' default prefix */
+    const char *dunder = tk_intern_cstr(names, "__prefix__");
+    for (uint32_t i = c->globals.len; i-- > 0;) {
+        const binding *b = &c->globals.data[i];
+        if (b->name != dunder) continue;
+        bool ident = b->val.kind == V_STR && b->val.u.str.len > 0 &&
+                     !(b->val.u.str.text[0] >= '0' && b->val.u.str.text[0] <= '9');
+        for (uint32_t k = 0; ident && k < b->val.u.str.len; k++) {
+            char ch = b->val.u.str.text[k];
+            ident = ch == '_' || (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z');
+        }
+        if (ident)
+            c->program->prefix = tk_arena_strndup(arena, b->val.u.str.text, b->val.u.str.len);
+        else
+            sema_error(c, b->def_loc.src ? b->def_loc : b->val.origin, "__prefix__ is the launch header's "
+                       "prefix: a string that is a C identifier, not %s", v_describe(c, &b->val));
+        break;
+    }
     /* -D names must belong to some kernel */
     for (uint32_t i = 0; i < options->defines.len; i++) {
         const char *name = tk_intern_cstr(names, options->defines.data[i].name);

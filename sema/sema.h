@@ -193,6 +193,9 @@ enum { TK_TUNED_RESTORE, TK_TUNED_RESET, TK_TUNED_CLOBBER };
 typedef struct tk_sema_program {
     TK_VEC(tk_sema_kernel *) kernels;
     TK_VEC(tk_sema_func *) funcs;
+    /* `__prefix__ = "NAME"` at the top of the file: the header's default
+     * --prefix (NULL: none) */
+    const char *prefix;
 } tk_sema_program;
 
 typedef struct tk_sema_define { const char *name, *value; } tk_sema_define;

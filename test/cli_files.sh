@@ -211,6 +211,13 @@ check "a multi-target header compiles and links (C99)" cc -std=c99 -pedantic -Wa
     -I"$root/runtime_stub" -I"$tmp/multi" "$tmp/multi/main.c" "$root/runtime_stub/tkrt.c" -o "$tmp/multi/main" \
     -ldl -lpthread
 
+# ---- __prefix__: the file's default --prefix ----
+printf '__prefix__ = "fast"\n@kernel(grid=(1,))\ndef k(x: *f32):\n    tl.store(x, 1.0)\n' >"$tmp/pf.tk"
+"$TKC" --emit=header "$tmp/pf.tk" -o "$tmp/pf.h" 2>"$tmp/err"
+check "__prefix__ names the launchers" grep -q 'tk_status fast_k(' "$tmp/pf.h"
+"$TKC" --emit=header --prefix=other "$tmp/pf.tk" -o "$tmp/pf.h" 2>"$tmp/err"
+check "--prefix overrides __prefix__" grep -q 'tk_status other_k(' "$tmp/pf.h"
+
 # ---- option spellings ----
 for spelling in "--arch=sm_80" "--arch sm_80" "-arch=sm_80" "-arch sm_80" "--gpu-architecture=sm_80" \
     "--gpu-architecture sm_80"; do
