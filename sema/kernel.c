@@ -533,7 +533,7 @@ static void check_variant(checker *c, const kernel_decl *k, const variant *v, ui
         tk_vec_push(c->arena, &out->constexprs, b);
     }
     for (uint32_t i = 0; i < v->conditions.len; i++) tk_vec_push(c->arena, &out->conditions, v->conditions.data[i]);
-    if (k->key) {
+    if (k->key && (k->key->kind == TK_EXPR_LIST || k->key->kind == TK_EXPR_TUPLE)) { /* else reported */
         for (uint32_t i = 0; i < k->key->u.items.len; i++) {
             const tk_expr *e = k->key->u.items.data[i];
             const char *name = e->kind == TK_EXPR_NAME ? e->u.name
