@@ -340,6 +340,18 @@ bool check_tile_shape(checker *c, uint32_t rank, const int64_t *shape, tk_loc lo
 
 /* ---- names ------------------------------------------------------------ */
 
+user_module *sema_user_module(checker *c, const char *key) {
+    for (uint32_t i = 0; i < c->user_modules.len; i++)
+        if (c->user_modules.data[i]->key == key) return c->user_modules.data[i];
+    return NULL;
+}
+
+user_module *sema_home_of(checker *c, const tk_def *def) {
+    for (uint32_t i = 0; i < c->homes.len; i++)
+        if (c->homes.data[i].def == def) return c->homes.data[i].home;
+    return NULL;
+}
+
 static binding *lookup_in(scope *s, const char *name) {
     for (uint32_t i = s->len; i-- > 0;)
         if (s->data[i].name == name) return &s->data[i];

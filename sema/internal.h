@@ -183,8 +183,8 @@ bool check_tile_shape(checker *c, uint32_t rank, const int64_t *shape, tk_loc lo
 bool check_tile_dim(checker *c, int64_t dim, tk_loc loc, const value *origin);
 bool check_tile_total(checker *c, uint32_t rank, const int64_t *shape, tk_loc loc);
 value arith(checker *c, tk_binop op, value a, value b, tk_loc loc);
-/* module.c: the imported module whose V_MODULE name is key, and the
- * module a @func was defined in (NULL: the file compiled) */
+/* the imported module whose V_MODULE name is key, and the module a @func
+ * was defined in (NULL: the file compiled); module.c fills both in */
 user_module *sema_user_module(checker *c, const char *key);
 user_module *sema_home_of(checker *c, const tk_def *def);
 value call_func(checker *c, const tk_def *def, value *args, uint32_t count,

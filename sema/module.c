@@ -35,18 +35,6 @@ static bool bind_global(checker *c, const char *name, value v, tk_loc loc) {
     return true;
 }
 
-user_module *sema_user_module(checker *c, const char *key) {
-    for (uint32_t i = 0; i < c->user_modules.len; i++)
-        if (c->user_modules.data[i]->key == key) return c->user_modules.data[i];
-    return NULL;
-}
-
-user_module *sema_home_of(checker *c, const tk_def *def) {
-    for (uint32_t i = 0; i < c->homes.len; i++)
-        if (c->homes.data[i].def == def) return c->homes.data[i].home;
-    return NULL;
-}
-
 /* The imported module `name`, checked (in its own scope) on first use;
  * NULL after an error. */
 static user_module *user_module_for(checker *c, const char *name, tk_loc loc) {
