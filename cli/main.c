@@ -130,7 +130,7 @@ static void full_build_paths(const driver *d, tk_arena *arena, const char *input
 /* The header last, so that it is the newest of the files. One target's
  * cubin is STEM.cubin; several are STEM.SM.cubin; the PTX is the newest
  * target's. */
-static bool write_full_build(const driver *d, tk_arena *arena, tk_diag *diag, const tk_cg_build *builds,
+static bool write_full_build(tk_arena *arena, tk_diag *diag, const tk_cg_build *builds,
                              uint32_t nbuilds, const char *mod_name, const char *header_path, const char *stem,
                              const tk_cg_header_options *header) {
     enum { MAX_FILES = 16 };
@@ -156,9 +156,11 @@ static bool write_full_build(const driver *d, tk_arena *arena, tk_diag *diag, co
         else cli_output_abandon(&files[f]);
     }
     if (!ok) return false;
-    if (nbuilds == 1 && !builds[0].compiled->cubin) {
-        /* a cubin from an earlier build would not match this header */
-        const char *cubin_path = tk_arena_printf(arena, "%s.cubin", stem);
+    /* a cubin from an earlier build would not match this header */
+    for (uint32_t b = 0; b < nbuilds; b++) {
+        if (builds[b].compiled->cubin) continue;
+        const char *cubin_path = nbuilds == 1 ? tk_arena_printf(arena, "%s.cubin", stem)
+                                              : tk_arena_printf(arena, "%s.%s.cubin", stem, builds[b].target->name);
         if (unlink(cubin_path) != 0 && errno != ENOENT) {
             fprintf(stderr, "tkc: error: cannot remove the stale '%s': %s\n", cubin_path, strerror(errno));
             return false;
@@ -170,7 +172,6 @@ static bool write_full_build(const driver *d, tk_arena *arena, tk_diag *diag, co
                                                                               : "no cubin");
             break;
         }
-    (void)d;
     return true;
 }
 
@@ -319,7 +320,7 @@ static int compile_input(const driver *d, const char *input, tk_arena *arena, tk
         return CLI_EXIT_OK;
     default: break;
     }
-    if (!write_full_build(d, arena, diag, builds, ntargets, mod_name, header_path, stem, &header))
+    if (!write_full_build(arena, diag, builds, ntargets, mod_name, header_path, stem, &header))
         return CLI_EXIT_INPUT;
     if (opt->depfile &&
         !write_depfile(d, arena, header_path, depfile_for(d, arena, header_path, input), run, run->deps.len ? 1 : 0))

@@ -95,16 +95,6 @@ __attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ..
     return CLI_EXIT_USAGE;
 }
 
-static bool is_identifier(const char *s, size_t len) {
-    if (len == 0 || (s[0] >= '0' && s[0] <= '9')) return false;
-    for (size_t i = 0; i < len; i++) {
-        char c = s[i];
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
-            return false;
-    }
-    return true;
-}
-
 /* Does argv[*i] spell option `name` with a value, as NAME=V or NAME V (or,
  * with `attached`, NAMEV as in -DN=4)? *value is then the value (NULL
  * when the option is last), and *i moves past a separate value. */
@@ -241,7 +231,7 @@ int cli_parse_options(int argc, char **argv, cli_options *opt, tk_arena *arena) 
         } else if (option_value(argc, argv, &i, "-D", true, &v)) {
             if (!v) return usage_error("%s needs NAME=VALUE", a);
             const char *eq = strchr(v, '=');
-            if (!eq || !is_identifier(v, (size_t)(eq - v)) || !eq[1])
+            if (!eq || !tk_is_c_identifier(v, (size_t)(eq - v)) || !eq[1])
                 return usage_error("'-D %s' is not of the form NAME=VALUE", v);
             tk_sema_define d = {tk_arena_strndup(arena, v, (size_t)(eq - v)),
                                 tk_arena_strndup(arena, eq + 1, strlen(eq + 1))};
@@ -253,7 +243,7 @@ int cli_parse_options(int argc, char **argv, cli_options *opt, tk_arena *arena) 
             if (!v || !*v) return usage_error("%s needs a kernel name", a);
             opt->sema.only_kernel = v;
         } else if (option_value(argc, argv, &i, "--prefix", false, &v)) {
-            if (!v || !is_identifier(v, strlen(v)))
+            if (!v || !tk_is_c_identifier(v, strlen(v)))
                 return usage_error("--prefix needs a C identifier (letters, digits, '_'), not '%s'", v ? v : "");
             opt->prefix = v;
         } else if (a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && !a[3]) {

@@ -29,6 +29,18 @@ static const char *c_type(const tk_type *t) {
     }
 }
 
+/* A C string literal of text */
+static void print_c_string(FILE *out, const char *text) {
+    fputc('"', out);
+    for (const char *t = text; *t; t++) {
+        if (*t == '"' || *t == '\\') fprintf(out, "\\%c", *t);
+        else if (*t == '\n') fputs("\\n", out);
+        else if ((unsigned char)*t < 0x20) fputc(' ', out);
+        else fputc(*t, out);
+    }
+    fputc('"', out);
+}
+
 /* A pointer parameter's element type in the launcher's signature: C's
  * own, or the header's tk_f16/tk_bf16/tk_f8e4m3/tk_f8e5m2 (CUDA's __half,
  * __nv_bfloat16, __nv_fp8_* where their headers came first). */
@@ -213,18 +225,6 @@ static const tk_cg_kernel_info *info_of(const tk_cg_output *c, const tk_tir_kern
     for (uint32_t i = 0; i < c->kernels.len; i++)
         if (c->kernels.data[i].kernel == k) return &c->kernels.data[i];
     return NULL;
-}
-
-/* A C string literal of text */
-static void print_c_string(FILE *out, const char *text) {
-    fputc('"', out);
-    for (const char *t = text; *t; t++) {
-        if (*t == '"' || *t == '\\') fprintf(out, "\\%c", *t);
-        else if (*t == '\n') fputs("\\n", out);
-        else if ((unsigned char)*t < 0x20) fputc(' ', out);
-        else fputc(*t, out);
-    }
-    fputc('"', out);
 }
 
 /* the parameters x reads, once each, in the order first read */
@@ -419,9 +419,9 @@ static uint32_t emit_choices(FILE *out, tk_diag *diag, const tk_sema_kernel *sk,
                        line_no, sk->name, field[4], nconfigs);
         } else {
             if (!n) fprintf(out, "static const tkrt_tune_choice tk_%s__%s__choices[] = {\n", mod, sk->name);
-            fputs("    {\"", out);
-            for (const char *c = field[2]; *c; c++) fprintf(out, *c == '"' || *c == '\\' ? "\\%c" : "%c", *c);
-            fputs("\", {", out);
+            fputs("    {", out);
+            print_c_string(out, field[2]);
+            fputs(", {", out);
             for (uint32_t k = 0; k < nkeys; k++) fprintf(out, "%s%lldLL", k ? ", " : "", key[k]);
             fprintf(out, "%s}, %ld},\n", nkeys ? "" : "0", config);
             n++;
@@ -517,9 +517,8 @@ static bool emit_tuner(FILE *out, tk_diag *diag, const char *mod, const tk_tir_p
     for (uint32_t c = 0; c < nconfigs; c++) fprintf(out, "%stk_%s__%s__c%u", c ? ", " : "", mod, sk->name, c);
     fprintf(out, "};\nstatic const char *const tk_%s__%s__config_text[] = {", mod, sk->name);
     for (uint32_t c = 0; c < nconfigs; c++) {
-        fputs(c ? ", \"" : "\"", out);
-        for (const char *t = texts[c]; *t; t++) fprintf(out, *t == '"' || *t == '\\' ? "\\%c" : "%c", *t);
-        fputc('"', out);
+        if (c) fputs(", ", out);
+        print_c_string(out, texts[c]);
     }
     fputs("};\n", out);
     if (sk->autotune_key.len) {
@@ -593,10 +592,10 @@ static void emit_build_macros(FILE *out, const char *sym, const char *archs,
     const char *version = options->tkc_version ? options->tkc_version : "?";
     const char *defines = options->defines ? options->defines : "";
     fprintf(out, "#define TK_%s_TKC_VERSION \"%s\"\n#define TK_%s_SOURCE_HASH \"%s\"\n"
-                 "#define TK_%s_ARCHS \"%s\"\n#define TK_%s_DEFINES \"",
+                 "#define TK_%s_ARCHS \"%s\"\n#define TK_%s_DEFINES ",
             sym, version, sym, source_hash, sym, archs, sym);
-    for (const char *d = defines; *d; d++) fprintf(out, *d == '"' || *d == '\\' ? "\\%c" : "%c", *d);
-    fputs("\"\n\n", out);
+    print_c_string(out, defines);
+    fputs("\n\n", out);
 }
 
 /* Element types of pointer parameters (overridable with TK_F16_TYPE, ...),

@@ -570,11 +570,7 @@ static void check_variant(checker *c, const kernel_decl *k, const variant *v, ui
     check_requires(c, k, out);
     if (k->launcher_name) {
         value nv = eval_global(c, k->launcher_name);
-        bool ident = nv.kind == V_STR && nv.u.str.len > 0 && !(nv.u.str.text[0] >= '0' && nv.u.str.text[0] <= '9');
-        for (uint32_t i = 0; ident && i < nv.u.str.len; i++) {
-            char ch = nv.u.str.text[i];
-            ident = ch == '_' || (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z');
-        }
+        bool ident = nv.kind == V_STR && tk_is_c_identifier(nv.u.str.text, nv.u.str.len);
         if (nv.kind != V_ERROR && !ident)
             sema_error(c, k->launcher_name->loc, "name= is the C launcher's name: a string that is a C identifier, "
                        "not %s", v_describe(c, &nv));

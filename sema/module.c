@@ -262,12 +262,7 @@ tk_sema_program *tk_sema_check(tk_arena *arena, tk_interner *names, tk_diag *dia
     for (uint32_t i = c->globals.len; i-- > 0;) {
         const binding *b = &c->globals.data[i];
         if (b->name != dunder) continue;
-        bool ident = b->val.kind == V_STR && b->val.u.str.len > 0 &&
-                     !(b->val.u.str.text[0] >= '0' && b->val.u.str.text[0] <= '9');
-        for (uint32_t k = 0; ident && k < b->val.u.str.len; k++) {
-            char ch = b->val.u.str.text[k];
-            ident = ch == '_' || (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z');
-        }
+        bool ident = b->val.kind == V_STR && tk_is_c_identifier(b->val.u.str.text, b->val.u.str.len);
         if (ident)
             c->program->prefix = tk_arena_strndup(arena, b->val.u.str.text, b->val.u.str.len);
         else

@@ -133,6 +133,15 @@ void tk_format_double(char *buf, size_t size, double f) {
     }
 }
 
+bool tk_is_c_identifier(const char *s, size_t len) {
+    if (len == 0 || (s[0] >= '0' && s[0] <= '9')) return false;
+    for (size_t i = 0; i < len; i++) {
+        char c = s[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) return false;
+    }
+    return true;
+}
+
 const char *tk_path_remap(tk_arena *arena, const char *path, const tk_path_maps *maps) {
     for (uint32_t i = maps ? maps->len : 0; i-- > 0;) {
         const tk_path_map *m = &maps->data[i];

@@ -160,6 +160,8 @@ const char *tk_path_remap(tk_arena *arena, const char *path, const tk_path_maps 
 
 /* ---- small helpers ----------------------------------------------------- */
 
+/* Is s[0..len) a C identifier (letters, digits, '_'; not a digit first)? */
+bool tk_is_c_identifier(const char *s, size_t len);
 /* Edit distance used for "did you mean" suggestions. */
 unsigned tk_edit_distance(const char *a, const char *b);
 bool tk_is_pow2(int64_t v);

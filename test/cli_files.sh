@@ -205,6 +205,14 @@ if [ $have_ptxas = 1 ]; then
     "$TKC" --arch=all "$two" -o "$tmp/all/" 2>"$tmp/err"
     check "--arch=all: five cubins" test "$(ls "$tmp/all/"*.cubin | wc -l)" = 5
 fi
+# without a toolkit: PTX only, and the cubins of an earlier build are removed
+mkdir -p "$tmp/nocuda" "$tmp/stale"
+echo old >"$tmp/stale/two.sm_80.cubin"
+echo old >"$tmp/stale/two.sm_90a.cubin"
+CUDA_HOME="$tmp/nocuda" "$TKC" --arch=sm_80,sm_90a "$two" -o "$tmp/stale/" 2>"$tmp/err"
+check "several targets, no toolkit: the stale cubins are removed" absent "$tmp/stale/two.sm_80.cubin" \
+    "$tmp/stale/two.sm_90a.cubin"
+check "several targets, no toolkit: the header" exists "$tmp/stale/two.h"
 printf '#define TKC_IMPLEMENTATION\n#include "two.h"\nint main(void) { return scale(0, (float *)0, 0) == TK_SUCCESS; }\n' \
     >"$tmp/multi/main.c"
 check "a multi-target header compiles and links (C99)" cc -std=c99 -pedantic -Wall -Wextra -Werror \
