@@ -1,7 +1,9 @@
 /* Atomics (tl.atomic_add, max, min, and, or, xor, xchg, cas): one atomicrmw
  * or cmpxchg per element, with the op's memory order (sem) and scope, by
- * the thread that owns the element (a scalar's: the program's first
- * thread), under the mask. LLVM's NVPTX back end writes every atomicrmw as
+ * the one holder that owns the element (cg_owner: the layout's copy bits
+ * all 0; a scalar's: the program's first thread), under the mask. Needs
+ * the pointers, values, mask and result in one layout (lower/layouts.c),
+ * so that register r of each is the same element. LLVM's NVPTX back end writes every atomicrmw as
  * a relaxed gpu-scope atom (it keeps the order and scope of cmpxchg only),
  * so a read-modify-write is relaxed between fences of the op's scope: a
  * release fence before it, an acquire fence after, as the PTX memory

@@ -60,24 +60,22 @@ LLVMValueRef cg_is_first_thread(cg *c) {
     return LLVMBuildICmp(c->b, LLVMIntEQ, LLVMBuildOr(c->b, c->lane, c->warp, ""), cg_i32(c, 0), "");
 }
 
-/* Whether this thread owns register r of layout l: where a layout
- * replicates (a zero basis), only the copy whose replicating bits are 0
- * acts, so an atomic happens once per element. */
+/* Whether this thread owns register r of layout l: of the holders of an
+ * element, the one whose copy bits (tk_ll_copy_bits) are all 0, so that a
+ * store or an atomic acts exactly once per element. */
 LLVMValueRef cg_owner(cg *c, const tk_ll *l, uint32_t r) {
     LLVMValueRef yes = LLVMConstInt(c->t_i1, 1, 0);
     if (!l) return yes;
-    for (uint32_t i = 0; i < l->reg_bits; i++)
-        if (!l->reg[i] && (r >> i & 1)) return LLVMConstInt(c->t_i1, 0, 0);
+    tk_ll_copies copies = tk_ll_copy_bits(l);
+    if (copies.reg & r) return LLVMConstInt(c->t_i1, 0, 0);
     LLVMValueRef p = yes;
-    for (uint32_t i = 0; i < TK_LL_LANE_BITS; i++) {
-        if (l->lane[i]) continue;
-        LLVMValueRef bit = LLVMBuildAnd(c->b, c->lane, cg_i32(c, 1 << i), "");
-        p = LLVMBuildAnd(c->b, p, LLVMBuildICmp(c->b, LLVMIntEQ, bit, cg_i32(c, 0), ""), "");
+    if (copies.lane) {
+        LLVMValueRef bits = LLVMBuildAnd(c->b, c->lane, cg_i32(c, copies.lane), "");
+        p = LLVMBuildICmp(c->b, LLVMIntEQ, bits, cg_i32(c, 0), "");
     }
-    for (uint32_t i = 0; i < l->warp_bits; i++) {
-        if (l->warp[i]) continue;
-        LLVMValueRef bit = LLVMBuildAnd(c->b, c->warp, cg_i32(c, 1 << i), "");
-        p = LLVMBuildAnd(c->b, p, LLVMBuildICmp(c->b, LLVMIntEQ, bit, cg_i32(c, 0), ""), "");
+    if (copies.warp) {
+        LLVMValueRef bits = LLVMBuildAnd(c->b, c->warp, cg_i32(c, copies.warp), "");
+        p = LLVMBuildAnd(c->b, p, LLVMBuildICmp(c->b, LLVMIntEQ, bits, cg_i32(c, 0), ""), "");
     }
     return p;
 }

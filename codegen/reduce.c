@@ -111,9 +111,9 @@ void cg_emit_reduce(cg *c, const tk_tir_op *op) {
     for (uint32_t j = 0; j < nin && j < 8; j++) iv[j] = cg_get(c, op->operands.data[j]);
     /* register bits: along the axis (combined), replicated (skipped), kept */
     uint32_t kept_bits[TK_LL_MAX_REG_BITS], nkept = 0;
-    uint64_t skip_mask = 0;
+    uint64_t skip_mask = tk_ll_copy_bits(l).reg;
     for (uint32_t i = 0; i < l->reg_bits; i++) {
-        if (!l->reg[i]) skip_mask |= 1ull << i;
+        if (skip_mask >> i & 1) continue;
         else if (!along(l, l->reg[i], axis)) kept_bits[nkept++] = i;
         else if (!only_along(l, l->reg[i], axis)) {
             cg_not_yet(c, op, "a reduction over this layout");

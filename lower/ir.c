@@ -22,7 +22,7 @@ unsigned tk_tir_props(const tk_tir_op *op) {
     if (p & TIR_P_BUILTIN) {
         unsigned b = tk_builtin_lowering(op->sub);
         if (b & TK_BP_EFFECT) p = (p & ~TIR_P_PURE) | TIR_P_EFFECT;
-        if (b & TK_BP_ATOMIC) p |= TIR_P_ATOMIC | TIR_P_READS;
+        if (b & TK_BP_ATOMIC) p |= TIR_P_ATOMIC | TIR_P_READS | TIR_P_SAME_LAYOUT;
         if (b & TK_BP_BARRIER) p |= TIR_P_SYNC;
         if (b & TK_BP_KEEPS_LAYOUT) p |= TIR_P_SAME_LAYOUT;
     }

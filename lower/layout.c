@@ -240,6 +240,32 @@ uint64_t tk_ll_reg_index(const tk_ll *l, uint64_t r) {
     return f;
 }
 
+/* Adds v to an XOR basis kept by leading bit; false when v is already a
+ * sum of its vectors (zero included). */
+static bool add_to_basis(uint64_t basis[64], uint64_t v) {
+    for (int b = 63; b >= 0; b--) {
+        if (!(v >> b & 1)) continue;
+        if (!basis[b]) {
+            basis[b] = v;
+            return true;
+        }
+        v ^= basis[b];
+    }
+    return false;
+}
+
+tk_ll_copies tk_ll_copy_bits(const tk_ll *l) {
+    tk_ll_copies c = {0, 0, 0};
+    uint64_t basis[64] = {0};
+    for (uint32_t i = 0; i < l->reg_bits; i++)
+        if (!add_to_basis(basis, l->reg[i])) c.reg |= (uint64_t)1 << i;
+    for (uint32_t i = 0; i < TK_LL_LANE_BITS; i++)
+        if (!add_to_basis(basis, l->lane[i])) c.lane |= 1u << i;
+    for (uint32_t i = 0; i < l->warp_bits; i++)
+        if (!add_to_basis(basis, l->warp[i])) c.warp |= 1u << i;
+    return c;
+}
+
 bool tk_ll_equal(const tk_ll *a, const tk_ll *b) {
     if (a->rank != b->rank || a->reg_bits != b->reg_bits || a->warp_bits != b->warp_bits || a->shared != b->shared)
         return false;

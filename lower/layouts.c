@@ -1,9 +1,9 @@
 /* Layout assignment.
  * Needs: axis info (for vector widths). Guarantees: every tile value has a
- * layout; the tile operands of an element-wise op, a load or a store share
- * their layout, a broadcast's operand is a register-only slice of its
+ * layout; the tile operands of an element-wise op, a load, a store or an
+ * atomic share their layout (and the atomic's result takes it), a broadcast's operand is a register-only slice of its
  * result, and loop/branch values keep one layout across iterations and
- * branches. Loads and stores of computed pointers take the default blocked
+ * branches. Loads, stores and atomics of computed pointers take the default blocked
  * layout of their shape, with as many contiguous elements per thread as
  * the widest 16-byte access to a tile of that shape allows; element-wise
  * ops take the layout of an operand that cannot be recomputed (a load, a
@@ -454,8 +454,8 @@ static void assign_op(layout_ctx *c, op_list *out, tk_tir_op *op) {
          * where the element is */
         const tk_ll *want = NULL;
         tk_tir_value *ptr = op->operands.len ? op->operands.data[0] : NULL;
-        if ((op->code == TIR_LOAD || op->code == TIR_STORE) && ptr->type->kind == TK_TYPE_TILE &&
-            remat_cost(ptr, REMAT_BUDGET) >= 0) {
+        bool memory = op->code == TIR_LOAD || op->code == TIR_STORE || (tk_tir_props(op) & TIR_P_ATOMIC);
+        if (memory && ptr->type->kind == TK_TYPE_TILE && remat_cost(ptr, REMAT_BUDGET) >= 0) {
             /* a computed pointer: the coalesced layout, unless the stored
              * value cannot move and already allows as wide an access */
             want = default_layout(c, ptr->type);

@@ -131,6 +131,17 @@ void tk_ll_conversion_scratch(tk_ll *out, const tk_ll *src, const tk_ll *dst, ui
  * warp parts for other threads). */
 uint64_t tk_ll_reg_index(const tk_ll *l, uint64_t r);
 uint64_t tk_ll_num_regs(const tk_ll *l);
+/* The bits of a layout's holders (register, lane, warp) that only make
+ * copies: each one whose basis is a sum of the bases before it, registers
+ * first. The remaining bases are independent and reach every element, so
+ * each element has exactly one holder with all these bits 0: the owner,
+ * which alone acts for the element in a store or an atomic. All zero
+ * when no element is held twice. */
+typedef struct tk_ll_copies {
+    uint64_t reg;
+    uint32_t lane, warp;
+} tk_ll_copies;
+tk_ll_copies tk_ll_copy_bits(const tk_ll *l);
 bool tk_ll_equal(const tk_ll *a, const tk_ll *b);
 /* Coordinate `dim` of a flat index in `shape`. */
 int64_t tk_ll_coord(const tk_ll *l, uint64_t flat, uint32_t dim);

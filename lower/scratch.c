@@ -38,13 +38,8 @@ static bool crosses_warps(const tk_ll *l, int64_t axis) {
 
 /* Does l give some element to more than one thread or register? */
 static bool replicates(const tk_ll *l) {
-    for (uint32_t i = 0; i < l->reg_bits; i++)
-        if (!l->reg[i]) return true;
-    for (uint32_t i = 0; i < TK_LL_LANE_BITS; i++)
-        if (!l->lane[i]) return true;
-    for (uint32_t i = 0; i < l->warp_bits; i++)
-        if (!l->warp[i]) return true;
-    return false;
+    tk_ll_copies copies = tk_ll_copy_bits(l);
+    return copies.reg || copies.lane || copies.warp;
 }
 
 /* A layout conversion (or a broadcast) that neither registers nor warp

@@ -129,6 +129,75 @@ static void replicated(void) {
     for (int i = 0; i < 16; i++) CHECK(seen[i]);
 }
 
+/* Every element of l has exactly one owner: the holder (register, lane,
+ * warp) whose copy bits (tk_ll_copy_bits) are all 0; stores and atomics
+ * act there alone. */
+static bool one_owner_each(const tk_ll *l, uint32_t warps) {
+    uint64_t numel = 1;
+    for (uint32_t d = 0; d < l->rank; d++) numel *= (uint64_t)l->shape[d];
+    tk_ll_copies copies = tk_ll_copy_bits(l);
+    char *owners = calloc(numel, 1), *held = calloc(numel, 1);
+    bool ok = true;
+    for (uint64_t r = 0; r < tk_ll_num_regs(l); r++)
+        for (uint32_t lane = 0; lane < 32; lane++)
+            for (uint32_t w = 0; w < warps; w++) {
+                uint64_t f = tk_ll_reg_index(l, r);
+                for (uint32_t i = 0; i < TK_LL_LANE_BITS; i++)
+                    if (lane >> i & 1) f ^= l->lane[i];
+                for (uint32_t i = 0; i < l->warp_bits; i++)
+                    if (w >> i & 1) f ^= l->warp[i];
+                if (f >= numel) {
+                    ok = false;
+                    continue;
+                }
+                held[f] = 1;
+                if (!(r & copies.reg) && !(lane & copies.lane) && !(w & copies.warp)) owners[f]++;
+            }
+    for (uint64_t i = 0; i < numel; i++) ok &= owners[i] == held[i];
+    free(owners);
+    free(held);
+    return ok;
+}
+
+/* Copies: zero bases (a small tile under many warps, a broadcast, a
+ * reduction's result) and bases that are sums of others (two registers
+ * or a register and a lane holding one element) leave one owner an
+ * element; a layout without copies has no copy bits. */
+static void copy_bits(void) {
+    int64_t s16[1] = {16}, s8[1] = {8}, s1024[1] = {1024}, s2d[2] = {64, 8}, s3d[3] = {8, 1, 8}, row[2] = {1, 256};
+    tk_ll l, r;
+    tk_ll_default(&l, 1, s1024, 4, 4);
+    tk_ll_copies c = tk_ll_copy_bits(&l);
+    CHECK(c.reg == 0 && c.lane == 0 && c.warp == 0);
+    CHECK(one_owner_each(&l, 4));
+    tk_ll_default(&l, 1, s16, 8, 4); /* 16 elements, 256 threads */
+    c = tk_ll_copy_bits(&l);
+    CHECK(c.lane == 0x1c && c.warp == 0x7);
+    CHECK(one_owner_each(&l, 8));
+    tk_ll_default(&l, 1, s8, 4, 1);
+    CHECK(one_owner_each(&l, 4));
+    tk_ll_default(&l, 2, s2d, 8, 1);
+    tk_ll_reduce(&r, &l, 1); /* the [64] slice of a row reduction */
+    CHECK(one_owner_each(&r, 8));
+    tk_ll_reduce(&r, &l, 0);
+    CHECK(one_owner_each(&r, 8));
+    tk_ll_default(&l, 3, s3d, 4, 1);
+    CHECK(one_owner_each(&l, 4));
+    tk_ll_default(&l, 2, row, 4, 4);
+    CHECK(one_owner_each(&l, 4));
+    /* bases that are sums of others: register 3 holds register 4's
+     * element (1 ^ 2 == 3), lane 1 holds register 1's */
+    memset(&l, 0, sizeof l);
+    l.rank = 1;
+    l.shape[0] = 16;
+    l.reg_bits = 3;
+    l.reg[0] = 1, l.reg[1] = 2, l.reg[2] = 3;
+    l.lane[0] = 4, l.lane[1] = 2, l.lane[2] = 8;
+    c = tk_ll_copy_bits(&l);
+    CHECK(c.reg == 4 && c.lane == (2 | 8 | 16) && c.warp == 0);
+    CHECK(one_owner_each(&l, 1));
+}
+
 /* The operand layout of a broadcast, from its result's: [64, 32] in the
  * default layout broadcast from [64, 1] and from [1, 32], each a
  * register-only slice of it (lanes and warps along the dropped dim
@@ -462,6 +531,7 @@ int main(void) {
     blocked_1d();
     blocked_2d();
     replicated();
+    copy_bits();
     unbroadcast();
     mma_layouts();
     mma_batched();

@@ -12,6 +12,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import cases as C  # noqa: E402
 import regressions as R  # noqa: E402
 import dot_cases  # noqa: E402,F401  (adds its cases to R.CASES)
+import atomic_cases  # noqa: E402,F401  (adds its cases to R.CASES)
 
 TKC = os.environ.get("TKC", "build/tkc")
 

@@ -635,10 +635,11 @@ def run_all(build, work, rt, timeout=300):
 
 
 if __name__ == "__main__":
-    # the parent's cases, in its order: this module's and dot_cases.py's
+    # the parent's cases, in its order: this module's, dot_cases.py's and atomic_cases.py's
     # (imported as modules, so they add to one CASES list)
     import sys
     sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
     import regressions
     import dot_cases  # noqa: F401
+    import atomic_cases  # noqa: F401
     regressions.child(sys.argv[1:])

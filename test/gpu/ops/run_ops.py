@@ -21,6 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import cases as C  # noqa: E402
 import regressions as R  # noqa: E402
 import dot_cases  # noqa: E402,F401  (adds its cases to R.CASES)
+import atomic_cases  # noqa: E402,F401  (adds its cases to R.CASES)
 
 ROOT = Path(__file__).resolve().parents[3]
 TKC = os.environ.get("TKC", str(ROOT / "build" / "tkc"))

@@ -15,6 +15,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import regressions as R  # noqa: E402
 import dot_cases  # noqa: E402,F401  (adds its cases to R.CASES)
+import atomic_cases  # noqa: E402,F401  (adds its cases to R.CASES)
 import run_ops  # noqa: E402
 
 TOOLS = ("memcheck", "racecheck", "synccheck")
