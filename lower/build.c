@@ -629,16 +629,18 @@ static void lower_if(builder *b, const tk_ss *s) {
         /* a branch that returned: an unreachable yield of any values with
          * the other branch's types (or the variables' own, if both return) */
         b->block = blocks[side];
-        tk_tir_op *y = emit(b, TIR_YIELD, 0, s->loc);
-        yields[side] = y;
+        TK_VEC(tk_tir_value *) undefs = {0};
         for (uint32_t i = 0; i < outs.len; i++) {
             if (ends[i].count == 0) ends[i] = saved[i].count ? saved[i] : one(b, NULL);
             for (uint32_t k = 0; k < ends[i].count; k++) {
                 tk_tir_op *u = emit(b, TIR_UNDEF, 0, s->loc);
                 const tk_type *t = ends[i].v[k] ? ends[i].v[k]->type : outs.data[i]->type;
-                operand(b, y, result(b, u, t));
+                tk_vec_push(b->arena, &undefs, result(b, u, t));
             }
         }
+        tk_tir_op *y = emit(b, TIR_YIELD, 0, s->loc);
+        yields[side] = y;
+        for (uint32_t i = 0; i < undefs.len; i++) operand(b, y, undefs.data[i]);
     }
     b->block = outer;
     uint32_t n = yields[0]->operands.len, k = 0;

@@ -1,6 +1,7 @@
 """Regression cases of `make gpu-test` for defects that gave wrong answers or
 faults on the GPU: scalar and replicated atomics, spin locks, 2-D pointer
-tiles over rows of any length, broadcast masks, tuple assignment. Each
+tiles over rows of any length, broadcast masks, tuple assignment, run-time
+ifs whose branch returns. Each
 kernel is named `op` and takes (x, y, out, n) like the op-family cases, so
 the same shim serves; each case has its own check, since most look at
 state before and after, or launch several times.
@@ -560,6 +561,163 @@ def check_lock(run, torch):
         return f"lock left at {y[0].item()}"
     err = ((out - 64 * x).abs().max() / (64 * x).abs().max()).item()
     return None if err < 1e-5 else f"relative error {err:.2e}: additions lost under the lock"
+
+
+# ---- run-time ifs whose branch returns ---------------------------------------
+
+@case("run-time if whose branch returns, a pointer assigned in it and after it", """
+@kernel(grid=(4,), num_warps=4)
+def op(x: *f32, y: *f32, out: *f32, n: i32):
+    pid = tl.program_id(0)
+    p = out
+    if n == pid:
+        p += pid
+        tl.store(p, 0.0)
+        return
+    p += pid
+    tl.store(p, 1.0)
+""")
+def check_return_pointer(run, torch):
+    for n in (2, 7):
+        out = dev(torch.full((5,), float("nan")))
+        if run(out, out, out, n) != 0:
+            return "launch failed"
+        torch.cuda.synchronize()
+        want = torch.tensor([0.0 if pid == n else 1.0 for pid in range(4)] + [float("nan")])
+        got = out.cpu()
+        if not (torch.equal(got[:4], want[:4]) and bool(got[4].isnan())):
+            return f"n={n}: {got.tolist()}"
+    return None
+
+
+@case("run-time if/else, the else returning, tiles and scalars assigned in both, a loop after", """
+@kernel(grid=(4,), num_warps=4)
+def op(x: *f32, y: *f32, out: *f32, n: i32):
+    pid = tl.program_id(0)
+    offs = pid * 64 + tl.arange(0, 64)
+    acc = tl.load(x + offs)
+    s = pid * 2
+    if n > pid:
+        acc += 1.0
+        s += 1
+    else:
+        acc += 2.0
+        s += 3
+        tl.store(out + offs, acc + s)
+        return
+    for i in range(0, n):
+        acc += i
+        s += i
+    tl.store(out + offs, acc + s)
+""")
+def check_return_else(run, torch):
+    xv = torch.randint(-50, 50, (256,), generator=torch.Generator().manual_seed(32)).float()
+    for n in (0, 2, 5):
+        out = dev(torch.full((256,), float("nan")))
+        if run(dev(xv), out, out, n) != 0:
+            return "launch failed"
+        torch.cuda.synchronize()
+        want = torch.empty(256)
+        for pid in range(4):
+            part = xv[pid * 64:(pid + 1) * 64]
+            if n > pid:
+                loop = sum(range(n))
+                want[pid * 64:(pid + 1) * 64] = part + 1.0 + loop + pid * 2 + 1 + loop
+            else:
+                want[pid * 64:(pid + 1) * 64] = part + 2.0 + pid * 2 + 3
+        if not torch.equal(out.cpu(), want):
+            return f"n={n}: {(out.cpu() != want).sum().item()} elements wrong"
+    return None
+
+
+@case("nested run-time ifs whose inner branches return, names assigned around them", """
+@kernel(grid=(4,), num_warps=4)
+def op(x: *f32, y: *f32, out: *f32, n: i32):
+    pid = tl.program_id(0)
+    offs = tl.arange(0, 64)
+    v = tl.full([64], 1.0, dtype=tl.float32)
+    q = out + pid * 256
+    if n > pid:
+        v *= 2.0
+        q += 64
+        if n > pid + 2:
+            v += 10.0
+            tl.store(q + offs, v)
+            return
+        else:
+            v += 20.0
+            tl.store(q + offs, v)
+            return
+    v += 3.0
+    q += 128
+    if n < 0:
+        v -= 1.0
+        tl.store(q + offs, v)
+        return
+    tl.store(q + offs, v + 100.0)
+""")
+def check_return_nested(run, torch):
+    for n in (-1, 0, 2, 9):
+        out = dev(torch.full((1024,), float("nan")))
+        if run(out, out, out, n) != 0:
+            return "launch failed"
+        torch.cuda.synchronize()
+        want = torch.full((1024,), float("nan"))
+        for pid in range(4):
+            base = pid * 256
+            if n > pid:
+                want[base + 64:base + 128] = 12.0 if n > pid + 2 else 22.0
+            elif n < 0:
+                want[base + 128:base + 192] = 3.0
+            else:
+                want[base + 128:base + 192] = 104.0
+        got = out.cpu()
+        if not bool(((got == want) | (got.isnan() & want.isnan())).all()):
+            return f"n={n}: {((got != want) & ~(got.isnan() & want.isnan())).sum().item()} elements wrong"
+    return None
+
+
+@case("@func whose run-time if returns, a pointer assigned in it and after it", """
+@func
+def pick(p, y, pid):
+    if y == pid:
+        p += pid
+        return p
+    p += 8 + pid
+    return p
+
+@func
+def store_or_skip(p, v, y):
+    if y == 0:
+        v = v + 1.0
+        tl.store(p, v)
+        return
+    v = v * 2.0
+    tl.store(p + 1, v)
+
+@kernel(grid=(4,), num_warps=4)
+def op(x: *f32, y: *f32, out: *f32, n: i32):
+    pid = tl.program_id(0)
+    tl.store(pick(out, n, pid), 1.0)
+    store_or_skip(out + 16 + 2 * pid, pid * 1.0, n - pid)
+""")
+def check_return_func(run, torch):
+    for n in (0, 2):
+        out = dev(torch.full((24,), float("nan")))
+        if run(out, out, out, n) != 0:
+            return "launch failed"
+        torch.cuda.synchronize()
+        want = torch.full((24,), float("nan"))
+        for pid in range(4):
+            want[pid if n == pid else 8 + pid] = 1.0
+            if n - pid == 0:
+                want[16 + 2 * pid] = pid + 1.0
+            else:
+                want[16 + 2 * pid + 1] = pid * 2.0
+        got = out.cpu()
+        if not bool(((got == want) | (got.isnan() & want.isnan())).all()):
+            return f"n={n}: {got.tolist()}"
+    return None
 
 
 # ---- running them ---------------------------------------------------------------
