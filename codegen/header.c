@@ -285,19 +285,29 @@ static bool emit_requirements(FILE *out, const tk_sema_kernel *sk, const char *i
     return ok;
 }
 
-static bool emit_launch(FILE *out, const char *mod, const tk_tir_kernel *k, const char *entry,
-                        const char *indent) {
-    const tk_sema_kernel *sk = k->sema;
+/* sk's grid as the locals grid_x, grid_y and grid_z (int64_t) */
+static bool emit_grid(FILE *out, const tk_sema_kernel *sk, const char *indent) {
     bool ok = true;
-    fprintf(out, "%s{\n", indent);
-    ok &= emit_requirements(out, sk, indent);
     for (uint32_t d = 0; d < 3; d++) {
         fprintf(out, "%s    int64_t grid_%c = ", indent, "xyz"[d]);
         if (d < sk->grid_rank) ok &= print_c(out, sk->grid[d]);
         else fputs("1", out);
         fputs(";\n", out);
     }
-    fprintf(out, "%s    if (tk_bad || grid_x < 1 || grid_x > 2147483647 || grid_y < 1 || grid_y > 65535 || grid_z < 1 || grid_z > 65535)\n"
+    return ok;
+}
+
+/* A launch of one variant: its requirements, its grid (a negative or too
+ * large dimension is an error; an empty one goes to tkrt_launch, which
+ * launches nothing), the launch. */
+static bool emit_launch(FILE *out, const char *mod, const tk_tir_kernel *k, const char *entry,
+                        const char *indent) {
+    const tk_sema_kernel *sk = k->sema;
+    bool ok = true;
+    fprintf(out, "%s{\n", indent);
+    ok &= emit_requirements(out, sk, indent);
+    ok &= emit_grid(out, sk, indent);
+    fprintf(out, "%s    if (tk_bad || grid_x < 0 || grid_x > 2147483647 || grid_y < 0 || grid_y > 65535 || grid_z < 0 || grid_z > 65535)\n"
                  "%s        return tkrt_grid_invalid(\"%s\", grid_x, grid_y, grid_z, tk_bad);\n",
             indent, indent, sk->name);
     fprintf(out, "%s    return tkrt_launch(&tk_%s__%s, stream, (unsigned)grid_x, (unsigned)grid_y, (unsigned)grid_z, args);\n",
@@ -345,6 +355,37 @@ static bool emit_choice(FILE *out, const char *mod, const tk_tir_program *progra
         fputs(")\n", out);
         ok &= emit_launch(out, mod, v, info->entry, "    ");
     }
+    return ok;
+}
+
+/* For an autotuned kernel: where the grid of every config is empty (an
+ * empty input), the launch that launches nothing, before any trial is
+ * timed or any choice made for the key. */
+static bool emit_empty_grid(FILE *out, const char *mod, const tk_tir_program *program,
+                            const tk_cg_output *compiled, uint32_t from, const char *name) {
+    bool ok = true;
+    const char *entry = NULL;
+    fputs("    {\n        int tk_empty = 1;\n", out);
+    for (uint32_t j = from; j < program->kernels.len; j++) {
+        const tk_tir_kernel *v = program->kernels.data[j];
+        const tk_cg_kernel_info *info = info_of(compiled, v);
+        if (strcmp(v->sema->name, name) != 0 || !info) continue;
+        bool config_seen = false;
+        for (uint32_t e = from; e < j && !config_seen; e++) {
+            const tk_tir_kernel *u = program->kernels.data[e];
+            config_seen = strcmp(u->sema->name, name) == 0 && info_of(compiled, u) && u->sema->config == v->sema->config;
+        }
+        if (config_seen) continue;
+        if (!entry) entry = info->entry;
+        fputs("        {\n", out);
+        ok &= emit_grid(out, v->sema, "        ");
+        fputs("            tk_empty &= !tk_bad && grid_x >= 0 && grid_y >= 0 && grid_z >= 0 &&\n"
+              "                        (grid_x == 0 || grid_y == 0 || grid_z == 0);\n        }\n", out);
+    }
+    if (entry)
+        fprintf(out, "        if (tk_empty)\n            return tkrt_launch(&tk_%s__%s, stream, 0, 0, 0, args);\n", mod,
+                entry);
+    fputs("        tk_bad = 0;\n    }\n", out);
     return ok;
 }
 
@@ -852,6 +893,7 @@ bool tk_cg_write_header(FILE *out, tk_diag *diag, const tk_cg_build *builds, uin
                         sp->name, sk->name, sp->name, sp->name);
         }
         if (tuned) {
+            ok &= emit_empty_grid(out, sym, program, compiled, i, sk->name);
             fprintf(out, "    {\n        long long tk_key[] = {");
             for (uint32_t key = 0; key < sk->autotune_key.len; key++)
                 fprintf(out, "%s(long long)%s", key ? ", " : "", sk->autotune_key.data[key]);

@@ -1394,13 +1394,19 @@ tk_status tkrt_launch(tkrt_kernel *kernel, tk_stream stream, unsigned grid_x, un
         return record(TK_ERROR_INVALID_VALUE, NO_RESULT,
                       "%s: a block of %u threads; CUDA allows 1 to 1024", kernel->name,
                       kernel->num_threads);
-    if (grid_x == 0 || grid_y == 0 || grid_z == 0 || grid_x > 0x7fffffffu || grid_y > 65535 ||
-        grid_z > 65535)
+    if (grid_x > 0x7fffffffu || grid_y > 65535 || grid_z > 65535)
         return tkrt_grid_invalid(kernel->name, grid_x, grid_y, grid_z, 0);
 
     s = driver();
     if (s != TK_SUCCESS)
         return s;
+    if (grid_x == 0 || grid_y == 0 || grid_z == 0) {
+        /* an empty input (no rows, a sequence of length 0): nothing to do,
+         * as in Triton and cuBLAS */
+        last_status = TK_SUCCESS;
+        last_result = CUDA_SUCCESS;
+        return TK_SUCCESS;
+    }
     /* The usual case: a current context whose module is loaded. */
     if (cu.cuCtxGetId(NULL, &id) == CUDA_SUCCESS)
         function = lookup(kernel, id, &shared);
@@ -1457,11 +1463,9 @@ tk_status tkrt_grid_invalid(const char *kernel, long long x, long long y, long l
                       "%s: computing the grid divided by zero or shifted by a negative amount or "
                       "by 64 or more",
                       kernel);
-    if (x < 1 || y < 1 || z < 1)
+    if (x < 0 || y < 0 || z < 0)
         return record(TK_ERROR_INVALID_VALUE, NO_RESULT,
-                      "%s: a grid of (%lld, %lld, %lld) programs; every dimension must be at least 1 "
-                      "(nothing is launched for an empty grid: check for empty inputs before "
-                      "launching)",
+                      "%s: a grid of (%lld, %lld, %lld) programs; a dimension cannot be negative",
                       kernel, x, y, z);
     return record(TK_ERROR_INVALID_VALUE, NO_RESULT,
                   "%s: a grid of (%lld, %lld, %lld) programs; CUDA allows at most (2147483647, "

@@ -248,7 +248,7 @@ tk_status tkrt_promise_failed(tk_status status, const char *kernel, const char *
                               unsigned long long value, unsigned divisor);
 
 /* For generated launchers: records that the grid of `kernel` came out as
- * (x, y, z), which CUDA cannot launch (a dimension below 1 or above its
+ * (x, y, z), which CUDA cannot launch (a negative dimension or one above its
  * limit), or that computing it divided by zero or shifted out of range
  * (`bad`), and returns TK_ERROR_INVALID_VALUE. */
 tk_status tkrt_grid_invalid(const char *kernel, long long x, long long y, long long z, int bad);

@@ -1,7 +1,8 @@
 /* The grids a generated header computes (header_grid.tk), launched on the
- * fake driver: each must match the same expression written in C, an empty
- * or negative grid or a division by zero must be refused with
- * TK_ERROR_INVALID_VALUE, and nothing may launch then.
+ * fake driver: each must match the same expression written in C; an empty
+ * grid returns TK_SUCCESS and launches nothing (an empty input); a negative
+ * grid or a division by zero must be refused with TK_ERROR_INVALID_VALUE,
+ * and nothing may launch then.
  *
  *   header_grid_test FAKE_LIBCUDA.so      (header_grid.h on the include path)
  *
@@ -28,11 +29,12 @@ static int *launches;
         }                                                                                          \
     } while (0)
 
-/* a launch status against the grid expected (0 in any dimension: refused) */
+/* a launch status against the grid expected (0 in any dimension: success,
+ * nothing launched; negative: refused) */
 static void expect(const char *what, long long n, tk_status s, long long gx, long long gy, long long gz,
                    int before)
 {
-    int valid = gx >= 1 && gy >= 1 && gz >= 1 && gx <= 2147483647 && gy <= 65535 && gz <= 65535;
+    int valid = gx >= 0 && gy >= 0 && gz >= 0 && gx <= 2147483647 && gy <= 65535 && gz <= 65535;
     if (!valid) {
         CHECK(s == TK_ERROR_INVALID_VALUE, "%s n=%lld: grid (%lld, %lld, %lld) gave status %d (%s)", what, n,
               gx, gy, gz, (int)s, tkrt_status_string(s));
@@ -40,6 +42,10 @@ static void expect(const char *what, long long n, tk_status s, long long gx, lon
         return;
     }
     CHECK(s == TK_SUCCESS, "%s n=%lld: status %d (%s)", what, n, (int)s, tkrt_status_string(s));
+    if (gx == 0 || gy == 0 || gz == 0) {
+        CHECK(*launches == before, "%s n=%lld: an empty grid launched", what, n);
+        return;
+    }
     CHECK(*launches == before + 1, "%s n=%lld: no launch", what, n);
     CHECK(last_grid[0] == (unsigned)gx && last_grid[1] == (unsigned)gy && last_grid[2] == (unsigned)gz,
           "%s n=%lld: launched (%u, %u, %u), expected (%lld, %lld, %lld)", what, n, last_grid[0],
@@ -71,12 +77,12 @@ int main(int argc, char **argv)
     for (i = 0; i < sizeof ns / sizeof ns[0]; i++) {
         long long n = ns[i], m, d;
         int before = *launches;
-        for (m = -3; m <= 9; m += 4) {
+        for (m = -3; m <= 9; m += 2) { /* m = -1: grid_y 0, an empty grid */
             before = *launches;
             /* `and` does not divide when n is 0 */
-            /* n % 3 < 0 shifts by a negative amount: refused (z = 0 here) */
+            /* n % 3 < 0 shifts by a negative amount: refused (z = -1 here) */
             expect("cond_grid", n, cond_grid(NULL, x, (int32_t)n, m), n > 0 ? n : 1, (m + 1) / 2,
-                   n % 3 < 0 ? 0 : 1LL << (n % 3), before);
+                   n % 3 < 0 ? -1 : 1LL << (n % 3), before);
         }
         for (d = -2; d <= 3; d++) {
             long long gy;

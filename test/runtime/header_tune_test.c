@@ -90,6 +90,20 @@ static int file_has(const char *path, const char *line)
     return found;
 }
 
+/* Does a line of the file at path start with `prefix`? */
+static int file_contains(const char *path, const char *prefix)
+{
+    char buf[512];
+    int found = 0;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    while (!found && fgets(buf, sizeof buf, f))
+        found = !strncmp(buf, prefix, strlen(prefix));
+    fclose(f);
+    return found;
+}
+
 static void *launch_restore(void *arg)
 {
     tk_status s = clobber_restore(NULL, shared_x, 5000);
@@ -141,6 +155,23 @@ int main(int argc, char **argv)
     }
     memset(x, 0, sizeof x);
     x[0] = 41;
+    /* an empty input (n = 0: every config's grid is empty): success, no
+     * trial, no launch, no copy of x, and no choice made for the key */
+    before = *launches;
+    s = clobber_restore(NULL, x, 0);
+    CHECK(s == TK_SUCCESS && *launches == before && x[0] == 41 && *allocations_live == 0,
+          "clobber_restore n=0: %s, %d launches, x[0] %d", tkrt_status_string(s), *launches - before, x[0]);
+    {
+        char empty_key[256];
+        snprintf(empty_key, sizeof empty_key, "clobber_restore\t%s\tFake GPU\t0\t",
+                 tk_header_tune__clobber_restore__tuner.source_hash);
+        CHECK(!file_contains(cache_path, empty_key), "a choice was saved for the empty input n=0");
+    }
+    before = *launches;
+    s = clobber_reset(NULL, x, 100, 0);
+    CHECK(s == TK_SUCCESS && *launches == before && x[0] == 41,
+          "clobber_reset m=0: %s, %d launches, x[0] %d (reset_to_zero ran?)", tkrt_status_string(s),
+          *launches - before, x[0]);
     before = *launches;
     s = clobber_restore(NULL, x, 100);
     CHECK(s == TK_SUCCESS, "clobber_restore: %s", tkrt_status_string(s));

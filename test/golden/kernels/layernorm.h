@@ -148,7 +148,7 @@ static inline tk_status layer_norm_fwd(tk_stream stream, const tk_f16 *X, tk_f16
         int64_t grid_x = (int64_t)M;
         int64_t grid_y = 1;
         int64_t grid_z = 1;
-        if (tk_bad || grid_x < 1 || grid_x > 2147483647 || grid_y < 1 || grid_y > 65535 || grid_z < 1 || grid_z > 65535)
+        if (tk_bad || grid_x < 0 || grid_x > 2147483647 || grid_y < 0 || grid_y > 65535 || grid_z < 0 || grid_z > 65535)
             return tkrt_grid_invalid("layer_norm_fwd", grid_x, grid_y, grid_z, tk_bad);
         return tkrt_launch(&tk_layernorm__layer_norm_fwd_d16, stream, (unsigned)grid_x, (unsigned)grid_y, (unsigned)grid_z, args);
     }
@@ -156,7 +156,7 @@ static inline tk_status layer_norm_fwd(tk_stream stream, const tk_f16 *X, tk_f16
         int64_t grid_x = (int64_t)M;
         int64_t grid_y = 1;
         int64_t grid_z = 1;
-        if (tk_bad || grid_x < 1 || grid_x > 2147483647 || grid_y < 1 || grid_y > 65535 || grid_z < 1 || grid_z > 65535)
+        if (tk_bad || grid_x < 0 || grid_x > 2147483647 || grid_y < 0 || grid_y > 65535 || grid_z < 0 || grid_z > 65535)
             return tkrt_grid_invalid("layer_norm_fwd", grid_x, grid_y, grid_z, tk_bad);
         return tkrt_launch(&tk_layernorm__layer_norm_fwd, stream, (unsigned)grid_x, (unsigned)grid_y, (unsigned)grid_z, args);
     }

@@ -144,7 +144,7 @@ static inline tk_status softmax(tk_stream stream, float *out, const float *x, in
         int64_t grid_x = (int64_t)n_rows;
         int64_t grid_y = 1;
         int64_t grid_z = 1;
-        if (tk_bad || grid_x < 1 || grid_x > 2147483647 || grid_y < 1 || grid_y > 65535 || grid_z < 1 || grid_z > 65535)
+        if (tk_bad || grid_x < 0 || grid_x > 2147483647 || grid_y < 0 || grid_y > 65535 || grid_z < 0 || grid_z > 65535)
             return tkrt_grid_invalid("softmax", grid_x, grid_y, grid_z, tk_bad);
         return tkrt_launch(&tk_softmax__softmax_d16, stream, (unsigned)grid_x, (unsigned)grid_y, (unsigned)grid_z, args);
     }
@@ -154,7 +154,7 @@ static inline tk_status softmax(tk_stream stream, float *out, const float *x, in
         int64_t grid_x = (int64_t)n_rows;
         int64_t grid_y = 1;
         int64_t grid_z = 1;
-        if (tk_bad || grid_x < 1 || grid_x > 2147483647 || grid_y < 1 || grid_y > 65535 || grid_z < 1 || grid_z > 65535)
+        if (tk_bad || grid_x < 0 || grid_x > 2147483647 || grid_y < 0 || grid_y > 65535 || grid_z < 0 || grid_z > 65535)
             return tkrt_grid_invalid("softmax", grid_x, grid_y, grid_z, tk_bad);
         return tkrt_launch(&tk_softmax__softmax, stream, (unsigned)grid_x, (unsigned)grid_y, (unsigned)grid_z, args);
     }

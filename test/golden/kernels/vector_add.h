@@ -140,7 +140,7 @@ static inline tk_status vector_add(tk_stream stream, const float *x, const float
         int64_t grid_x = ((int64_t)((uint64_t)(int64_t)((uint64_t)(int64_t)n + (uint64_t)(int64_t)1024) - (uint64_t)(int64_t)1) / (int64_t)1024);
         int64_t grid_y = 1;
         int64_t grid_z = 1;
-        if (tk_bad || grid_x < 1 || grid_x > 2147483647 || grid_y < 1 || grid_y > 65535 || grid_z < 1 || grid_z > 65535)
+        if (tk_bad || grid_x < 0 || grid_x > 2147483647 || grid_y < 0 || grid_y > 65535 || grid_z < 0 || grid_z > 65535)
             return tkrt_grid_invalid("vector_add", grid_x, grid_y, grid_z, tk_bad);
         return tkrt_launch(&tk_vector_add__vector_add_d16, stream, (unsigned)grid_x, (unsigned)grid_y, (unsigned)grid_z, args);
     }
@@ -148,7 +148,7 @@ static inline tk_status vector_add(tk_stream stream, const float *x, const float
         int64_t grid_x = ((int64_t)((uint64_t)(int64_t)((uint64_t)(int64_t)n + (uint64_t)(int64_t)1024) - (uint64_t)(int64_t)1) / (int64_t)1024);
         int64_t grid_y = 1;
         int64_t grid_z = 1;
-        if (tk_bad || grid_x < 1 || grid_x > 2147483647 || grid_y < 1 || grid_y > 65535 || grid_z < 1 || grid_z > 65535)
+        if (tk_bad || grid_x < 0 || grid_x > 2147483647 || grid_y < 0 || grid_y > 65535 || grid_z < 0 || grid_z > 65535)
             return tkrt_grid_invalid("vector_add", grid_x, grid_y, grid_z, tk_bad);
         return tkrt_launch(&tk_vector_add__vector_add, stream, (unsigned)grid_x, (unsigned)grid_y, (unsigned)grid_z, args);
     }
