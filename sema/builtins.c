@@ -1096,18 +1096,22 @@ static value b_associative_scan(checker *c, call *k) {
 
 /* ---- element-wise ---------------------------------------------------- */
 
-/* x and y with full promotion (constants take their own dtype). */
+/* x and y with full promotion (constants take their own dtype); with
+ * bf16_to_f32, each bf16 operand is f32 before the two are promoted, as
+ * Triton's maximum and minimum convert them (f16 with bf16 is f32). */
 static bool promote_pair(checker *c, call *k, uint32_t ia, uint32_t ib, bool bf16_to_f32,
                          tk_sx **xa, tk_sx **xb, uint32_t *rank, int64_t *shape) {
     tk_sx *a = rt_arg(c, k, ia), *b = rt_arg(c, k, ib);
     if (!a || !b || !elem_is_scalar(c, k, a, ia) || !elem_is_scalar(c, k, b, ib)) return false;
     const char *err;
-    tk_dtype d = promote_dtypes(elem_dtype(a), false, elem_dtype(b), false, false, &err);
+    tk_dtype da = elem_dtype(a), db = elem_dtype(b);
+    if (bf16_to_f32 && da == TK_BF16) da = TK_F32;
+    if (bf16_to_f32 && db == TK_BF16) db = TK_F32;
+    tk_dtype d = promote_dtypes(da, false, db, false, false, &err);
     if (err) {
         sema_error(c, k->loc, "%s: %s", k->name, err);
         return false;
     }
-    if (bf16_to_f32 && d == TK_BF16) d = TK_F32;
     if (!broadcast_shapes(c, a->type, b->type, k->loc, k->name, rank, shape)) return false;
     *xa = broadcast_to_shape(c, convert(c, a, d, k->loc), *rank, shape, k->loc);
     *xb = broadcast_to_shape(c, convert(c, b, d, k->loc), *rank, shape, k->loc);
