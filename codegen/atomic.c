@@ -153,6 +153,13 @@ void cg_emit_atomic(cg *c, const tk_tir_op *op) {
         out.r[r] = phi;
     }
     if (fenced && is_acquire(order)) LLVMBuildFenceSyncScope(c->b, LLVMAtomicOrderingAcquire, scope, "");
+    /* The owners' atomics diverge from the rest of the warp, and a 16-bit
+     * cas or xchg is a loop of 32-bit compare-and-swaps whose lanes leave
+     * at different trips (LLVM's expansion). Warp shuffles after such a
+     * loop read wrong partners' values on the H100 and H200 (a reverse
+     * cumsum after an f16 atomic_cas, test/gpu/ops/atomic_cases.py) unless
+     * the warp is made whole again here. */
+    cg_warp_sync(c);
     if (op->scratch_bytes) {
         cg_barrier(c);
         out = cg_scratch_read(c, res->type, scalar ? NULL : res->layout, 1, 0, slot);

@@ -101,6 +101,7 @@ LLVMValueRef cg_asm_call(cg *c, LLVMTypeRef ret, const char *text, const char *c
 LLVMValueRef cg_sreg(cg *c, const char *name);
 /* The CTA barrier (aligned: every thread of the program reaches the same one). */
 void cg_barrier(cg *c);
+void cg_warp_sync(cg *c);
 
 /* ---- convert.c: registers in layouts, scratch, shuffles, conversions ---- */
 

@@ -50,3 +50,9 @@ void cg_barrier(cg *c) {
     LLVMValueRef zero = cg_i32(c, 0);
     cg_call(c, "llvm.nvvm.barrier.cta.sync.aligned.all", c->t_void, &zero, 1);
 }
+
+/* Every lane of the warp waits here for the others (bar.warp.sync). */
+void cg_warp_sync(cg *c) {
+    LLVMValueRef all = cg_i32(c, -1);
+    cg_call(c, "llvm.nvvm.bar.warp.sync", c->t_void, &all, 1);
+}

@@ -358,3 +358,32 @@ def check_kept_dims(run, torch):
     torch.cuda.synchronize()
     want = (2 * xv.view(32, 16).sum(dim=1, keepdim=True)).expand(32, 16).flatten()
     return expect_equal("sums", out, want)
+
+
+# a 16-bit cas or xchg is a loop of 32-bit compare-and-swaps that the
+# owners' lanes leave at different trips: warp shuffles after it (a scan,
+# a reduction) read wrong partners unless the warp is whole again
+for kind, t in (("cas", "f16"), ("cas", "bf16"), ("cas", "i16"), ("xchg", "f16"), ("xchg", "bf16")):
+    call = (f"tl.atomic_cas(y + r, tl.full((4, 1), 1, tl.{STORAGE[t]}), v.to(tl.{STORAGE[t]}))" if kind == "cas"
+            else f"tl.atomic_xchg(y + r, v.to(tl.{STORAGE[t]}))")
+    @case(f"tl.atomic_{kind} {t} then a reverse cumsum and a sum (warp shuffles after the cas loop)", f"""
+@kernel(grid=(3,), num_warps=4)
+def op(x: *i32, y: *{t}, out: *i32, n: i32):
+    r = tl.arange(0, 4)[:, None]
+    v = tl.load(x + tl.program_id(0) * 4 + r)
+    {call}
+    s = tl.cumsum(v, axis=0, reverse=True)
+    tl.store(out + tl.program_id(0) * 8 + r, s)
+    tl.store(out + tl.program_id(0) * 8 + 4 + r, s * 0 + tl.sum(v, axis=0)[None, :])
+""")
+    def check_cas_then_scan(run, torch, t=t):
+        xv = ints(12, 33, -100, 100)
+        y = dev(torch.zeros(8, dtype=storage(t)))
+        out = dev(torch.full((24,), -7, dtype=torch.int32))
+        if run(dev(xv.to(torch.int32)), y, out, 0) != 0:
+            return "launch failed"
+        torch.cuda.synchronize()
+        v = xv.view(3, 4)
+        rev = v.flip(1).cumsum(1).flip(1)
+        want = torch.cat([rev, v.sum(1, keepdim=True).expand(3, 4)], dim=1).flatten().to(torch.int32)
+        return expect_equal("scans after the atomic", out, want)
