@@ -59,7 +59,7 @@ else
 Q := @
 endif
 
-.PHONY: all deps run test golden-update clean gpu-build gpu-examples gpu-test bench fuzz fuzz-run install
+.PHONY: all deps run test golden-update clean gpu-build gpu-examples gpu-test gpu-difftest bench fuzz fuzz-run install
 all: deps
 	@$(MAKE) --no-print-directory $(BUILD)/tkc
 
@@ -279,6 +279,16 @@ gpu-test:
 	 for e in $(BUILD)/examples/make/example $(BUILD)/examples/cmake/example; do \
 	   if [ -x $$e ]; then printf '%s: ' $$e; $$e || status=1; else echo "$$e: not built (make gpu-build)"; fi; \
 	 done; exit $$status
+
+# gpu-difftest (on the GPU machine, like gpu-test): DIFFTEST_COUNT random
+# programs of seed DIFFTEST_SEED (test/difftest/gen.py) compiled by tkc and
+# by Triton, run on the same inputs and compared; failures, each with a
+# reduced reproducer, go to build/difftest/failures/. Last line: "N passed,
+# M failed".
+DIFFTEST_SEED  ?= 1
+DIFFTEST_COUNT ?= 1000
+gpu-difftest:
+	@TKC=$(BUILD)/tkc python3 test/difftest/run_gpu.py --seed $(DIFFTEST_SEED) --count $(DIFFTEST_COUNT)
 
 bench:
 	@TKC=$(BUILD)/tkc sh bench/run.sh

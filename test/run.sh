@@ -622,6 +622,17 @@ if [ "$UPDATE" != 1 ] && want "op-family compile check"; then
     fi
 fi
 
+# random programs of the differential tester (test/difftest/gen.py), compiled
+# (make gpu-difftest runs them against Triton on a GPU)
+if [ "$UPDATE" != 1 ] && want "difftest compile check"; then
+    if command -v python3 >/dev/null 2>&1; then
+        TKC="$TKC" python3 test/difftest/compile_check.py >"$tmp/difftest" 2>&1
+        add_counts "$tmp/difftest" "difftest compile check"
+    else
+        echo "note: difftest compile check skipped (no python3)"
+    fi
+fi
+
 # every kernel variant the GPU tests and the bench load (test/gpu/variants)
 # compiles for its target, each a case: one that stops compiling (attention
 # d128 causal on sm_80 once ran out of shared memory) shows here, not only
