@@ -76,8 +76,9 @@ static void *hook(void *lib, const char *name)
 static int shared_x[8192];
 static char cache_path[64];
 
-/* Does the file at path hold `line` (a whole line, newline included)? */
-static int file_has(const char *path, const char *line)
+/* Does a line of the file at path equal `text` (a whole line, newline
+ * included), or, with prefix set, start with it? */
+static int file_line(const char *path, const char *text, int prefix)
 {
     char buf[512];
     int found = 0;
@@ -85,24 +86,12 @@ static int file_has(const char *path, const char *line)
     if (!f)
         return 0;
     while (!found && fgets(buf, sizeof buf, f))
-        found = !strcmp(buf, line);
+        found = prefix ? !strncmp(buf, text, strlen(text)) : !strcmp(buf, text);
     fclose(f);
     return found;
 }
 
-/* Does a line of the file at path start with `prefix`? */
-static int file_contains(const char *path, const char *prefix)
-{
-    char buf[512];
-    int found = 0;
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return 0;
-    while (!found && fgets(buf, sizeof buf, f))
-        found = !strncmp(buf, prefix, strlen(prefix));
-    fclose(f);
-    return found;
-}
+static int file_has(const char *path, const char *line) { return file_line(path, line, 0); }
 
 static void *launch_restore(void *arg)
 {
@@ -165,7 +154,7 @@ int main(int argc, char **argv)
         char empty_key[256];
         snprintf(empty_key, sizeof empty_key, "clobber_restore\t%s\tFake GPU\t0\t",
                  tk_header_tune__clobber_restore__tuner.source_hash);
-        CHECK(!file_contains(cache_path, empty_key), "a choice was saved for the empty input n=0");
+        CHECK(!file_line(cache_path, empty_key, 1), "a choice was saved for the empty input n=0");
     }
     before = *launches;
     s = clobber_reset(NULL, x, 100, 0);

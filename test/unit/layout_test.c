@@ -11,6 +11,16 @@
 
 static uint64_t flat2(int64_t cols, int64_t r, int64_t c) { return (uint64_t)(r * cols + c); }
 
+/* the flat index that register r of lane `lane` in warp w holds */
+static uint64_t holder_index(const tk_ll *l, uint64_t r, uint32_t lane, uint32_t w) {
+    uint64_t f = tk_ll_reg_index(l, r);
+    for (uint32_t i = 0; i < TK_LL_LANE_BITS; i++)
+        if (lane >> i & 1) f ^= l->lane[i];
+    for (uint32_t i = 0; i < l->warp_bits; i++)
+        if (w >> i & 1) f ^= l->warp[i];
+    return f;
+}
+
 /* every (register, lane, warp) gives a different element, covering all */
 static bool bijective(const tk_ll *l, uint32_t warps) {
     uint64_t numel = 1;
@@ -20,11 +30,7 @@ static bool bijective(const tk_ll *l, uint32_t warps) {
     for (uint64_t r = 0; r < tk_ll_num_regs(l); r++)
         for (uint32_t lane = 0; lane < 32; lane++)
             for (uint32_t w = 0; w < warps; w++) {
-                uint64_t f = tk_ll_reg_index(l, r);
-                for (uint32_t i = 0; i < TK_LL_LANE_BITS; i++)
-                    if (lane >> i & 1) f ^= l->lane[i];
-                for (uint32_t i = 0; i < l->warp_bits; i++)
-                    if (w >> i & 1) f ^= l->warp[i];
+                uint64_t f = holder_index(l, r, lane, w);
                 if (f >= numel || seen[f]) ok = false;
                 else seen[f] = 1;
             }
@@ -141,11 +147,7 @@ static bool one_owner_each(const tk_ll *l, uint32_t warps) {
     for (uint64_t r = 0; r < tk_ll_num_regs(l); r++)
         for (uint32_t lane = 0; lane < 32; lane++)
             for (uint32_t w = 0; w < warps; w++) {
-                uint64_t f = tk_ll_reg_index(l, r);
-                for (uint32_t i = 0; i < TK_LL_LANE_BITS; i++)
-                    if (lane >> i & 1) f ^= l->lane[i];
-                for (uint32_t i = 0; i < l->warp_bits; i++)
-                    if (w >> i & 1) f ^= l->warp[i];
+                uint64_t f = holder_index(l, r, lane, w);
                 if (f >= numel) {
                     ok = false;
                     continue;
