@@ -68,14 +68,19 @@ LLVMValueRef cg_owner(cg *c, const tk_ll *l, uint32_t r) {
     if (!l) return yes;
     tk_ll_copies copies = tk_ll_copy_bits(l);
     if (copies.reg & r) return LLVMConstInt(c->t_i1, 0, 0);
+    /* one test a bit: a mask of several bits keeps warp & mask alive
+     * across the kernel once LLVM shares it (8 more bytes spilled in
+     * attention.tk) */
     LLVMValueRef p = yes;
-    if (copies.lane) {
-        LLVMValueRef bits = LLVMBuildAnd(c->b, c->lane, cg_i32(c, copies.lane), "");
-        p = LLVMBuildICmp(c->b, LLVMIntEQ, bits, cg_i32(c, 0), "");
+    for (uint32_t i = 0; i < TK_LL_LANE_BITS; i++) {
+        if (!(copies.lane >> i & 1)) continue;
+        LLVMValueRef bit = LLVMBuildAnd(c->b, c->lane, cg_i32(c, 1 << i), "");
+        p = LLVMBuildAnd(c->b, p, LLVMBuildICmp(c->b, LLVMIntEQ, bit, cg_i32(c, 0), ""), "");
     }
-    if (copies.warp) {
-        LLVMValueRef bits = LLVMBuildAnd(c->b, c->warp, cg_i32(c, copies.warp), "");
-        p = LLVMBuildAnd(c->b, p, LLVMBuildICmp(c->b, LLVMIntEQ, bits, cg_i32(c, 0), ""), "");
+    for (uint32_t i = 0; i < l->warp_bits; i++) {
+        if (!(copies.warp >> i & 1)) continue;
+        LLVMValueRef bit = LLVMBuildAnd(c->b, c->warp, cg_i32(c, 1 << i), "");
+        p = LLVMBuildAnd(c->b, p, LLVMBuildICmp(c->b, LLVMIntEQ, bit, cg_i32(c, 0), ""), "");
     }
     return p;
 }
