@@ -41,6 +41,7 @@ typedef struct cg {
     uint32_t nflats;
     bool failed;
     bool wgmma;   /* the kernel has a wgmma dot */
+    bool thread_divergent; /* the kernel branches per thread somewhere (module.c): its barriers are not aligned */
     /* -g / -lineinfo: line tables pointing into the .tk file */
     LLVMDIBuilderRef dib;
     LLVMMetadataRef di_file, di_sp;
@@ -99,7 +100,8 @@ LLVMValueRef cg_asm_call(cg *c, LLVMTypeRef ret, const char *text, const char *c
                          LLVMValueRef *args, unsigned n, bool side_effects);
 /* The PTX special register name ("tid.x", "ctaid.y", ...), as i32. */
 LLVMValueRef cg_sreg(cg *c, const char *name);
-/* The CTA barrier (aligned: every thread of the program reaches the same one). */
+/* The CTA barrier: aligned (bar.sync, every warp whole), or barrier.sync
+ * in a kernel with thread-divergent code. */
 void cg_barrier(cg *c);
 void cg_warp_sync(cg *c);
 

@@ -30,13 +30,31 @@ const char *cg_entry_name(tk_arena *arena, const tk_tir_kernel *k, const tk_tir_
     return tk_arena_printf(arena, "%s__v%u%s", k->sema->name, k->sema->variant, k->suffix);
 }
 
-static bool has_wgmma(const tk_tir_block *blk) {
+static bool is_wgmma_dot(const tk_tir_op *op) {
+    const char *impl = op->code == TIR_DOT ? tk_tir_attr_text(op, "impl") : NULL;
+    return impl && !strcmp(impl, "wgmma");
+}
+
+/* Ops that codegen writes as a branch taken by some threads of a warp and
+ * not others (the owners' atomics, prints, failing asserts). */
+static bool is_thread_divergent(const tk_tir_op *op) {
+    if (op->code != TIR_BUILTIN) return false;
+    switch (op->sub) {
+    case TK_B_ATOMIC_ADD: case TK_B_ATOMIC_MAX: case TK_B_ATOMIC_MIN: case TK_B_ATOMIC_AND:
+    case TK_B_ATOMIC_OR: case TK_B_ATOMIC_XOR: case TK_B_ATOMIC_XCHG: case TK_B_ATOMIC_CAS:
+    case TK_B_DEVICE_PRINT: case TK_B_DEVICE_ASSERT:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static bool any_op(const tk_tir_block *blk, bool (*pred)(const tk_tir_op *)) {
     for (uint32_t i = 0; i < blk->ops.len; i++) {
         const tk_tir_op *op = blk->ops.data[i];
-        const char *impl = op->code == TIR_DOT && !op->dead ? tk_tir_attr_text(op, "impl") : NULL;
-        if (impl && !strcmp(impl, "wgmma")) return true;
+        if (!op->dead && pred(op)) return true;
         for (uint32_t r = 0; r < op->regions.len; r++)
-            if (has_wgmma(op->regions.data[r])) return true;
+            if (any_op(op->regions.data[r], pred)) return true;
     }
     return false;
 }
@@ -45,7 +63,8 @@ static bool emit_kernel(cg *c, const tk_tir_kernel *k, const char *entry) {
     c->k = k;
     c->failed = false;
     c->nflats = 0;
-    c->wgmma = has_wgmma(k->body);
+    c->wgmma = any_op(k->body, is_wgmma_dot);
+    c->thread_divergent = any_op(k->body, is_thread_divergent);
     c->vals = TK_NEW_ARRAY(c->arena, cgval, k->value_count + 1);
     const tk_tir_block *body = k->body;
     LLVMTypeRef params[128];

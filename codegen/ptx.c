@@ -46,9 +46,18 @@ LLVMValueRef cg_sreg(cg *c, const char *name) {
     return cg_call(c, full, c->t_i32, NULL, 0);
 }
 
+/* The aligned form promises ptxas that every warp arrives whole, and
+ * ptxas then drops the warp synchronization of the shuffles after it.
+ * After a branch only some lanes took (an owner's 16-bit cas loop) that
+ * promise failed on the H200: synccheck found the warp divergent at the
+ * barrier, and a shuffle after it read 0 from the other lanes (difftest
+ * program 1186: 20 runs of 20 wrong; with barrier.sync, 0 of 20). A kernel
+ * with such branches (module.c) takes the non-aligned form everywhere,
+ * since a barrier in a loop may follow the branch of an earlier trip. */
 void cg_barrier(cg *c) {
     LLVMValueRef zero = cg_i32(c, 0);
-    cg_call(c, "llvm.nvvm.barrier.cta.sync.aligned.all", c->t_void, &zero, 1);
+    cg_call(c, c->thread_divergent ? "llvm.nvvm.barrier.cta.sync.all" : "llvm.nvvm.barrier.cta.sync.aligned.all",
+            c->t_void, &zero, 1);
 }
 
 /* Every lane of the warp waits here for the others (bar.warp.sync). */

@@ -387,3 +387,64 @@ def op(x: *i32, y: *{t}, out: *i32, n: i32):
         rev = v.flip(1).cumsum(1).flip(1)
         want = torch.cat([rev, v.sum(1, keepdim=True).expand(3, 4)], dim=1).flatten().to(torch.int32)
         return expect_equal("scans after the atomic", out, want)
+
+
+
+# one lane's 16-bit cas or xchg (a loop) on a [1] tile whose old value
+# reaches every lane through shared memory and a barrier, amid shuffles
+# (a cumprod, interleaves of a replicated value): the barrier was the
+# aligned bar.sync, the warp reached it divergent, and a shuffle after it
+# read 0 (difftest program 1186, reduced; on the H200 the bf16 cas under 1
+# and 4 warps gave out[1030] = 0 in every run)
+for kind, t in (("cas", "bf16"), ("cas", "f16"), ("cas", "i16"), ("xchg", "bf16"), ("xchg", "f16")):
+    for warps in (1, 4):
+        s16 = STORAGE[t]
+        call = (f"tl.atomic_cas(y + 21 + pid + tl.arange(0, 1), tl.full((1,), 1, tl.{s16}), v2.to(tl.{s16}), sem=\"release\")"
+                if kind == "cas" else f"tl.atomic_xchg(y + 21 + pid + tl.arange(0, 1), v2.to(tl.{s16}), sem=\"release\")")
+        @case(f"tl.atomic_{kind} {t} on a [1] tile under {warps} warps amid shuffles, old value shared", f"""
+@kernel(grid=(3,), num_warps={warps})
+def op(x: *u16, y: *{t}, out: *f16, n: i32):
+    pid = tl.program_id(0)
+    ibase = pid * 1024
+    v1 = tl.load(x + ibase + tl.arange(0, 32) + 202, mask=ibase + tl.arange(0, 32) + 202 < n, other=7)
+    v2 = tl.sum(v1, axis=0, keep_dims=True)
+    v8 = tl.erf(v2.to(tl.float32))
+    v9 = tl.cumprod(v1 % 2, axis=0)
+    old = {call}
+    pair = tl.trans(tl.arange(0, 2)[:, None] + tl.arange(0, 1)[None, :])
+    tl.store(out + pid * 1100 + 1025 + pair, tl.join(old, old), mask=ibase + pair < n)
+    tl.store(out + pid * 1100 + 1027 + tl.arange(0, 4), tl.interleave(tl.interleave(v8, v8), v8))
+    tl.store(out + pid * 1100 + 1031 + tl.arange(0, 64), tl.interleave(v9, v9), mask=ibase + tl.arange(0, 64) < n)
+""")
+        def check_one_lane_amid_shuffles(run, torch, kind=kind, t=t):
+            n = 2201
+            xv = ints(3072, 37, 0, 200)
+            init = torch.tensor([1, 5, 1])
+            y = dev(torch.cat([torch.zeros(21), init]).to(storage(t)))
+            out = dev(torch.full((3300,), float("nan"), dtype=torch.float16))
+            if run(dev(xv.to(torch.int16)), y, out, n) != 0:
+                return "launch failed"
+            torch.cuda.synchronize()
+            want = torch.full((3300,), float("nan"))
+            sums = []
+            for pid in range(3):
+                idx = pid * 1024 + 202 + torch.arange(32)
+                v1 = torch.where(idx < n, xv[idx.clamp(max=3071)], torch.tensor(7))
+                sums.append(int(v1.sum()))
+                base = pid * 1100
+                for j in range(2):
+                    if pid * 1024 + j < n:
+                        want[base + 1025 + j] = float(init[pid])
+                want[base + 1027:base + 1031] = 1.0  # erf of a sum of at least 1
+                scan = torch.cumprod(v1 % 2, 0).repeat_interleave(2)
+                for j in range(64):
+                    if pid * 1024 + j < n:
+                        want[base + 1031 + j] = float(scan[j])
+            new = torch.tensor(sums).to(storage(t))
+            swapped = torch.where(init == 1, new.to(init.dtype), init).to(storage(t)) if kind == "cas" else new
+            got = out.cpu().float()
+            ok = (got == want) | (got.isnan() & want.isnan())
+            if not ok.all():
+                bad = (~ok).nonzero().flatten()[:3].tolist()
+                return f"out: {int((~ok).sum())} elements wrong (first at {bad}: {got[bad].tolist()} != {want[bad].tolist()})"
+            return expect_equal("y after the atomics", y[21:].float(), swapped.float())
