@@ -71,6 +71,11 @@ LLVMValueRef cg_cast_f8(cg *c, tk_dtype from, bool f8_from, tk_dtype to, bool f8
 }
 
 LLVMValueRef cg_cast_rtz(cg *c, const tk_tir_op *op, tk_dtype from, tk_dtype to, LLVMValueRef x) {
+    /* f64 to a 16-bit float in two truncations, with the same result as
+     * one: every f16 and bf16 value is an f32, so the f32 truncation
+     * stays between x and x's 16-bit truncation */
+    if (from == TK_F64 && (to == TK_F16 || to == TK_BF16))
+        return cg_cast_rtz(c, op, TK_F32, to, cg_cast_rtz(c, op, TK_F64, TK_F32, x));
     const char *text = NULL, *cons = NULL;
     LLVMTypeRef rt = NULL;
     if (from == TK_F32 && to == TK_F16) { text = "cvt.rz.f16.f32 $0, $1;"; cons = "=h,f"; rt = c->t_i16; }

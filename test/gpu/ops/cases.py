@@ -112,11 +112,11 @@ def cases():
         def ref(a, b):
             r = a.to(dtype(d))
             over = r.float().abs() > a.abs()
-            bits = r.view(torch.int16)
+            bits = r.view(torch.int16 if r.element_size() == 2 else torch.int32)
             return torch.where(over, (bits - 1).view(dtype(d)), r)
         return ref
-    for t in ("f16", "bf16"):
-        out.append((f"cast f32 -> {t} rtz", ELEMENTWISE, "f32", "f32", t,
+    for src, t in (("f32", "f16"), ("f32", "bf16"), ("f64", "f16"), ("f64", "bf16"), ("f64", "f32")):
+        out.append((f"cast {src} -> {t} rtz", ELEMENTWISE, src, src, t,
                     f'a.to(tl.{t}, fp_downcast_rounding="rtz")', rtz_ref(t), "cast"))
     # reductions over each axis, and full ones
     for red, rfn in [("sum", lambda t, ax: t.sum(ax)), ("max", lambda t, ax: t.amax(ax)),
