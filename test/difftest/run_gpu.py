@@ -26,7 +26,15 @@ NaN, -0 equals +0) unless gen.py gave the element range a tolerance
 order-dependent sums and atomics, transcendental functions, products that
 one compiler may fuse into an fma).
 
-Outcomes: passed; differed; tkc-ice (tkc crashed, hung or exit 3);
+Arbitration: a program whose outputs differ runs again against other
+Triton runs in place of the compiled kernel, each in its own child
+processes: Triton's interpreter (TRITON_INTERPRET=1), then Triton
+compiled with num_warps 1, 2, 4, 8 and 16 (a generated program means the
+same under any). When one of them agrees with tkc, Triton disagrees with
+itself and the outcome is triton-wrong (reported apart, not a tkc
+failure); otherwise it stays differed.
+
+Outcomes: passed; differed; triton-wrong; tkc-ice (tkc crashed, hung or exit 3);
 tkc-error (another tkc/gcc failure of a valid program); tkc-unsupported
 ("not supported yet", reported apart); triton-rejected (Triton could not
 compile it: not a tkc defect, reported apart); tkc-runtime-error (the
@@ -265,6 +273,8 @@ def run_child(batch_file, results_file):
     is lost) so that the parent can go on in a fresh process."""
     import ctypes
     import torch
+    interpreted = os.environ.get("TRITON_INTERPRET") == "1"
+    warps = int(os.environ.get("DIFFTEST_TRITON_WARPS", "0"))
     items = json.loads(Path(batch_file).read_text())
     out = open(results_file, "a")
     dev = torch.device("cuda")
@@ -274,6 +284,11 @@ def run_child(batch_file, results_file):
         spec = json.loads((d / "spec.json").read_text())
         rec = {"dir": item["dir"], "index": item["index"], "seed": item["seed"]}
         fatal = False
+        if warps == spec["num_warps"]:
+            rec.update(outcome="same-run", message="")
+            out.write(json.dumps(rec) + "\n")
+            out.flush()
+            continue
         try:
             init = make_buffers(spec, torch, dev)
             lib = ctypes.CDLL(str(d / "libk.so"))
@@ -292,9 +307,10 @@ def run_child(batch_file, results_file):
                            message=f"launcher status {status}: {lib.tkshim_status_string(status).decode()}")
                 raise RuntimeError("status")
             mod = load_module(d / "k_triton.py", f"difftest_{d.name}")
-            tr_bufs = [t.to(dev) for t in init]
+            # the interpreter runs on copies in host memory
+            tr_bufs = [t.clone() if interpreted else t.to(dev) for t in init]
             try:
-                mod.k[(spec["grid"],)](*tr_bufs, spec["n"], BLOCK=spec["block"], num_warps=spec["num_warps"])
+                mod.k[(spec["grid"],)](*tr_bufs, spec["n"], BLOCK=spec["block"], num_warps=warps or spec["num_warps"])
                 torch.cuda.synchronize()
             except Exception as e:
                 rec.update(outcome="triton-rejected", message=f"Triton run: {type(e).__name__}: {str(e)[-300:]}")
@@ -317,8 +333,9 @@ def run_child(batch_file, results_file):
     return 0
 
 
-def run_batches(items, work, parallel, log):
-    """Runs items (built programs) in child processes; returns {dir: record}."""
+def run_batches(items, work, parallel, log, env=None):
+    """Runs items (built programs) in child processes (environment env, or
+    this one's); returns {dir: record}."""
     results = {}
     pending = [items[i:i + 40] for i in range(0, len(items), 40)]
     procs = []
@@ -327,12 +344,13 @@ def run_batches(items, work, parallel, log):
         while pending and len(procs) < parallel:
             batch = pending.pop(0)
             serial += 1
-            bf = Path(work) / f"batch{serial}.json"
-            rf = Path(work) / f"results{serial}.jsonl"
+            tag = "i" if env else ""
+            bf = Path(work) / f"batch{tag}{serial}.json"
+            rf = Path(work) / f"results{tag}{serial}.jsonl"
             bf.write_text(json.dumps(batch))
             rf.write_text("")
             p = subprocess.Popen([sys.executable, __file__, "--child", str(bf), str(rf)],
-                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
             procs.append((p, batch, rf))
         time.sleep(0.05)
         for entry in list(procs):
@@ -355,6 +373,32 @@ def run_batches(items, work, parallel, log):
             if rest:
                 pending.insert(0, rest)
     return results
+
+
+def arbitrate(records, work, parallel, log):
+    """Reruns the programs that differed with other Triton runs in place of
+    the compiled kernel: its interpreter, then other num_warps (a generated
+    program means the same under any). The first that accepts tkc's
+    outputs makes the program triton-wrong: Triton disagrees with itself,
+    and one of its answers is tkc's."""
+    undecided = [{"dir": r["dir"], "index": r["index"], "seed": r["seed"]}
+                 for r in records.values() if r["outcome"] == "differed"]
+    runs = [("Triton's interpreter", {"TRITON_INTERPRET": "1"})]
+    runs += [(f"Triton with num_warps={w}", {"DIFFTEST_TRITON_WARPS": str(w)}) for w in (1, 2, 4, 8, 16)]
+    for what, extra in runs:
+        if not undecided:
+            return
+        second = run_batches(undecided, work, parallel, log, dict(os.environ, **extra))
+        left = []
+        for item in undecided:
+            rec = records[item["dir"]]
+            if second.get(item["dir"], {}).get("outcome") == "passed":
+                rec.update(outcome="triton-wrong", message=f"{what} agrees with tkc; compiled Triton: {rec['message']}")
+            else:
+                left.append(item)
+        undecided = left
+    for item in undecided:
+        records[item["dir"]]["message"] += " [no other Triton run (interpreter, num_warps 1-16) agrees with tkc]"
 
 # ---------------------------------------------------------------------------
 # reduction of failures
@@ -446,6 +490,7 @@ def main():
             records[r["dir"]] = dict(r, outcome="passed", message="(dry run: compiled only)")
     else:
         records.update(run_batches(runnable, work, args.gpu_procs, print))
+        arbitrate(records, work, args.gpu_procs, print)
     run_seconds = time.time() - start
     print(f"ran in {run_seconds:.0f} s", file=sys.stderr)
 
