@@ -1,8 +1,8 @@
 /* Where a tile's elements live and how they move between threads: the
  * flat index of a thread's register in its layout, the one thread that
  * acts for a replicated element, warp shuffles, the scratch of the op
- * being emitted, and conversions between layouts (register reuse where the
- * maps allow it, else warp shuffles, else shared memory).
+ * being emitted, and conversions between layouts (as lower/conversion.c
+ * plans them: registers, warp shuffles or shared memory).
  * Needs: layouts and their register and shuffle maps from lower/layout.c;
  * each op's scratch range from lower/smem.c and slot size from
  * lower/scratch.c (c->scratch_op); barriers between ops from
@@ -244,24 +244,21 @@ static cgval convert_via_smem(cg *c, const tk_tir_value *src, const cgval *sv, c
 }
 
 /* Moves a tile between layouts that differ within warps only: destination
- * register r is one shuffle of source register src_reg[r] (lower/layout.c
- * finds the lanes). */
-static cgval convert_via_shuffles(cg *c, const cgval *sv, uint32_t n, const uint32_t *src_reg,
-                                  const uint32_t *lane_const, const uint32_t *lane_xor) {
+ * register r is one shuffle of source register p->src_reg[r]. */
+static cgval convert_via_shuffles(cg *c, const cgval *sv, const tk_tir_conversion *p) {
     LLVMValueRef from = cg_i32(c, 0);
     for (uint32_t i = 0; i < TK_LL_LANE_BITS; i++) {
-        if (!lane_xor[i]) continue;
+        if (!p->lane_xor[i]) continue;
         LLVMValueRef bit = LLVMBuildAnd(c->b, LLVMBuildLShr(c->b, c->lane, cg_i32(c, i), ""), cg_i32(c, 1), "");
-        from = LLVMBuildXor(c->b, from, LLVMBuildMul(c->b, bit, cg_i32(c, lane_xor[i]), ""), "");
+        from = LLVMBuildXor(c->b, from, LLVMBuildMul(c->b, bit, cg_i32(c, p->lane_xor[i]), ""), "");
     }
-    cgval out = cg_newval(c, n);
-    for (uint32_t r = 0; r < n; r++)
-        out.r[r] = cg_shuffle(c, sv->r[src_reg[r]], "idx", LLVMBuildXor(c->b, from, cg_i32(c, lane_const[r]), ""));
+    cgval out = cg_newval(c, p->registers);
+    for (uint32_t r = 0; r < p->registers; r++)
+        out.r[r] = cg_shuffle(c, sv->r[p->src_reg[r]], "idx", LLVMBuildXor(c->b, from, cg_i32(c, p->lane_const[r]), ""));
     return out;
 }
 
-/* src -> dst layout: register reuse where the maps allow it, else warp
- * shuffles, else shared memory */
+/* src -> dst layout, the way lower/conversion.c plans it */
 cgval cg_relayout(cg *c, const tk_tir_value *src, const tk_ll *dst) {
     cgval *sv = cg_get(c, src);
     if (src->type->kind != TK_TYPE_TILE) {
@@ -270,15 +267,14 @@ cgval cg_relayout(cg *c, const tk_tir_value *src, const tk_ll *dst) {
         for (uint32_t r = 0; r < n; r++) out.r[r] = sv->r[0];
         return out;
     }
-    uint32_t n = (uint32_t)tk_ll_num_regs(dst);
-    uint32_t *map = TK_NEW_ARRAY(c->arena, uint32_t, n), *lane_const = TK_NEW_ARRAY(c->arena, uint32_t, n);
-    uint32_t lane_xor[TK_LL_LANE_BITS];
-    if (tk_ll_register_map(src->layout, dst, map)) {
-        cgval out = cg_newval(c, n);
-        for (uint32_t r = 0; r < n; r++) out.r[r] = sv->r[map[r]];
+    tk_tir_conversion p = tk_tir_plan_conversion(c->arena, src->layout, dst);
+    switch (p.kind) {
+    case TK_CONVERT_REGISTERS: {
+        cgval out = cg_newval(c, p.registers);
+        for (uint32_t r = 0; r < p.registers; r++) out.r[r] = sv->r[p.src_reg[r]];
         return out;
     }
-    if (tk_ll_shuffle_map(src->layout, dst, map, lane_const, lane_xor))
-        return convert_via_shuffles(c, sv, n, map, lane_const, lane_xor);
-    return convert_via_smem(c, src, sv, dst);
+    case TK_CONVERT_SHUFFLES: return convert_via_shuffles(c, sv, &p);
+    default: return convert_via_smem(c, src, sv, dst);
+    }
 }

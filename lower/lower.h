@@ -289,6 +289,37 @@ void tk_tir_print(FILE *out, const tk_tir_program *program, bool gpu);
 bool tk_tir_verify(tk_diag *diag, const tk_tir_program *program);
 
 
+/* ---- layout conversions (conversion.c) ------------------------------------ */
+
+/* How a tile moves between two layouts; decided by conversion.c alone. */
+typedef enum tk_tir_conversion_kind {
+    TK_CONVERT_REGISTERS, /* no data moves between threads: registers renumbered */
+    TK_CONVERT_SHUFFLES,  /* one warp shuffle per destination register */
+    TK_CONVERT_SHARED,    /* through shared memory: the last resort */
+    TK_CONVERT_KINDS
+} tk_tir_conversion_kind;
+typedef struct tk_tir_conversion {
+    tk_tir_conversion_kind kind;
+    uint32_t registers;     /* the destination's registers a thread */
+    /* registers and shuffles: destination register r comes from source
+     * register src_reg[r]; shuffles: of lane lane_const[r] ^ (XOR of
+     * lane_xor[i] over the bits i of the reading lane) */
+    uint32_t *src_reg, *lane_const;
+    uint32_t lane_xor[TK_LL_LANE_BITS];
+} tk_tir_conversion;
+/* The plan for `from` -> `to` (same shape, or `to` broadcast from
+ * `from`'s), its maps in the arena. */
+tk_tir_conversion tk_tir_plan_conversion(tk_arena *arena, const tk_ll *from, const tk_ll *to);
+/* Only the plan's kind (no arena). */
+tk_tir_conversion_kind tk_tir_conversion_kind_of(const tk_ll *from, const tk_ll *to);
+/* "registers", "shuffles", "shared" */
+const char *tk_tir_conversion_name(tk_tir_conversion_kind kind);
+/* A kernel's convert_layout ops by kind, and those inside loops (--stats). */
+typedef struct tk_tir_conversion_counts {
+    uint32_t total[TK_CONVERT_KINDS], in_loops[TK_CONVERT_KINDS];
+} tk_tir_conversion_counts;
+tk_tir_conversion_counts tk_tir_count_conversions(const tk_tir_kernel *k);
+
 /* ---- scratch (scratch.c) --------------------------------------------------- */
 
 /* The shared memory an op uses while it runs, one function per family

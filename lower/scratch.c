@@ -6,7 +6,6 @@
  * Needs: layouts. Allocates a conversion's shared layout in the arena. */
 #include "internal.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 static int64_t numel(const tk_type *t) {
@@ -48,20 +47,13 @@ static bool replicates(const tk_ll *l) {
 static tk_tir_scratch scratch_convert(tk_arena *arena, const tk_tir_op *op) {
     tk_tir_scratch s = {0};
     const tk_tir_value *in = op->operands.data[0], *out = op->results.data[0];
-    if (!in->layout || !out->layout) return s;
-    uint64_t n = tk_ll_num_regs(out->layout);
-    uint32_t *map = malloc(sizeof(uint32_t) * n), *lane_const = malloc(sizeof(uint32_t) * n);
-    uint32_t lane_xor[TK_LL_LANE_BITS];
-    if (map && lane_const && !tk_ll_register_map(in->layout, out->layout, map) &&
-        !tk_ll_shuffle_map(in->layout, out->layout, map, lane_const, lane_xor)) {
-        s.slot_bytes = tir_convert_word_bytes(in->type);
-        tk_ll *shared = TK_NEW(arena, tk_ll);
-        tk_ll_conversion_scratch(shared, in->layout, out->layout, s.slot_bytes);
-        s.layout = shared;
-        s.bytes = (uint64_t)numel(in->type) * s.slot_bytes;
-    }
-    free(map);
-    free(lane_const);
+    if (!in->layout || !out->layout || tk_tir_conversion_kind_of(in->layout, out->layout) != TK_CONVERT_SHARED)
+        return s;
+    s.slot_bytes = tir_convert_word_bytes(in->type);
+    tk_ll *shared = TK_NEW(arena, tk_ll);
+    tk_ll_conversion_scratch(shared, in->layout, out->layout, s.slot_bytes);
+    s.layout = shared;
+    s.bytes = (uint64_t)numel(in->type) * s.slot_bytes;
     return s;
 }
 
