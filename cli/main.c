@@ -39,8 +39,12 @@ static void print_times(const phase_times *t) {
 static void print_stats(const tk_cg_output *c, const char *target) {
     for (uint32_t i = 0; i < c->kernels.len; i++) {
         const tk_cg_kernel_info *k = &c->kernels.data[i];
-        fprintf(stderr, "tkc: stats: %s%s%s: %d registers, %d bytes spilled, %d bytes shared memory\n",
-                target ? target : "", target ? ": " : "", k->entry, k->registers, k->spill_bytes, k->shared_bytes);
+        tk_tir_conversion_counts n = tk_tir_count_conversions(k->kernel);
+        fprintf(stderr, "tkc: stats: %s%s%s: %d registers, %d bytes spilled, %d bytes shared memory; "
+                "%u conversions through shared memory (%u inside loops), %u by shuffles (%u), %u in registers (%u)\n",
+                target ? target : "", target ? ": " : "", k->entry, k->registers, k->spill_bytes, k->shared_bytes,
+                n.total[TK_CONVERT_SHARED], n.in_loops[TK_CONVERT_SHARED], n.total[TK_CONVERT_SHUFFLES],
+                n.in_loops[TK_CONVERT_SHUFFLES], n.total[TK_CONVERT_REGISTERS], n.in_loops[TK_CONVERT_REGISTERS]);
     }
     fprintf(stderr, "tkc: stats: %s%scompile %.3f ms to PTX, %.3f ms ptxas\n", target ? target : "",
             target ? ": " : "", c->llvm_ms, c->ptxas_ms);

@@ -81,6 +81,10 @@ static void print_op(FILE *out, const tk_tir_op *op, int depth, bool gpu) {
         }
         fputc('}', out);
     }
+    /* how a conversion is done (conversion.c): registers, shuffles, shared */
+    if (gpu && op->code == TIR_CONVERT_LAYOUT && op->operands.data[0]->layout && op->results.data[0]->layout)
+        fprintf(out, " via=%s", tk_tir_conversion_name(tk_tir_conversion_kind_of(op->operands.data[0]->layout,
+                                                                                 op->results.data[0]->layout)));
     if (gpu && op->scratch_bytes) fprintf(out, " scratch[%u, %u)", op->scratch_offset, op->scratch_offset + op->scratch_bytes);
     if (gpu && op->scratch_layout) {
         /* a swizzled one only: the plain layout is the default */

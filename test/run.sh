@@ -7,7 +7,9 @@
 #   test/golden/kernels/NAME.*   expected dumps of kernels/NAME.tk (NAME.h: the
 #                                header, cubin bytes elided; NAME.ptx-check: checks
 #                                of its PTX; NAME.spills: the bytes ptxas spills in
-#                                each kernel on each target, from --stats)
+#                                each kernel on each target, from --stats;
+#                                NAME.conversions: each kernel's layout conversions
+#                                by kind, on sm_80 and sm_90a, from --stats)
 #   test/golden/ops/NAME.tk      one op family: NAME.tir and NAME.tir-gpu (expected
 #                                dumps), NAME.ptx-check (checks of its PTX), and its
 #                                PTX assembled by ptxas for every target; for another
@@ -233,6 +235,22 @@ for src in kernels/*.tk; do
             fi
             sed -n "s/^tkc: stats: \([^:]*\): [0-9]* registers, \([0-9]*\) bytes spilled.*/$arch \1 \2/p" \
                 "$tmp/err" >>"$tmp/out"
+        done
+        record "$expected" "$expected" "$tmp/out"
+    fi
+    # layout conversions per kernel and kind (lower/conversion.c), inside
+    # loops in parentheses: a change that moves a tile through shared
+    # memory shows here
+    expected=test/golden/kernels/$name.conversions
+    if [ -f "$expected" ] && [ -x "$PTXAS" ] && want "$expected"; then
+        : >"$tmp/out"
+        for arch in sm_80 sm_90a; do
+            rm -rf "$tmp/conv"
+            if ! "$TKC" --stats --arch=$arch "$src" -o "$tmp/conv/" 2>"$tmp/err"; then
+                echo "$arch: tkc failed" >>"$tmp/out"
+                continue
+            fi
+            sed -n "s/^tkc: stats: \([^:]*\): .*; \([0-9]* conversions.*\)/$arch \1: \2/p" "$tmp/err" >>"$tmp/out"
         done
         record "$expected" "$expected" "$tmp/out"
     fi
