@@ -3,7 +3,11 @@
  * layout; the tile operands of an element-wise op, a load, a store or an
  * atomic share their layout (and the atomic's result takes it), a broadcast's operand is a register-only slice of its
  * result, and loop/branch values keep one layout across iterations and
- * branches. Loads, stores and atomics of computed pointers take the default blocked
+ * branches. A loop carries a value in the layout of its initial value,
+ * except one its trip computes from a tensor-core dot's result (the
+ * accumulator, or a row max or sum of it: that layout or its slice); a
+ * broadcast takes the accumulator layout of which its operand is already
+ * the slice, else the default one. Loads, stores and atomics of computed pointers take the default blocked
  * layout of their shape, with as many contiguous elements per thread as
  * the widest 16-byte access to a tile of that shape allows; element-wise
  * ops take the layout of an operand that cannot be recomputed (a load, a
@@ -45,6 +49,7 @@ typedef struct layout_ctx {
     TK_VEC(shape_vec) shapes;
     TK_VEC(frame) frames; /* the blocks enclosing the op being assigned, outermost first */
     TK_VEC(clone) clones;
+    TK_VEC(const tk_tir_op *) dots; /* the kernel's tensor-core dots */
     bool failed;
 } layout_ctx;
 
@@ -396,6 +401,61 @@ static const tk_ll *carried_copy_layout(layout_ctx *c, const tk_tir_block *body,
     return NULL;
 }
 
+/* The layout a tensor-core dot's result gives v, when v is that result
+ * through element-wise ops and reductions (the rules assign_op applies to
+ * them: an element-wise op takes an operand's layout, a reduction the
+ * reduced one); NULL when v does not come from one that way. Used before
+ * a loop body is assigned, to carry a value in the layout its trip
+ * computes it in (attention's running row max and sum: a slice of the
+ * accumulator layout), not in its initial value's. */
+static const tk_ll *dot_derived_layout(layout_ctx *c, const tk_tir_value *v, int depth) {
+    const tk_tir_op *def = v->def;
+    if (v->type->kind != TK_TYPE_TILE || !def || def->dead || depth > 16) return NULL;
+    if (is_mma(def)) return mma_acc_layout(c, def);
+    if (def->code == TIR_REDUCE && def->operands.len) {
+        const tk_ll *from = dot_derived_layout(c, def->operands.data[0], depth + 1);
+        if (!from) return NULL;
+        tk_ll *l = TK_NEW(c->arena, tk_ll);
+        tk_ll_reduce(l, from, (uint32_t)tk_tir_attr_int(def, "axis", 0));
+        if (tk_tir_attr_int(def, "keep_dims", 0)) tk_ll_reshape(l, l, v->type->rank, v->type->shape);
+        return l;
+    }
+    unsigned props = tk_tir_props(def);
+    bool elementwise = (props & TIR_P_SAME_LAYOUT) && ((props & TIR_P_PURE) || def->code == TIR_DOT_WAIT);
+    for (uint32_t i = 0; elementwise && i < def->operands.len; i++) {
+        const tk_tir_value *x = def->operands.data[i];
+        if (x->type->kind != TK_TYPE_TILE || x->type->rank != v->type->rank ||
+            memcmp(x->type->shape, v->type->shape, sizeof(int64_t) * v->type->rank) != 0)
+            continue;
+        const tk_ll *l = dot_derived_layout(c, x, depth + 1);
+        if (l) return l;
+    }
+    return NULL;
+}
+
+/* A broadcast's result layout: a tensor-core accumulator layout of its
+ * shape of which the operand already is the slice (a reduced row of the
+ * accumulator, broadcast back against it: no data moves), else the
+ * default layout of its shape. */
+static const tk_ll *broadcast_layout(layout_ctx *c, const tk_tir_op *op) {
+    const tk_tir_value *a = op->operands.data[0], *r = op->results.data[0];
+    for (uint32_t i = 0; a->layout && i < c->dots.len; i++) {
+        const tk_tir_op *dot = c->dots.data[i];
+        const tk_type *t = dot->results.data[0]->type;
+        if (t->rank != r->type->rank || memcmp(t->shape, r->type->shape, sizeof(int64_t) * t->rank) != 0) continue;
+        const tk_ll *acc = mma_acc_layout(c, dot);
+        tk_ll slice;
+        tk_ll_unbroadcast(&slice, acc, a->type->shape);
+        if (tk_ll_equal(&slice, a->layout)) return acc;
+    }
+    return default_layout(c, r->type);
+}
+
+static void collect_dots(tk_tir_op *op, void *ctx_) {
+    layout_ctx *c = ctx_;
+    if (!op->dead && is_mma(op)) tk_vec_push(c->arena, &c->dots, op);
+}
+
 static void assign_op(layout_ctx *c, op_list *out, tk_tir_op *op) {
     if (op->code == TIR_FOR || op->code == TIR_WHILE) {
         uint32_t first = op->code == TIR_FOR ? 3 : 0;
@@ -409,6 +469,9 @@ static void assign_op(layout_ctx *c, op_list *out, tk_tir_op *op) {
         for (uint32_t i = 0; y && y->code == TIR_YIELD && i < n && i < y->operands.len; i++) {
             const tk_ll *l = is_mma(y->operands.data[i]->def) ? mma_acc_layout(c, y->operands.data[i]->def)
                              : carried_copy_layout(c, op->regions.data[0], op->regions.data[0]->args.data[1 + i]);
+            /* a value each trip computes from a dot's result (a row max, a
+             * row sum) is carried in the layout the trip gives it */
+            if (!l) l = dot_derived_layout(c, y->operands.data[i], 0);
             if (!l) continue;
             want[i] = l;
             ensure(c, out, op, first + i, want[i]);
@@ -531,7 +594,7 @@ static void assign_op(layout_ctx *c, op_list *out, tk_tir_op *op) {
             break;
         case TIR_BROADCAST: {
             /* the operand as a slice of the result: registers only */
-            r->layout = default_layout(c, r->type);
+            r->layout = broadcast_layout(c, op);
             tk_ll *l = TK_NEW(c->arena, tk_ll);
             tk_ll_unbroadcast(l, r->layout, a->type->shape);
             ensure(c, out, op, 0, l);
@@ -587,8 +650,9 @@ static void check_register_arrays(tk_tir_op *op, void *ctx_) {
 }
 
 bool tir_pass_layouts(tk_arena *arena, tk_diag *diag, tk_tir_kernel *k) {
-    layout_ctx c = {arena, diag, k, {0}, {0}, {0}, false};
+    layout_ctx c = {arena, diag, k, {0}, {0}, {0}, {0}, false};
     tir_walk(k->body, collect_widths, &c);
+    tir_walk(k->body, collect_dots, &c);
     tir_walk(k->body, preset_local_loads, &c);
     assign_block(&c, k->body);
     if (!c.failed) tir_walk(k->body, check_register_arrays, &c);
