@@ -10,8 +10,9 @@
  * bounds wgmma's accumulation only and is not used here, as in Triton's
  * mma.sync path): the operands in mma.sync's operand layouts and the result
  * in its accumulator layout (tk_ll_mma_*; layouts.c), warps split over M
- * and N as the attributes warps_m and warps_n say, one instruction per
- * tile of 16 x 8 and step along K. A batched [B, M, N] dot puts every
+ * and N as the attributes warps_m and warps_n say (all along M for dots
+ * of a chain, as attention's two), one instruction per tile of 16 x 8 and
+ * step along K. A batched [B, M, N] dot puts every
  * warp along the batch (Triton's rule for rank 3; warps_m = warps_n = 1),
  * each warp computing whole [M, N] products.
  * "fma" for every other dtype: both operands go to shared memory as words
@@ -50,6 +51,44 @@ static tk_tir_value *cast_to(tk_arena *arena, tk_tir_kernel *k, tk_tir_value *v,
     return r;
 }
 
+typedef TK_VEC(const tk_tir_value *) value_set;
+
+static bool has_value(const value_set *set, const tk_tir_value *v) {
+    for (uint32_t i = 0; i < set->len; i++)
+        if (set->data[i] == v) return true;
+    return false;
+}
+
+/* Is the dot at blk->ops[at] one of a chain: another dot of its block
+ * reads what it computes, or it reads what another computed (attention's
+ * P = softmax(Q K^T) then P V)? Such dots put every warp along M, as
+ * Triton's warpsPerTile does, so that the first one's rows are the
+ * second one's A rows in the same warp: P stays in registers, and the
+ * row statistics between them never cross warps. */
+static bool in_dot_chain(tk_arena *arena, const tk_tir_block *blk, uint32_t at) {
+    const tk_tir_op *dot = blk->ops.data[at];
+    value_set after = {0}, before = {0};
+    tk_vec_push(arena, &after, dot->results.data[0]);
+    for (uint32_t i = at + 1; i < blk->ops.len; i++) {
+        const tk_tir_op *op = blk->ops.data[i];
+        bool reads = false;
+        for (uint32_t j = 0; j < op->operands.len && !reads; j++) reads = has_value(&after, op->operands.data[j]);
+        if (!reads || op->dead) continue;
+        if (op->code == TIR_DOT) return true;
+        for (uint32_t j = 0; j < op->results.len; j++) tk_vec_push(arena, &after, op->results.data[j]);
+    }
+    for (uint32_t j = 0; j < dot->operands.len; j++) tk_vec_push(arena, &before, dot->operands.data[j]);
+    for (uint32_t i = at; i-- > 0;) {
+        const tk_tir_op *op = blk->ops.data[i];
+        bool defines = false;
+        for (uint32_t j = 0; j < op->results.len && !defines; j++) defines = has_value(&before, op->results.data[j]);
+        if (!defines || op->dead) continue;
+        if (op->code == TIR_DOT) return true;
+        for (uint32_t j = 0; j < op->operands.len; j++) tk_vec_push(arena, &before, op->operands.data[j]);
+    }
+    return false;
+}
+
 static void choose_block(tk_arena *arena, tk_tir_kernel *k, const tk_target *target, tk_tir_block *blk) {
     op_list ops = {0};
     for (uint32_t i = 0; i < blk->ops.len; i++) {
@@ -70,7 +109,8 @@ static void choose_block(tk_arena *arena, tk_tir_kernel *k, const tk_target *tar
         tk_dtype ct = compute_dtype(in);
         if (mma) {
             uint32_t warps[2] = {1, 1};
-            if (rt->rank == 2) tk_tir_dot_warps(rt->shape, k->num_warps, warps);
+            if (rt->rank == 2 && in_dot_chain(arena, blk, i)) warps[0] = k->num_warps;
+            else if (rt->rank == 2) tk_tir_dot_warps(rt->shape, k->num_warps, warps);
             struct tk_sema_attr wm = {"warps_m", NULL, warps[0]}, wn = {"warps_n", NULL, warps[1]};
             tk_vec_push(arena, &op->attrs, wm);
             tk_vec_push(arena, &op->attrs, wn);
