@@ -615,3 +615,76 @@ for name, t, M, N, K, BK, warps, stages, lda, ldb, other, form in PIPELINED:
             tol = (2.0 ** -14 if form == "b_kmajor_imprecise" else 2.0 ** -10) * s
         err = (got - ref).abs().max().item()
         return None if err <= tol else f"max error {err:.3g} > {tol:.3g}"
+
+
+# ---- chained dots (lower/dot.c: every warp along M) ------------------------
+# S = A B, P = the f16 or bf16 of S / 8, C = P V: attention's two products
+# without the softmax, where P is the second dot's A as it is. Small M
+# under many warps puts copies of the rows in several warps.
+for t in ("f16", "bf16"):
+    for M, warps in ((16, 4), (32, 1), (64, 4), (64, 8), (128, 4)):
+        src = op_header(warps, t, t, "f32") + f"""\
+    rm = tl.arange(0, {M})
+    rk = tl.arange(0, 32)
+    rn = tl.arange(0, 64)
+    a = tl.load(x + rm[:, None] * 32 + rk[None, :])
+    b = tl.load(y + rk[:, None] * 64 + rn[None, :])
+    p = (tl.dot(a, b) * 0.125).to(tl.{'float16' if t == 'f16' else 'bfloat16'})
+    v = tl.load(y + 2048 + rn[:, None] * 32 + rk[None, :])
+    tl.store(out + rm[:, None] * 32 + rk[None, :], tl.dot(p, v))
+"""
+
+        @case(f"tl.dot chain {t}: P = [{M}, 32] @ [32, 64] / 8, then P @ [64, 32], {warps} warps", src)
+        def check_chain(run, torch, t=t, M=M):
+            a = inputs(t, M * 32, 41).view(M, 32)
+            y = inputs(t, 4096, 42)
+            b, v = y[:2048].view(32, 64), y[2048:].view(64, 32)
+            p = ((a.double() @ b.double()) * 0.125).to(dtype(t))
+            ref = p.double() @ v.double()
+            # P may round one ulp apart from the reference's: 2^-8 (bf16) or 2^-11 (f16) of each term
+            tol = ((p.double().abs() @ v.double().abs()).max().item()) * (2 ** -7 if t == "bf16" else 2 ** -10)
+            out = dev(torch.full((M, 32), -7.0))
+            if run(dev(a), dev(y), out, 0) != 0:
+                return "launch failed"
+            torch.cuda.synchronize()
+            err = (out.cpu().double() - ref).abs().max().item()
+            return None if err <= tol else f"max error {err:.3g} > {tol:.3g}"
+
+
+# An online softmax over key blocks (test/golden/ops/dot_row_stats.tk): the
+# running row max and sum carried in the rows' slice of the accumulator,
+# broadcast back against it; out = the sum over blocks of exp2(S - max) / sum.
+for warps in (4, 8):
+    src = op_header(warps, "f16", "f16", "f32") + """\
+    rows = tl.arange(0, 64)
+    cols = tl.arange(0, 64)
+    a = tl.load(x + rows[:, None] * 64 + cols[None, :])
+    m = tl.full([64], float('-inf'), tl.float32)
+    l = tl.zeros([64], dtype=tl.float32)
+    acc = tl.zeros([64, 64], dtype=tl.float32)
+    for start in range(0, n, 64):
+        b = tl.load(y + (start + rows[:, None]) * 64 + cols[None, :])
+        s = tl.dot(a, tl.trans(b)) * 0.125
+        m_new = tl.maximum(m, tl.max(s, 1))
+        p = tl.exp2(s - m_new[:, None])
+        alpha = tl.exp2(m - m_new)
+        l = l * alpha + tl.sum(p, 1)
+        acc = acc * alpha[:, None] + p
+        m = m_new
+    tl.store(out + rows[:, None] * 64 + cols[None, :], acc / l[:, None])
+"""
+
+    @case(f"tl.dot online softmax: row max and sum carried in the accumulator's rows, {warps} warps", src)
+    def check_online_softmax(run, torch):
+        n = 192
+        a = inputs("f16", 64 * 64, 43).view(64, 64)
+        k = inputs("f16", n * 64, 44).view(n, 64)
+        s = (a.double() @ k.double().t()) * 0.125
+        p = torch.exp2(s - s.max(1, keepdim=True).values)
+        ref = p.view(64, n // 64, 64).sum(1) / p.sum(1, keepdim=True)
+        out = dev(torch.full((64, 64), -7.0))
+        if run(dev(a), dev(k), out, n) != 0:
+            return "launch failed"
+        torch.cuda.synchronize()
+        err = (out.cpu().double() - ref).abs().max().item()
+        return None if err <= 1e-4 else f"max error {err:.3g} > 1e-4"
