@@ -68,10 +68,7 @@ def compile_tk(tkc, source, work, timeout):
 
 def save_failure(out_dir, prog, outcome, message):
     d = Path(out_dir) / prog.name
-    d.mkdir(parents=True, exist_ok=True)
-    (d / "k.tk").write_text(prog.tk_source())
-    (d / "k_triton.py").write_text(prog.triton_source())
-    (d / "spec.json").write_text(prog.spec_json())
+    prog.save(d)
     (d / "failure.txt").write_text(f"{outcome}: {message}\n")
     return d
 

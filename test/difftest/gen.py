@@ -327,6 +327,13 @@ class Program:
     def spec_json(self):
         return json.dumps(self.spec(), indent=1)
 
+    def save(self, folder, stem="k"):
+        """Writes STEM.tk, STEM_triton.py and STEM_spec.json (for "k": spec.json) into folder."""
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{stem}.tk").write_text(self.tk_source())
+        (folder / f"{stem}_triton.py").write_text(self.triton_source())
+        (folder / ("spec.json" if stem == "k" else f"{stem}_spec.json")).write_text(self.spec_json())
+
 # ---------------------------------------------------------------------------
 # the generator
 

@@ -129,9 +129,7 @@ def build_all(tasks, jobs):
 
 def compile_both(prog, d, tkc, rt_obj, dry_run, res=None):
     res = res if res is not None else {"stage": "built", "message": "", "dir": str(d)}
-    (d / "k.tk").write_text(prog.tk_source())
-    (d / "k_triton.py").write_text(prog.triton_source())
-    (d / "spec.json").write_text(prog.spec_json())
+    prog.save(d)
     try:
         r = subprocess.run([tkc, str(d / "k.tk"), "-o", str(d) + "/"], capture_output=True, text=True, timeout=60)
         status, msg = r.returncode, (r.stderr + r.stdout).strip()
@@ -431,15 +429,10 @@ def reduce_failure(prog, rec, tkc, rt_obj, work, budget, log):
 
 def save_failure(out_dir, prog, rec, reduced):
     d = Path(out_dir) / prog.name
-    d.mkdir(parents=True, exist_ok=True)
-    (d / "k.tk").write_text(prog.tk_source())
-    (d / "k_triton.py").write_text(prog.triton_source())
-    (d / "spec.json").write_text(prog.spec_json())
+    prog.save(d)
     (d / "failure.txt").write_text(f"{rec['outcome']}: {rec['message']}\n")
     if reduced is not None:
-        (d / "reduced.tk").write_text(reduced.tk_source())
-        (d / "reduced_triton.py").write_text(reduced.triton_source())
-        (d / "reduced_spec.json").write_text(reduced.spec_json())
+        reduced.save(d, "reduced")
     return d
 
 
