@@ -7,7 +7,8 @@
  * except one its trip computes from a tensor-core dot's result (the
  * accumulator, or a row max or sum of it: that layout or its slice); a
  * broadcast takes the accumulator layout of which its operand is already
- * the slice, else the default one. Loads, stores and atomics of computed pointers take the default blocked
+ * the slice, else that of the fixed tile its user combines it with (a row
+ * of M against a dot's result), else the default one. Loads, stores and atomics of computed pointers take the default blocked
  * layout of their shape, with as many contiguous elements per thread as
  * the widest 16-byte access to a tile of that shape allows; element-wise
  * ops take the layout of an operand that cannot be recomputed (a load, a
@@ -16,7 +17,11 @@
  * drop a register bit. Where an operand has another
  * layout, cheap ops that define it (splat, make_range, broadcast, reshape,
  * arithmetic, addptr) are recomputed in the wanted layout, as Triton
- * rematerializes them; only what cannot be is converted (convert_layout).
+ * rematerializes them, and so is a load of no more elements than the
+ * program has threads (nothing between writes memory); a reshape, permute
+ * or broadcast of what cannot be recomputed converts that instead where
+ * it is smaller or lives outside the loop (converted once, before it);
+ * only what remains is converted (convert_layout).
  * Breaks: recomputed ops leave their originals dead, so DCE runs after. */
 #include "internal.h"
 
@@ -50,6 +55,7 @@ typedef struct layout_ctx {
     TK_VEC(frame) frames; /* the blocks enclosing the op being assigned, outermost first */
     TK_VEC(clone) clones;
     TK_VEC(const tk_tir_op *) dots; /* the kernel's tensor-core dots */
+    const tk_tir_op *current;        /* the op of the innermost block being assigned */
     bool failed;
 } layout_ctx;
 
@@ -193,6 +199,78 @@ static tk_tir_value *remat(layout_ctx *c, op_list *out, tk_tir_block *at, tk_tir
     return r;
 }
 
+static void ensure(layout_ctx *c, op_list *out, tk_tir_op *op, uint32_t i, const tk_ll *want);
+
+/* Can tile v, a load, be issued again in another layout at the op being
+ * assigned? Where it has no more elements than the program has threads
+ * (Triton's test of a cheap load: a row of M or Delta), is not volatile,
+ * its pointers, mask and other can be recomputed, and nothing between it
+ * and that op, in the same block, writes memory or synchronises. Reading a
+ * few hundred bytes again (from L1) costs less than moving them between
+ * threads. */
+static bool reloadable(layout_ctx *c, const tk_tir_value *v, const tk_tir_block *at) {
+    const tk_tir_op *def = v->def;
+    if (!def || def->code != TIR_LOAD || def->parent != at || !c->current || c->current->parent != at ||
+        tk_tir_attr_int(def, "volatile", 0) || v->type->kind != TK_TYPE_TILE)
+        return false;
+    int64_t elems = 1;
+    for (uint32_t d = 0; d < v->type->rank; d++) elems *= v->type->shape[d];
+    if (elems > 32 * (int64_t)c->kernel->num_warps) return false;
+    for (uint32_t k = 0; k < def->operands.len; k++)
+        if (remat_cost(def->operands.data[k], REMAT_BUDGET) < 0) return false;
+    uint32_t i = 0;
+    while (i < at->ops.len && at->ops.data[i] != def) i++;
+    for (; i < at->ops.len && at->ops.data[i] != c->current; i++)
+        if (tk_tir_props(at->ops.data[i]) & (TIR_P_EFFECT | TIR_P_SYNC | TIR_P_ATOMIC)) return false;
+    return i < at->ops.len;
+}
+
+/* registers a thread that a conversion hoisted out of a loop may add */
+enum { HOISTED_REGS = 8 };
+
+/* reshape, permute and broadcast move no data: their result's layout is
+ * their operand's, relabelled */
+static bool relabel_op(const tk_tir_op *op) {
+    return (op->code == TIR_RESHAPE || op->code == TIR_PERMUTE || op->code == TIR_BROADCAST) &&
+           op->operands.len == 1 && op->results.len == 1 && op->regions.len == 0;
+}
+
+/* Does converting the tile that v relabels cost less than converting v?
+ * Where v broadcasts it (fewer elements), where it comes from a block
+ * enclosing `at` (converted once, before the loop), or where it can be
+ * loaded again in the layout wanted (nothing moves). A permute or reshape
+ * of a tile of the same block moves as much either way: v is converted. */
+static bool moves_less_below(layout_ctx *c, const tk_tir_value *v, const tk_tir_block *at) {
+    const tk_tir_value *x = v->def->operands.data[0];
+    if (x->type->kind != TK_TYPE_TILE) return false;
+    if (v->def->code == TIR_BROADCAST || reloadable(c, x, at)) return true;
+    if (x->def && relabel_op(x->def)) return moves_less_below(c, x, at);
+    return x->def && x->def->parent != at && encloses(x->def->parent, at);
+}
+
+/* v, a relabelling of a tile that cannot be recomputed, in layout `want`:
+ * the tile is converted instead (no larger than v, and, where it comes
+ * from a block enclosing the loop, converted once before it: the row of
+ * M a dQ loop broadcasts every trip), then relabelled again in block at */
+static tk_tir_value *relabel_converted(layout_ctx *c, op_list *out, tk_tir_block *at, tk_tir_value *v,
+                                       const tk_ll *want) {
+    for (uint32_t k = 0; k < c->clones.len; k++) {
+        clone *x = &c->clones.data[k];
+        if (x->original == v && tk_ll_equal(x->value->layout, want) && encloses(x->block, at)) return x->value;
+    }
+    const tk_tir_op *def = v->def;
+    tk_tir_op *op = tir_clone_op(c->arena, def, at);
+    tk_vec_push(c->arena, &op->operands, def->operands.data[0]);
+    ensure(c, out, op, 0, operand_layout(c, def, 0, want));
+    tk_tir_value *r = tir_copy_value(c->arena, c->kernel, v, op);
+    r->layout = want;
+    tk_vec_push(c->arena, &op->results, r);
+    tk_vec_push(c->arena, out, op);
+    clone k = {v, r, at};
+    tk_vec_push(c->arena, &c->clones, k);
+    return r;
+}
+
 /* Makes operand i of op have layout `want`: recomputed where that is cheap,
  * else through a conversion inserted into out, or, for a value from a
  * block enclosing op's (a loop-invariant Q in attention), into that block
@@ -204,12 +282,18 @@ static tk_tir_value *remat(layout_ctx *c, op_list *out, tk_tir_block *at, tk_tir
 static void ensure(layout_ctx *c, op_list *out, tk_tir_op *op, uint32_t i, const tk_ll *want) {
     tk_tir_value *v = op->operands.data[i];
     if (v->type->kind != TK_TYPE_TILE || !want || (v->layout && tk_ll_equal(v->layout, want))) return;
-    if (remat_cost(v, REMAT_BUDGET) >= 0) {
+    if (remat_cost(v, REMAT_BUDGET) >= 0 || reloadable(c, v, op->parent)) {
         op->operands.data[i] = remat(c, out, op->parent, v, want);
         return;
     }
+    if (v->def && relabel_op(v->def) && moves_less_below(c, v, op->parent)) {
+        op->operands.data[i] = relabel_converted(c, out, op->parent, v, want);
+        return;
+    }
     tk_tir_block *at = op->parent;
-    bool hoist = v->def && v->layout && tk_ll_num_regs(want) <= tk_ll_num_regs(v->layout);
+    /* a few registers a thread (a row of statistics) may stay live */
+    bool hoist = v->def && v->layout &&
+                 (tk_ll_num_regs(want) <= tk_ll_num_regs(v->layout) || tk_ll_num_regs(want) <= HOISTED_REGS);
     for (uint32_t f = 0; hoist && f + 1 < c->frames.len; f++)
         if (c->frames.data[f].blk == v->def->parent && encloses(v->def->parent, at)) {
             at = c->frames.data[f].blk;
@@ -433,10 +517,39 @@ static const tk_ll *dot_derived_layout(layout_ctx *c, const tk_tir_value *v, int
     return NULL;
 }
 
+/* The layout of the tile that the first user of op's result combines it
+ * with, element-wise, where that tile is of the same shape, already placed
+ * and cannot be recomputed (a dot's result); NULL otherwise. Only the
+ * block being assigned is searched: its ops are still in their order. */
+static const tk_ll *partner_layout(layout_ctx *c, const tk_tir_op *op) {
+    const tk_tir_value *r = op->results.data[0];
+    const tk_tir_block *blk = c->frames.len ? c->frames.data[c->frames.len - 1].blk : NULL;
+    uint32_t i = 0;
+    while (blk && i < blk->ops.len && blk->ops.data[i] != op) i++;
+    for (i++; blk && i < blk->ops.len; i++) {
+        const tk_tir_op *user = blk->ops.data[i];
+        bool uses = false;
+        for (uint32_t k = 0; k < user->operands.len; k++) uses |= user->operands.data[k] == r;
+        if (!uses) continue;
+        if (!(tk_tir_props(user) & TIR_P_SAME_LAYOUT) || !(tk_tir_props(user) & TIR_P_PURE)) return NULL;
+        for (uint32_t k = 0; k < user->operands.len; k++) {
+            const tk_tir_value *x = user->operands.data[k];
+            if (x == r || x->type->kind != TK_TYPE_TILE || !x->layout || x->type->rank != r->type->rank ||
+                memcmp(x->type->shape, r->type->shape, sizeof(int64_t) * r->type->rank) != 0)
+                continue;
+            if (remat_cost(x, REMAT_BUDGET) < 0) return x->layout;
+        }
+        return NULL;
+    }
+    return NULL;
+}
+
 /* A broadcast's result layout: a tensor-core accumulator layout of its
  * shape of which the operand already is the slice (a reduced row of the
- * accumulator, broadcast back against it: no data moves), else the
- * default layout of its shape. */
+ * accumulator, broadcast back against it: no data moves); else that of
+ * the tile its user combines it with, when that tile is fixed (a row of
+ * M subtracted from a dot's result: the row, a broadcast factor smaller,
+ * is what moves); else the default layout of its shape. */
 static const tk_ll *broadcast_layout(layout_ctx *c, const tk_tir_op *op) {
     const tk_tir_value *a = op->operands.data[0], *r = op->results.data[0];
     for (uint32_t i = 0; a->layout && i < c->dots.len; i++) {
@@ -448,7 +561,8 @@ static const tk_ll *broadcast_layout(layout_ctx *c, const tk_tir_op *op) {
         tk_ll_unbroadcast(&slice, acc, a->type->shape);
         if (tk_ll_equal(&slice, a->layout)) return acc;
     }
-    return default_layout(c, r->type);
+    const tk_ll *partner = partner_layout(c, op);
+    return partner ? partner : default_layout(c, r->type);
 }
 
 static void collect_dots(tk_tir_op *op, void *ctx_) {
@@ -616,11 +730,14 @@ static void assign_block(layout_ctx *c, tk_tir_block *blk) {
     op_list out = {0};
     frame f = {blk, &out};
     tk_vec_push(c->arena, &c->frames, f);
+    const tk_tir_op *enclosing = c->current;
     for (uint32_t i = 0; i < blk->ops.len; i++) {
         tk_tir_op *op = blk->ops.data[i];
         if (op->dead) continue;
+        c->current = op;
         assign_op(c, &out, op);
     }
+    c->current = enclosing;
     c->frames.len--;
     blk->ops.data = out.data;
     blk->ops.len = out.len;
@@ -650,7 +767,7 @@ static void check_register_arrays(tk_tir_op *op, void *ctx_) {
 }
 
 bool tir_pass_layouts(tk_arena *arena, tk_diag *diag, tk_tir_kernel *k) {
-    layout_ctx c = {arena, diag, k, {0}, {0}, {0}, {0}, false};
+    layout_ctx c = {arena, diag, k, {0}, {0}, {0}, {0}, NULL, false};
     tir_walk(k->body, collect_widths, &c);
     tir_walk(k->body, collect_dots, &c);
     tir_walk(k->body, preset_local_loads, &c);
