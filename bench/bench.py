@@ -387,6 +387,117 @@ def matmul_dtype_group(M, N, K, dt, config_index, use_tkc):
     return g
 
 
+def attention_inputs(Z, H, N, D):
+    return [torch.randn(Z, H, N, D, device=DEV, dtype=torch.float16) for _ in range(4)]
+
+
+def sdpa_backends():
+    from torch.nn.attention import SDPBackend
+    return (("cuDNN", SDPBackend.CUDNN_ATTENTION), ("flash", SDPBackend.FLASH_ATTENTION))
+
+
+def sdpa(q, k, v, causal, backend):
+    from torch.nn.attention import sdpa_kernel
+    with sdpa_kernel(backend):
+        return torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal, scale=q.shape[-1] ** -0.5)
+
+
+def attention_fwd_group(Z, H, N, D, causal, use_tkc):
+    """kernels/attention.tk (sm_90a and sm_80 code) against the Triton FA2
+    forward of bench/triton_attention.py and torch SDPA's cuDNN and flash
+    backends; the reference is the flash backend's output."""
+    import triton_attention as ta
+    q, k, v, _ = attention_inputs(Z, H, N, D)
+    scale = D ** -0.5
+    st = [q.stride(i) for i in range(4)]
+    impls = []
+    if use_tkc:
+        for suffix, label in (("", "sm_90a"), ("_sm80", "sm_80")):
+            o, m = torch.empty_like(q), torch.empty(Z * H * N, device=DEV)
+            variant = f"attention_d{D}" + ("_causal" if causal else "") + suffix
+            impls.append(tkc_impl(f"tkc {label}", variant, (q, k, v, scale, m, o, *st, *st, *st, *st, Z, H, N), [o]))
+    o_t, m_t = torch.empty_like(q), torch.empty(Z * H * N, device=DEV)
+    impls.append(triton_impl("FA2 (bench/triton_attention.py)",
+                             lambda: ta.forward(q, k, v, o_t, m_t, scale, causal), [o_t]))
+    for label, backend in sdpa_backends():
+        impls.append(torch_impl(f"SDPA {label}", lambda b=backend: sdpa(q, k, v, causal, b)))
+    ref = sdpa(q, k, v, causal, sdpa_backends()[1][1])
+    g = Group("attention fwd f16" + (" causal" if causal else ""), f"Z{Z} H{H} N{N} D{D}",
+              4 * Z * H * N * N * D * (0.5 if causal else 1.0), impls, [ref])
+    g.unit = "TFLOP/s"
+    return g
+
+
+def attention_bwd_group(Z, H, N, D, causal, use_tkc):
+    """kernels/attention_bwd.tk's three kernels in order (after tkc's own
+    forward, whose Out and M they read) against the Triton FA2 backward and
+    torch SDPA's cuDNN and flash backward passes; the reference is the flash
+    backend's gradients. The flops are 2.5 times the forward's, as
+    FlashAttention-2 counts them (five matmuls to the forward's two)."""
+    import triton_attention as ta
+    q, k, v, do = attention_inputs(Z, H, N, D)
+    scale = D ** -0.5
+    st = [q.stride(i) for i in range(4)]
+    impls = []
+
+    def grads():
+        return [torch.empty_like(q) for _ in range(3)]
+
+    if use_tkc:
+        for suffix, label in (("", "sm_90a"), ("_sm80", "sm_80")):
+            tail = ("_causal" if causal else "") + suffix
+            try:
+                fwd = tkshim.Kernel(f"attention_d{D}{tail}")
+                pre, dkdv, dq_k = (tkshim.Kernel(f"attention_bwd_d{D}{tail}", kernel=f"attention_bwd_{n}")
+                                   for n in ("preprocess", "dkdv", "dq"))
+            except Exception as e:
+                impls.append(Impl("tkc", f"tkc {label}", error=f"not built ({e})"))
+                continue
+            o, m, delta = torch.empty_like(q), torch.empty(Z * H * N, device=DEV), torch.empty(Z * H * N, device=DEV)
+            if fwd(q, k, v, scale, m, o, *st, *st, *st, *st, Z, H, N) != fwd.success:
+                impls.append(Impl("tkc", f"tkc {label}", error="the forward did not launch"))
+                continue
+            dq, dk, dv = grads()
+            launches = (pre.launcher(o, do, delta, *st[:3], Z, H, N),
+                        dkdv.launcher(q, k, v, scale, do, m, delta, dk, dv, *st[:3], Z, H, N),
+                        dq_k.launcher(q, k, v, scale, do, m, delta, dq, *st[:3], Z, H, N))
+
+            def run(launches=launches, ok=pre.success):
+                for f in launches:
+                    status = f()
+                    if status != ok:
+                        raise RuntimeError(f"launch returned status {status}")
+
+            def verify(run=run, outs=(dq, dk, dv)):
+                for t in outs:
+                    poison(t)
+                run()
+                torch.cuda.synchronize()
+                return list(outs)
+            impls.append(Impl("tkc", f"tkc {label}", run, verify))
+    o_t, m_t, delta_t = torch.empty_like(q), torch.empty(Z * H * N, device=DEV), torch.empty(Z * H * N, device=DEV)
+    ta.forward(q, k, v, o_t, m_t, scale, causal)
+    dq_t, dk_t, dv_t = grads()
+    impls.append(triton_impl("FA2 (bench/triton_attention.py)",
+                             lambda: ta.backward(q, k, v, o_t, do, m_t, delta_t, dq_t, dk_t, dv_t, scale, causal),
+                             [dq_t, dk_t, dv_t]))
+    qg, kg, vg = (t.detach().clone().requires_grad_() for t in (q, k, v))
+    for label, backend in sdpa_backends():
+        out = sdpa(qg, kg, vg, causal, backend)
+        fn = lambda out=out: torch.autograd.grad(out, (qg, kg, vg), do, retain_graph=True)  # noqa: E731
+
+        def verify(fn=fn):
+            outs = list(fn())
+            torch.cuda.synchronize()
+            return outs
+        impls.append(Impl("torch", f"SDPA {label}", fn, verify))
+    ref = torch.autograd.grad(sdpa(qg, kg, vg, causal, sdpa_backends()[1][1]), (qg, kg, vg), do)
+    g = Group("attention bwd f16" + (" causal" if causal else ""), f"Z{Z} H{H} N{N} D{D}",
+              2.5 * 4 * Z * H * N * N * D * (0.5 if causal else 1.0), impls, list(ref), tol=4e-3)
+    g.unit = "TFLOP/s"
+    return g
+
+
 # ---- reporting ---------------------------------------------------------------
 
 def fmt(v, spec):
@@ -576,6 +687,11 @@ def main():
         makers.append((f"matmul {dt}", lambda dt=dt: matmul_dtype_group(8192, 8192, 8192, dt, 0, use_tkc)))
     for dt in ("tf32_bt", "f8_bt", "i8_bt"):
         makers.append((f"matmul {dt}", lambda dt=dt: matmul_dtype_group(8192, 8192, 8192, dt, 2, use_tkc)))
+    for Z, H, D in ((4, 32, 128), (16, 16, 64)):
+        for N in (1024, 4096, 16384):
+            for causal in (False, True):
+                makers.append(("attention fwd", lambda a=(Z, H, N, D, causal): attention_fwd_group(*a, use_tkc)))
+                makers.append(("attention bwd", lambda a=(Z, H, N, D, causal): attention_bwd_group(*a, use_tkc)))
     groups = []
     failed = False
     # One non-default stream for everything, as Triton's tutorials do: tkc's
@@ -587,6 +703,9 @@ def main():
             g = make()
             print(f"  {g.kernel} {g.shape} ...", flush=True)
             g.run(args)
+            # progress, so a run cut short still shows what it measured
+            print("    " + ", ".join(f"{i.label} {i.cell if i.error else fmt(g.gbps(i), '.0f')}"
+                                     for i in g.impls) + f" {g.unit}", flush=True)
             groups.append(g)
             failed |= any(i.error for i in g.impls if i.column == "tkc")
             torch.cuda.synchronize()

@@ -660,10 +660,10 @@ if [ "$UPDATE" != 1 ]; then
         case $vname in ''|'#'*) continue ;; esac
         want "gpu variant $vname" || continue
         rm -rf "$tmp/variant"
-        # a bare name is in kernels/, a path is taken as it is (build.sh's rule)
-        case $vkernel in */*) vsrc=$vkernel ;; *) vsrc=kernels/$vkernel ;; esac
+        # build.sh's rule: kernels/, a path, or derived (bf16:)
         # shellcheck disable=SC2086
-        if "$TKC" "$vsrc" $vdefines -o "$tmp/variant/" >"$tmp/err" 2>&1; then
+        if vsrc=$(sh test/gpu/variant_src.sh "$vkernel" "$tmp/variant" 2>"$tmp/err") &&
+            "$TKC" "$vsrc" $vdefines -o "$tmp/variant/" >"$tmp/err" 2>&1; then
             passed
         else
             failed "gpu variant $vname (tkc $vsrc $vdefines)" "$tmp/err" 20

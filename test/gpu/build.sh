@@ -46,10 +46,7 @@ fi
 failed=""
 while read -r name kernel defines; do
     case $name in ''|'#'*) continue ;; esac
-    # a bare name is in kernels/; a path (bench/matmul_dtypes.py's
-    # generated kernels) is taken as it is
-    case $kernel in */*) src=$kernel ;; *) src=kernels/$kernel ;; esac
-    base=$(basename "$kernel" .tk)
+    base=$(basename "${kernel#bf16:}" .tk)
     dir=$GPU_DIR/$name
     # A library from an earlier build must not outlive a failure now.
     rm -f "$dir/libtkshim.so"
@@ -58,6 +55,12 @@ while read -r name kernel defines; do
         # ones this tkc failed to write.
         rm -rf "$dir"
         mkdir -p "$dir"
+        # the source: kernels/, a path, or derived (bf16:) into $dir/src/
+        if ! src=$(sh test/gpu/variant_src.sh "$kernel" "$dir"); then
+            echo "build.sh: FAILED: $name: no source" >&2
+            failed="$failed $name"
+            continue
+        fi
         printf '  TKC     %-24s %s %s\n' "$name" "$src" "$defines"
         # shellcheck disable=SC2086
         if ! "$TKC" $defines "$src" -o "$dir"; then

@@ -48,7 +48,7 @@ DEV = "cuda"
 NAN = float("nan")
 # Exactly representable in f16 and f32, and no kernel here computes it.
 SENTINEL = -1234.0
-TOL = {torch.float32: 1e-5, torch.float16: 2e-3}
+TOL = {torch.float32: 1e-5, torch.float16: 2e-3, torch.bfloat16: 1.6e-2}
 # Longer than any launch here takes to enqueue: holds a stream busy so that
 # work wrongly put on another stream would visibly run first.
 SLEEP_CYCLES = 200_000_000
@@ -162,7 +162,9 @@ class Impls:
 
     def _load(self, variant):
         if self.impl == "tkc":
-            return tkshim.Kernel(variant)
+            # "VARIANT/KERNEL": one launcher of a file with several kernels
+            variant, _, kernel = variant.partition("/")
+            return tkshim.Kernel(variant, kernel=kernel or None)
         sys.path.insert(0, str(HERE.parents[1] / "bench"))
         import triton_kernels as tk
         # Triton has one version of each kernel; every tkc variant of it is
@@ -345,14 +347,14 @@ def matmul_acc_case(K, M, N, Kd):
     return run
 
 
-def attention_case(K, Z, H, n_ctx, d, causal):
+def attention_case(K, Z, H, n_ctx, d, causal, dtype=torch.float16):
     """kernels/attention.tk against torch's scaled_dot_product_attention in
-    float32 (f16 inputs), with the base-2 log-sum-exp output M."""
+    float32 (f16 or bf16 inputs), with the base-2 log-sum-exp output M."""
     def run():
         problems = []
         shape = (Z, H, n_ctx, d)
-        q, k, v = (torch.randn(shape, device=DEV).half() for _ in range(3))
-        o_buf = torch.full((Z, H, n_ctx + 1, d), SENTINEL, dtype=torch.float16, device=DEV)
+        q, k, v = (torch.randn(shape, device=DEV).to(dtype) for _ in range(3))
+        o_buf = torch.full((Z, H, n_ctx + 1, d), SENTINEL, dtype=dtype, device=DEV)
         out = o_buf[:, :, :n_ctx]
         out.fill_(NAN)
         m_buf = torch.full((Z * H * n_ctx + 16,), SENTINEL, device=DEV)
@@ -377,11 +379,85 @@ def attention_case(K, Z, H, n_ctx, d, causal):
         if not err_m < 1e-4:
             problems.append(f"M: rel err {err_m:.2e} >= 1e-04")
         pad = o_buf[:, :, n_ctx:]
-        if (pad != SENTINEL).any():
+        # bf16 holds SENTINEL rounded: compare with the value the buffer got
+        if (pad != torch.full_like(pad, SENTINEL)).any():
             problems.append("Out guard row written")
         if (m_buf[Z * H * n_ctx:] != SENTINEL).any():
             problems.append("M guard written")
         return problems, f"rel_err Out={err_o:.1e} M={err_m:.1e}"
+    return run
+
+
+def attention_bwd_case(get, fwd, bwd, Z, H, n_ctx, d, causal, dtype=torch.float16):
+    """kernels/attention_bwd.tk after attention.tk's forward (its Out and M):
+    dQ, dK, dV against torch autograd through scaled_dot_product_attention
+    in float32 on the same 16-bit inputs."""
+    def run():
+        problems = []
+        shape = (Z, H, n_ctx, d)
+        q, k, v, do = (torch.randn(shape, device=DEV).to(dtype) for _ in range(4))
+        scale = d ** -0.5
+        qf, kf, vf = (t.float().requires_grad_() for t in (q, k, v))
+        ref = torch.nn.functional.scaled_dot_product_attention(qf, kf, vf, is_causal=causal, scale=scale)
+        ref.backward(do.float())
+        # Every buffer gets a guard row past N_CTX that no kernel may touch.
+        def poisoned():
+            buf = torch.full((Z, H, n_ctx + 1, d), SENTINEL, dtype=dtype, device=DEV)
+            buf[:, :, :n_ctx].fill_(NAN)
+            return buf
+        o_buf, dq_buf, dk_buf, dv_buf = (poisoned() for _ in range(4))
+        out, dq, dk, dv = (b[:, :, :n_ctx] for b in (o_buf, dq_buf, dk_buf, dv_buf))
+        rows = Z * H * n_ctx
+        m_buf = torch.full((rows + 16,), SENTINEL, device=DEV)
+        delta_buf = torch.full((rows + 16,), SENTINEL, device=DEV)
+        m, delta = m_buf[:rows], delta_buf[:rows]
+        m.fill_(NAN)
+        delta.fill_(NAN)
+        # The backward's contract: one set of strides for all eight tensors.
+        ins = [t.contiguous() for t in (q, k, v, do)]
+        q, k, v, do = (torch.full((Z, H, n_ctx + 1, d), SENTINEL, dtype=dtype, device=DEV) for _ in range(4))
+        for buf, t in zip((q, k, v, do), ins):
+            buf[:, :, :n_ctx].copy_(t)
+        q, k, v, do = (b[:, :, :n_ctx] for b in (q, k, v, do))
+        st = [q.stride(i) for i in range(4)]
+        if not launch(problems, get(fwd), q, k, v, scale, m, out, *st, *st, *st, *st, Z, H, n_ctx):
+            return problems, ""
+        err_o = check_close(problems, "Out", out, ref.detach())
+        strides = st[:3]
+        if not launch(problems, get(bwd + "/attention_bwd_preprocess"), out, do, delta, *strides, Z, H, n_ctx):
+            return problems, ""
+        delta_ref = (out.float() * do.float()).sum(-1).reshape(-1)
+        err_delta = check_close(problems, "Delta", delta, delta_ref)
+        if not launch(problems, get(bwd + "/attention_bwd_dkdv"), q, k, v, scale, do, m, delta, dk, dv,
+                      *strides, Z, H, n_ctx):
+            return problems, ""
+        if not launch(problems, get(bwd + "/attention_bwd_dq"), q, k, v, scale, do, m, delta, dq,
+                      *strides, Z, H, n_ctx):
+            return problems, ""
+        # The gradients' tolerance is the forward's (TOL), in the norm. With
+        # one key (N_CTX = 1) softmax is constant, so dQ and dK are exactly
+        # 0 and both sides hold rounding noise: their error is measured
+        # against a hundredth of dV's norm where that is larger than theirs.
+        # For every other N_CTX here their norms are of dV's order.
+        errs = []
+        floor = 0.01 * vf.grad.double().norm().item()
+        for label, got, want in (("dQ", dq, qf.grad), ("dK", dk, kf.grad), ("dV", dv, vf.grad)):
+            got = got.double()
+            unwritten = torch.isnan(got).sum().item()
+            if unwritten:
+                problems.append(f"{label}: {unwritten} of {got.numel()} elements NaN")
+                got = torch.nan_to_num(got, nan=0.0)
+            err = (got - want.double()).norm().item() / max(want.double().norm().item(), floor)
+            if not err < TOL[dtype]:
+                problems.append(f"{label}: rel err {err:.2e} >= {TOL[dtype]:.0e}")
+            errs.append(f"{label}={err:.1e}")
+        for label, buf in (("Out", o_buf), ("dQ", dq_buf), ("dK", dk_buf), ("dV", dv_buf)):
+            if (bits(buf[:, :, n_ctx:]) != bits(torch.full_like(buf[:, :, n_ctx:], SENTINEL))).any():
+                problems.append(f"{label} guard row written")
+        for label, buf in (("M", m_buf), ("Delta", delta_buf)):
+            if (buf[rows:] != SENTINEL).any():
+                problems.append(f"{label} guard written")
+        return problems, f"rel_err Out={err_o:.1e} Delta={err_delta:.1e} " + " ".join(errs)
     return run
 
 
@@ -743,12 +819,28 @@ def main():
                 r.case(f"matmul[{variant}] {M}x{N}x{Kd}",
                        lambda v=variant, m=M, n=N, kd=Kd: matmul_case(get(v), m, n, kd))
         for d in (64, 128):
-            for causal, arch in ((False, ""), (True, ""), (False, "_sm80"), (True, "_sm80")):
+            for causal, arch in ((False, ""), (True, ""), (False, "_sm80"), (True, "_sm80"),
+                                 (False, "_bf16"), (True, "_bf16")):
                 variant = f"attention_d{d}" + ("_causal" if causal else "") + arch
+                dtype = torch.bfloat16 if arch == "_bf16" else torch.float16
                 for n_ctx in (1, 17, 1000, 4096):
                     z, h = (2, 3) if n_ctx < 4096 else (1, 2)
                     r.case(f"attention[{variant}] Z={z} H={h} N_CTX={n_ctx}",
-                           lambda v=variant, z=z, h=h, n=n_ctx, d=d, c=causal: attention_case(get(v), z, h, n, d, c))
+                           lambda v=variant, z=z, h=h, n=n_ctx, d=d, c=causal, t=dtype:
+                           attention_case(get(v), z, h, n, d, c, t))
+        # the backward after the forward of the same head dim, mask, element
+        # type and target
+        for d in (64, 128):
+            for causal, dtype, arch in ((False, torch.float16, ""), (True, torch.float16, ""),
+                                        (False, torch.bfloat16, ""), (True, torch.bfloat16, ""),
+                                        (False, torch.float16, "_sm80"), (True, torch.float16, "_sm80")):
+                suffix = ("_causal" if causal else "") + ("_bf16" if dtype == torch.bfloat16 else "") + arch
+                fwd, bwd = f"attention_d{d}{suffix}", f"attention_bwd_d{d}{suffix}"
+                for n_ctx in (1, 17, 128, 1000, 4097):
+                    z, h = (2, 3) if n_ctx < 4096 else (1, 2)
+                    r.case(f"attention backward[{bwd}] Z={z} H={h} N_CTX={n_ctx}",
+                           lambda f=fwd, b=bwd, z=z, h=h, n=n_ctx, d=d, c=causal, t=dtype:
+                           attention_bwd_case(get, f, b, z, h, n, d, c, t))
 
     if tkc:
         for which in ("x", "out"):

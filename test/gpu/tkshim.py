@@ -35,6 +35,9 @@ SIGNATURES = {
     "matmul": [_P, _P, _P] + [_I32] * 9,
     "matmul_acc": [_P, _P, _P] + [_I32] * 6,
     "attention_fwd": [_P, _P, _P, _F32, _P, _P] + [_I32] * 19,
+    "attention_bwd_preprocess": [_P, _P, _P] + [_I32] * 6,
+    "attention_bwd_dkdv": [_P, _P, _P, _F32, _P, _P, _P, _P, _P] + [_I32] * 6,
+    "attention_bwd_dq": [_P, _P, _P, _F32, _P, _P, _P, _P] + [_I32] * 6,
 }
 
 
@@ -55,7 +58,9 @@ class Kernel:
     tk_status as an int; compare it with `kernel.success`.
     """
 
-    def __init__(self, variant, path=None):
+    def __init__(self, variant, path=None, kernel=None):
+        """`kernel` names one launcher of a library holding several (a .tk
+        file with several kernels); by default the library's only one."""
         self.variant = variant
         self.path = Path(path) if path else library_path(variant)
         if not self.path.exists():
@@ -63,6 +68,8 @@ class Kernel:
         lib = ctypes.CDLL(os.fspath(self.path))
         self._lib = lib
         for name, argtypes in SIGNATURES.items():
+            if kernel is not None and name != kernel:
+                continue
             fn = getattr(lib, "tkshim_" + name, None)
             if fn is not None:
                 fn.argtypes = [_P] + argtypes
@@ -70,7 +77,7 @@ class Kernel:
                 self.name, self._fn = name, fn
                 break
         else:
-            raise RuntimeError(f"{self.path} exports no tkshim_<kernel> function")
+            raise RuntimeError(f"{self.path} exports no tkshim_{kernel or '<kernel>'} function")
         lib.tkshim_status_string.argtypes = [ctypes.c_int]
         lib.tkshim_status_string.restype = ctypes.c_char_p
         self.success = lib.tkshim_success()
