@@ -71,6 +71,10 @@ class Impl:
         # and the output failed its check).
         self.cell = "n/a"
         self.times = []
+        # Tensors `fn` reaches only through raw pointers (a tkc launcher's
+        # arguments): kept alive here until the group is done, or the
+        # allocator would hand their memory to the next implementation.
+        self.keep = ()
 
     @property
     def ms(self):
@@ -97,7 +101,9 @@ def tkc_impl(label, variant, args, outs):
             raise RuntimeError(f"launch returned {K.describe(status)}")
         torch.cuda.synchronize()
         return outs
-    return Impl("tkc", label, fn, verify)
+    impl = Impl("tkc", label, fn, verify)
+    impl.keep = args
+    return impl
 
 
 def triton_impl(label, fn, outs):
@@ -173,6 +179,7 @@ class Group:
         # The closures hold this group's tensors; only the numbers are kept.
         for impl in self.impls:
             impl.fn = impl.verify = None
+            impl.keep = ()
 
     unit = "GB/s"  # matmul groups: TFLOP/s, nbytes being their flops
 
@@ -475,6 +482,7 @@ def attention_bwd_group(Z, H, N, D, causal, use_tkc):
                 torch.cuda.synchronize()
                 return list(outs)
             impls.append(Impl("tkc", f"tkc {label}", run, verify))
+            impls[-1].keep = (q, k, v, do, o, m, delta, dq, dk, dv)
     o_t, m_t, delta_t = torch.empty_like(q), torch.empty(Z * H * N, device=DEV), torch.empty(Z * H * N, device=DEV)
     ta.forward(q, k, v, o_t, m_t, scale, causal)
     dq_t, dk_t, dv_t = grads()
