@@ -540,9 +540,14 @@ static void emit_wgmma(cg *c, const tk_tir_op *op) {
 }
 
 void cg_emit_dot(cg *c, const tk_tir_op *op) {
-    const char *impl = tk_tir_attr_text(op, "impl");
-    if (impl && !strcmp(impl, "wgmma")) emit_wgmma(c, op);
-    else if (impl && !strcmp(impl, "mma_sync")) emit_mma_sync(c, op);
-    else if (impl && !strcmp(impl, "fma")) emit_fma(c, op);
-    else cg_not_yet(c, op, tk_arena_printf(c->arena, "tl.dot as \"%s\"", impl ? impl : "?"));
+    switch (tk_tir_dot_impl(op)) {
+    case TK_DOT_WGMMA: emit_wgmma(c, op); break;
+    case TK_DOT_MMA_SYNC: emit_mma_sync(c, op); break;
+    case TK_DOT_FMA: emit_fma(c, op); break;
+    case TK_DOT_UNCHOSEN: {
+        const char *impl = tk_tir_attr_text(op, "impl");
+        cg_not_yet(c, op, tk_arena_printf(c->arena, "tl.dot as \"%s\"", impl ? impl : "?"));
+        break;
+    }
+    }
 }

@@ -31,8 +31,7 @@ const char *cg_entry_name(tk_arena *arena, const tk_tir_kernel *k, const tk_tir_
 }
 
 static bool is_wgmma_dot(const tk_tir_op *op) {
-    const char *impl = op->code == TIR_DOT ? tk_tir_attr_text(op, "impl") : NULL;
-    return impl && !strcmp(impl, "wgmma");
+    return tk_tir_dot_impl(op) == TK_DOT_WGMMA;
 }
 
 /* Ops that codegen writes as a branch taken by some threads of a warp and

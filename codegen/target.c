@@ -533,9 +533,9 @@ void tk_cg_init_process(void) {
 static bool has_fp8_mma(const tk_tir_block *blk) {
     for (uint32_t i = 0; i < blk->ops.len; i++) {
         const tk_tir_op *op = blk->ops.data[i];
-        const char *impl = op->code == TIR_DOT && !op->dead ? tk_tir_attr_text(op, "impl") : NULL;
-        tk_dtype in = impl ? cg_elem_of(op->operands.data[0]->type)->dtype : TK_I32;
-        if (impl && !strcmp(impl, "mma_sync") && (in == TK_F8E4M3 || in == TK_F8E5M2)) return true;
+        bool mma_sync = !op->dead && tk_tir_dot_impl(op) == TK_DOT_MMA_SYNC;
+        tk_dtype in = mma_sync ? cg_elem_of(op->operands.data[0]->type)->dtype : TK_I32;
+        if (mma_sync && (in == TK_F8E4M3 || in == TK_F8E5M2)) return true;
         for (uint32_t r = 0; r < op->regions.len; r++)
             if (has_fp8_mma(op->regions.data[r])) return true;
     }

@@ -104,7 +104,7 @@ static void choose_block(tk_arena *arena, tk_tir_kernel *k, const tk_target *tar
         bool fp8 = in == TK_F8E4M3 || in == TK_F8E5M2;
         const tk_type *rt = op->results.data[0]->type;
         bool mma = in == TK_F16 || in == TK_BF16 || in == TK_I8 || tf32 || (fp8 && target && target->has_fp8);
-        struct tk_sema_attr impl = {"impl", mma ? "mma_sync" : "fma", 0};
+        struct tk_sema_attr impl = {"impl", tk_tir_dot_impl_name(mma ? TK_DOT_MMA_SYNC : TK_DOT_FMA), 0};
         tk_vec_push(arena, &op->attrs, impl);
         tk_dtype ct = compute_dtype(in);
         if (mma) {

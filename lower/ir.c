@@ -95,3 +95,15 @@ const char *tk_tir_attr_text(const tk_tir_op *op, const char *name) {
         if (strcmp(op->attrs.data[i].name, name) == 0 && op->attrs.data[i].text) return op->attrs.data[i].text;
     return NULL;
 }
+
+static const char *const dot_impl_names[] = {
+    [TK_DOT_UNCHOSEN] = NULL, [TK_DOT_FMA] = "fma", [TK_DOT_MMA_SYNC] = "mma_sync", [TK_DOT_WGMMA] = "wgmma"};
+
+const char *tk_tir_dot_impl_name(tk_dot_impl impl) { return dot_impl_names[impl]; }
+
+tk_dot_impl tk_tir_dot_impl(const tk_tir_op *op) {
+    const char *text = op && op->code == TIR_DOT ? tk_tir_attr_text(op, "impl") : NULL;
+    for (int i = TK_DOT_FMA; text && i <= TK_DOT_WGMMA; i++)
+        if (strcmp(text, dot_impl_names[i]) == 0) return (tk_dot_impl)i;
+    return TK_DOT_UNCHOSEN;
+}

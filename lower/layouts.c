@@ -175,21 +175,20 @@ static bool encloses(const tk_tir_block *outer, const tk_tir_block *inner) {
     return false;
 }
 
-/* tile v recomputed in layout `want`, its defining ops cloned into out
- * (in front of the op being assigned, in block `at`) */
-static tk_tir_value *remat(layout_ctx *c, op_list *out, tk_tir_block *at, tk_tir_value *v, const tk_ll *want) {
-    if (v->type->kind != TK_TYPE_TILE || (v->layout && tk_ll_equal(v->layout, want))) return v;
+/* v in layout `want` made earlier where block `at` sees it, or NULL */
+static tk_tir_value *find_clone(const layout_ctx *c, const tk_tir_value *v, const tk_ll *want,
+                                const tk_tir_block *at) {
     for (uint32_t i = 0; i < c->clones.len; i++) {
-        clone *k = &c->clones.data[i];
+        const clone *k = &c->clones.data[i];
         if (k->original == v && tk_ll_equal(k->value->layout, want) && encloses(k->block, at)) return k->value;
     }
-    const tk_tir_op *def = v->def;
-    tk_tir_op *op = tir_clone_op(c->arena, def, at);
-    for (uint32_t i = 0; i < def->operands.len; i++) {
-        tk_tir_value *x = def->operands.data[i];
-        const tk_ll *l = operand_layout(c, def, i, want);
-        tk_vec_push(c->arena, &op->operands, l ? remat(c, out, at, x, l) : x);
-    }
+    return NULL;
+}
+
+/* op, a copy of v's definition with its operands set, made to compute v
+ * in layout `want`: its result, the op appended to out, remembered */
+static tk_tir_value *finish_clone(layout_ctx *c, op_list *out, tk_tir_block *at, tk_tir_value *v, tk_tir_op *op,
+                                  const tk_ll *want) {
     tk_tir_value *r = tir_copy_value(c->arena, c->kernel, v, op);
     r->layout = want;
     tk_vec_push(c->arena, &op->results, r);
@@ -197,6 +196,22 @@ static tk_tir_value *remat(layout_ctx *c, op_list *out, tk_tir_block *at, tk_tir
     clone k = {v, r, at};
     tk_vec_push(c->arena, &c->clones, k);
     return r;
+}
+
+/* tile v recomputed in layout `want`, its defining ops cloned into out
+ * (in front of the op being assigned, in block `at`) */
+static tk_tir_value *remat(layout_ctx *c, op_list *out, tk_tir_block *at, tk_tir_value *v, const tk_ll *want) {
+    if (v->type->kind != TK_TYPE_TILE || (v->layout && tk_ll_equal(v->layout, want))) return v;
+    tk_tir_value *made = find_clone(c, v, want, at);
+    if (made) return made;
+    const tk_tir_op *def = v->def;
+    tk_tir_op *op = tir_clone_op(c->arena, def, at);
+    for (uint32_t i = 0; i < def->operands.len; i++) {
+        tk_tir_value *x = def->operands.data[i];
+        const tk_ll *l = operand_layout(c, def, i, want);
+        tk_vec_push(c->arena, &op->operands, l ? remat(c, out, at, x, l) : x);
+    }
+    return finish_clone(c, out, at, v, op, want);
 }
 
 static void ensure(layout_ctx *c, op_list *out, tk_tir_op *op, uint32_t i, const tk_ll *want);
@@ -254,21 +269,13 @@ static bool moves_less_below(layout_ctx *c, const tk_tir_value *v, const tk_tir_
  * M a dQ loop broadcasts every trip), then relabelled again in block at */
 static tk_tir_value *relabel_converted(layout_ctx *c, op_list *out, tk_tir_block *at, tk_tir_value *v,
                                        const tk_ll *want) {
-    for (uint32_t k = 0; k < c->clones.len; k++) {
-        clone *x = &c->clones.data[k];
-        if (x->original == v && tk_ll_equal(x->value->layout, want) && encloses(x->block, at)) return x->value;
-    }
+    tk_tir_value *made = find_clone(c, v, want, at);
+    if (made) return made;
     const tk_tir_op *def = v->def;
     tk_tir_op *op = tir_clone_op(c->arena, def, at);
     tk_vec_push(c->arena, &op->operands, def->operands.data[0]);
     ensure(c, out, op, 0, operand_layout(c, def, 0, want));
-    tk_tir_value *r = tir_copy_value(c->arena, c->kernel, v, op);
-    r->layout = want;
-    tk_vec_push(c->arena, &op->results, r);
-    tk_vec_push(c->arena, out, op);
-    clone k = {v, r, at};
-    tk_vec_push(c->arena, &c->clones, k);
-    return r;
+    return finish_clone(c, out, at, v, op, want);
 }
 
 /* Makes operand i of op have layout `want`: recomputed where that is cheap,
@@ -300,12 +307,10 @@ static void ensure(layout_ctx *c, op_list *out, tk_tir_op *op, uint32_t i, const
             out = c->frames.data[f].out;
             break;
         }
-    for (uint32_t k = 0; k < c->clones.len; k++) {
-        clone *x = &c->clones.data[k];
-        if (x->original == v && tk_ll_equal(x->value->layout, want) && encloses(x->block, op->parent)) {
-            op->operands.data[i] = x->value;
-            return;
-        }
+    tk_tir_value *made = find_clone(c, v, want, op->parent);
+    if (made) {
+        op->operands.data[i] = made;
+        return;
     }
     tk_tir_op *cvt = tir_new_op(c->arena, TIR_CONVERT_LAYOUT, 0, op->loc);
     cvt->parent = at;
@@ -403,13 +408,10 @@ static int64_t conversion_bytes(const tk_type *t) {
     return n;
 }
 
-static bool has_impl(const tk_tir_op *op, const char *name) {
-    const char *impl = op && op->code == TIR_DOT ? tk_tir_attr_text(op, "impl") : NULL;
-    return impl && !strcmp(impl, name);
-}
+static bool has_impl(const tk_tir_op *op, tk_dot_impl impl) { return tk_tir_dot_impl(op) == impl; }
 
 /* a tensor-core dot: its result in an accumulator layout */
-static bool is_mma(const tk_tir_op *op) { return has_impl(op, "mma_sync") || has_impl(op, "wgmma"); }
+static bool is_mma(const tk_tir_op *op) { return has_impl(op, TK_DOT_MMA_SYNC) || has_impl(op, TK_DOT_WGMMA); }
 
 static void dot_warps(const tk_tir_op *dot, uint32_t *warps) {
     warps[0] = (uint32_t)tk_tir_attr_int(dot, "warps_m", 1);
@@ -425,7 +427,7 @@ static const tk_ll *mma_acc_layout(layout_ctx *c, const tk_tir_op *dot) {
     const tk_type *t = dot->results.data[0]->type;
     const int64_t *shape = t->shape + (t->rank - 2);
     tk_ll *acc = TK_NEW(c->arena, tk_ll);
-    if (has_impl(dot, "wgmma")) tk_ll_mma_acc(acc, shape, (uint32_t)(shape[1] / warps[1]), warps, true);
+    if (has_impl(dot, TK_DOT_WGMMA)) tk_ll_mma_acc(acc, shape, (uint32_t)(shape[1] / warps[1]), warps, true);
     else tk_ll_mma_acc(acc, shape, 8, warps, false);
     if (t->rank == 3) tk_ll_mma_batched(acc, t->shape[0], c->kernel->num_warps);
     return acc;
@@ -440,7 +442,7 @@ static const tk_ll *mma_operand_layout(layout_ctx *c, const tk_tir_op *dot, uint
     uint32_t k_width = 32 / tk_dtype_bits(tir_elem(dot->operands.data[0]->type)->dtype);
     const tk_type *t = dot->operands.data[i]->type;
     tk_ll *l = TK_NEW(c->arena, tk_ll);
-    tk_ll_mma_operand(l, t->shape + (t->rank - 2), i, k_width, warps, has_impl(dot, "wgmma"));
+    tk_ll_mma_operand(l, t->shape + (t->rank - 2), i, k_width, warps, has_impl(dot, TK_DOT_WGMMA));
     if (t->rank == 3) tk_ll_mma_batched(l, t->shape[0], c->kernel->num_warps);
     return l;
 }
@@ -449,7 +451,7 @@ static const tk_ll *mma_operand_layout(layout_ctx *c, const tk_tir_op *dot, uint
  * the operand's layout: no conversion after. */
 static void preset_local_loads(tk_tir_op *op, void *ctx_) {
     layout_ctx *c = ctx_;
-    if (!has_impl(op, "mma_sync")) return;
+    if (!has_impl(op, TK_DOT_MMA_SYNC)) return;
     for (uint32_t i = 0; i < 2; i++) {
         tk_tir_value *v = op->operands.data[i];
         if (v->def && v->def->code == TIR_LOCAL_LOAD) v->layout = mma_operand_layout(c, op, i);
@@ -685,7 +687,7 @@ static void assign_op(layout_ctx *c, op_list *out, tk_tir_op *op) {
                  * they are */
                 const tk_ll *acc = mma_acc_layout(c, op);
                 r->layout = acc;
-                if (has_impl(op, "mma_sync")) {
+                if (has_impl(op, TK_DOT_MMA_SYNC)) {
                     ensure(c, out, op, 0, mma_operand_layout(c, op, 0));
                     ensure(c, out, op, 1, mma_operand_layout(c, op, 1));
                 } else if (!op->operands.data[0]->def || op->operands.data[0]->def->code != TIR_LOCAL_VIEW) {

@@ -345,6 +345,19 @@ bool tk_tir_join_split_cat_in_registers(const tk_tir_op *op);
 /* attribute helpers for passes and codegen */
 int64_t tk_tir_attr_int(const tk_tir_op *op, const char *name, int64_t dflt);
 const char *tk_tir_attr_text(const tk_tir_op *op, const char *name);
+
+/* How a tl.dot is computed: its attribute impl (dot.c chooses FMA or
+ * mma.sync; pipeline_dot.c makes a pipelined mma.sync dot wgmma where it
+ * fits), named once here for the passes and codegen that follow it. */
+typedef enum {
+    TK_DOT_UNCHOSEN, /* not a dot, or before dot.c */
+    TK_DOT_FMA,      /* operands through shared memory, FMAs over K */
+    TK_DOT_MMA_SYNC, /* operands in registers, mma.sync */
+    TK_DOT_WGMMA,    /* B (and maybe A) a swizzled shared-memory view, wgmma */
+} tk_dot_impl;
+tk_dot_impl tk_tir_dot_impl(const tk_tir_op *op);
+/* the attribute's text: "fma", "mma_sync", "wgmma" */
+const char *tk_tir_dot_impl_name(tk_dot_impl impl);
 /* A permute's order (result dimension d is operand dimension order[d]):
  * how many it lists, at most TK_MAX_RANK. */
 uint32_t tk_tir_permute_order(const tk_tir_op *op, uint32_t *order);

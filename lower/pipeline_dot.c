@@ -287,8 +287,7 @@ static void count_uses(tk_tir_op *op, void *ctx) {
 }
 
 static bool is_mma_dot(const tk_tir_op *op) {
-    const char *impl = op->code == TIR_DOT && !op->dead ? tk_tir_attr_text(op, "impl") : NULL;
-    return impl && !strcmp(impl, "mma_sync");
+    return !op->dead && tk_tir_dot_impl(op) == TK_DOT_MMA_SYNC;
 }
 
 /* The pointer parameter ptr derives from, through a carried value that
@@ -632,7 +631,7 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
             uint32_t warps[2];
             wgmma_warps(dot->results.data[0]->type->shape, c->k->num_warps, warps);
             int carried = in_flight ? chained_accumulator(c, dot, yield) : -1;
-            set_attr(c, dot, "impl", "wgmma", 0);
+            set_attr(c, dot, "impl", tk_tir_dot_impl_name(TK_DOT_WGMMA), 0);
             set_attr(c, dot, "warps_m", NULL, warps[0]);
             set_attr(c, dot, "warps_n", NULL, warps[1]);
             set_attr(c, dot, "pending", NULL, carried >= 0 ? 1 : 0);

@@ -110,8 +110,7 @@ static tk_tir_scratch scratch_shape(const tk_tir_op *op) {
  * the compute type an element, a's [batch, M, K] then b's [batch, K, N]. */
 static tk_tir_scratch scratch_dot(const tk_tir_op *op) {
     tk_tir_scratch s = {0};
-    const char *impl = tk_tir_attr_text(op, "impl");
-    if (!impl || strcmp(impl, "fma")) return s; /* mma.sync: operands in registers */
+    if (tk_tir_dot_impl(op) != TK_DOT_FMA) return s; /* mma.sync: operands in registers */
     const tk_tir_value *a = op->operands.data[0], *b = op->operands.data[1];
     s.slot_bytes = tk_tir_scratch_word_bytes(a->type);
     s.bytes = (uint64_t)(numel(a->type) + numel(b->type)) * s.slot_bytes;
