@@ -29,6 +29,7 @@ typedef struct cli_options {
     TK_VEC(const tk_target *) targets; /* --arch, oldest first (sm_90a after sm_90) */
     int opt_level;
     bool debug_info, line_info, debug, time_phases, stats;
+    bool no_fp_contract;     /* -ffp-contract=off: no a * b + c fused into an fma */
     bool warnings_are_errors, no_warnings;
     unsigned char warning_state[TK_WARNING_COUNT]; /* tk_warning_state, per -W option */
     tk_sema_options sema;

@@ -292,7 +292,7 @@ static int compile_input(const driver *d, const char *input, tk_arena *arena, tk
     for (uint32_t t = 0; t < ntargets; t++) {
         tk_cg_options cg = {opt->targets.data[t], opt->opt_level, opt->line_info || opt->debug_info,
                             opt->debug || opt->debug_info, d->cuda_home, d->tmp_dir, &opt->path_maps,
-                            wants_cubin(opt), opt->stats, opt->emit == CLI_EMIT_LLVM, 0};
+                            wants_cubin(opt), opt->stats, opt->emit == CLI_EMIT_LLVM, 0, !opt->no_fp_contract};
         ok &= tk_cg_compile(arena, diag, builds[t].program, &cg, &outputs[t]);
         builds[t].compiled = &outputs[t];
         if (opt->time_phases)

@@ -57,6 +57,8 @@ static void usage(FILE *out) {
         "  -lineinfo          the same line tables, for profilers\n"
         "  -ffile-prefix-map=OLD=NEW  write paths under OLD as NEW in line tables and assertion\n"
         "                     messages (also -fdebug-prefix-map), for identical outputs anywhere\n"
+        "  -ffp-contract=fast|off  fast (default, as Triton's enable_fp_fusion): a float\n"
+        "                     a * b + c may become one fma (rounded once); off: never\n"
         "  --debug            check device_assert and assert at run time (as -g does)\n"
         "  --tune-table=FILE  compile the autotuning choices in FILE (tkrt_tune_save's or\n"
         "                     TKC_TUNE_CACHE's lines) into the header's launchers\n"
@@ -259,6 +261,10 @@ int cli_parse_options(int argc, char **argv, cli_options *opt, tk_arena *arena) 
             if (!eq || eq == map) return usage_error("'%s' is not of the form -ffile-prefix-map=OLD=NEW", a);
             tk_path_map m = {tk_arena_strndup(arena, map, (size_t)(eq - map)), eq + 1};
             tk_vec_push(arena, &opt->path_maps, m);
+        } else if (strncmp(a, "-ffp-contract=", 14) == 0) {
+            if (strcmp(a + 14, "fast") && strcmp(a + 14, "off"))
+                return usage_error("-ffp-contract takes fast or off, not '%s'", a + 14);
+            opt->no_fp_contract = strcmp(a + 14, "off") == 0;
         } else if (strcmp(a, "-w") == 0) {
             opt->no_warnings = true;
         } else if (strncmp(a, "-W", 2) == 0 && a[2]) {

@@ -25,6 +25,9 @@ typedef struct tk_cg_options {
      * size and the processors decide (one for small programs, or with line
      * tables); tests ask for more */
     unsigned llvm_modules;
+    /* float a * b + c may be fused into an fma (Triton's enable_fp_fusion,
+     * on by default there); a kernel's @kernel(enable_fp_fusion=False) wins */
+    bool fp_contract;
 } tk_cg_options;
 
 typedef struct tk_cg_kernel_info {

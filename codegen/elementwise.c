@@ -9,12 +9,20 @@
 
 #include <string.h>
 
+/* A float add, sub or mul of the program, which LLVM may fuse with
+ * another such into an fma (rounded once) when the kernel allows it, as
+ * Triton's enable_fp_fusion does: the contract flag on both. */
+LLVMValueRef cg_contractible(cg *c, LLVMValueRef v) {
+    if (c->fp_contract && LLVMIsAInstruction(v)) LLVMSetFastMathFlags(v, LLVMFastMathAllowContract);
+    return v;
+}
+
 LLVMValueRef cg_binary(cg *c, int op, const tk_type *t, LLVMValueRef a, LLVMValueRef b, bool arith_shift) {
     bool f = cg_is_float(t), s = cg_is_signed(t);
     switch (op) {
-    case TK_BINOP_ADD: return f ? LLVMBuildFAdd(c->b, a, b, "") : LLVMBuildAdd(c->b, a, b, "");
-    case TK_BINOP_SUB: return f ? LLVMBuildFSub(c->b, a, b, "") : LLVMBuildSub(c->b, a, b, "");
-    case TK_BINOP_MUL: return f ? LLVMBuildFMul(c->b, a, b, "") : LLVMBuildMul(c->b, a, b, "");
+    case TK_BINOP_ADD: return f ? cg_contractible(c, LLVMBuildFAdd(c->b, a, b, "")) : LLVMBuildAdd(c->b, a, b, "");
+    case TK_BINOP_SUB: return f ? cg_contractible(c, LLVMBuildFSub(c->b, a, b, "")) : LLVMBuildSub(c->b, a, b, "");
+    case TK_BINOP_MUL: return f ? cg_contractible(c, LLVMBuildFMul(c->b, a, b, "")) : LLVMBuildMul(c->b, a, b, "");
     case TK_BINOP_DIV:
         if (LLVMTypeOf(a) == c->t_f32) {
             /* as Triton: f32 '/' is div.full.f32 (at most 2 ulp); tl.div_rn

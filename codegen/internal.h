@@ -46,6 +46,8 @@ typedef struct cg {
     LLVMDIBuilderRef dib;
     LLVMMetadataRef di_file, di_sp;
     bool debug;   /* device_assert checks */
+    bool fp_contract_allowed; /* tk_cg_options' fp_contract */
+    bool fp_contract;  /* this kernel's float add, sub and mul may fuse into fmas */
     const tk_path_maps *path_maps; /* paths as line tables and assertions write them */
     const tk_target *target;
     tk_loc user_asm; /* first inline_asm_elementwise, for ptxas errors */
@@ -132,6 +134,9 @@ cgval cg_relayout(cg *c, const tk_tir_value *src, const tk_ll *dst);
 
 /* ---- elementwise.c: element-wise ops and math ---- */
 
+/* v (a float add, sub or mul the program wrote) with the contract flag when
+ * the kernel allows fusing it into an fma (elementwise.c) */
+LLVMValueRef cg_contractible(cg *c, LLVMValueRef v);
 /* a op b on one register of t's element type; NULL for an operator it does not emit. */
 LLVMValueRef cg_binary(cg *c, int op, const tk_type *t, LLVMValueRef a, LLVMValueRef b, bool arith_shift);
 /* a op b as i1, by t's element type (floats ordered, != unordered). */

@@ -60,6 +60,7 @@ static bool any_op(const tk_tir_block *blk, bool (*pred)(const tk_tir_op *)) {
 
 static bool emit_kernel(cg *c, const tk_tir_kernel *k, const char *entry) {
     c->k = k;
+    c->fp_contract = c->fp_contract_allowed && k->sema->fp_fusion;
     c->failed = false;
     c->nflats = 0;
     c->wgmma = any_op(k->body, is_wgmma_dot);
@@ -144,6 +145,7 @@ LLVMModuleRef cg_build_module(tk_arena *arena, tk_diag *diag, LLVMContextRef ctx
     bool line_info = options->line_info;
     cg c = {0};
     c.debug = options->debug;
+    c.fp_contract_allowed = options->fp_contract;
     c.path_maps = options->path_maps;
     c.target = options->target;
     c.arena = arena;

@@ -30,9 +30,35 @@ static bool run_pipeline_dots(pass_env *e, tk_tir_kernel *k) {
 }
 static bool run_axis_info(pass_env *e, tk_tir_kernel *k) { return tir_pass_axis_info(e->arena, k), true; }
 static bool run_layouts(pass_env *e, tk_tir_kernel *k) { return tir_pass_layouts(e->arena, e->diag, k); }
+/* An autotune config too big for the target's shared memory is kept: its
+ * launch fails and the tuner skips it, as Triton's skips a config "out of
+ * resource". Only a kernel none of whose configs fit is an error
+ * (configs_fit, after every variant). */
+static bool too_big_config(const pass_env *e, const tk_tir_kernel *k) {
+    return k->sema->config >= 0 && e->opts->target && k->shared_bytes > e->opts->target->smem_per_block;
+}
 static bool run_shared_memory(pass_env *e, tk_tir_kernel *k) {
     tir_pass_shared_memory(e->arena, k);
-    return tir_check_shared_memory(e->arena, e->diag, e->opts->target, k);
+    return too_big_config(e, k) || tir_check_shared_memory(e->arena, e->diag, e->opts->target, k);
+}
+
+/* Every autotuned kernel has a config that fits shared memory; else the
+ * first one's error. */
+static bool configs_fit(pass_env *e, tk_tir_program *program) {
+    bool ok = true;
+    for (uint32_t i = 0; i < program->kernels.len; i++) {
+        tk_tir_kernel *k = program->kernels.data[i];
+        if (!too_big_config(e, k)) continue;
+        bool first = true, fits = false;
+        for (uint32_t j = 0; j < program->kernels.len; j++) {
+            const tk_tir_kernel *o = program->kernels.data[j];
+            if (o->sema->name != k->sema->name) continue;
+            if (j < i && too_big_config(e, o)) first = false;
+            fits |= !too_big_config(e, o);
+        }
+        if (!fits && first) ok &= tir_check_shared_memory(e->arena, e->diag, e->opts->target, k);
+    }
+    return ok;
 }
 static bool run_barriers(pass_env *e, tk_tir_kernel *k) { return tir_pass_barriers(e->arena, k), true; }
 
@@ -98,5 +124,7 @@ bool tk_tir_run_passes(tk_arena *arena, tk_diag *diag, tk_tir_program *program, 
             if (passes[p].verify && !checked(diag, arena, k)) return false;
         }
     }
+    if (last >= find_pass("shared-memory") && (opts->gpu || opts->stop_after) && !configs_fit(&env, program))
+        return false;
     return tk_tir_verify(diag, program);
 }

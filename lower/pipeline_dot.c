@@ -203,7 +203,7 @@ static tk_tir_value *through_trans(dp_ctx *c, op_list *out, tk_tir_block *at, co
 }
 
 /* the copy of load s for the trip subst describes, into `stage`, off when
- * `runs` is false */
+ * `runs` is false (NULL: a load outside the loop, copied once) */
 static void copy_for_trip(dp_ctx *c, op_list *out, tk_tir_block *at, const staged *s, tk_tir_value *stage,
                           tk_tir_value *runs) {
     const tk_tir_op *load = s->load;
@@ -211,14 +211,19 @@ static void copy_for_trip(dp_ctx *c, op_list *out, tk_tir_block *at, const stage
     tk_tir_value *dst = view(c, out, at, s, stage);
     tk_tir_value *ptr = through_trans(c, out, at, s, for_trip(c, load->operands.data[0], out, at));
     const tk_type *mask_t = tk_type_tile(c->arena, tk_type_scalar(c->arena, TK_I1), t->rank, t->shape);
-    tk_tir_value *mask = emit(c, out, at, TIR_SPLAT, 0, mask_t, runs, NULL)->results.data[0];
-    if (load->operands.len > 1)
-        mask = binary(c, out, at, TK_BINOP_AND, for_trip(c, load->operands.data[1], out, at), mask);
-    mask = through_trans(c, out, at, s, mask);
+    tk_tir_value *mask = runs ? emit(c, out, at, TIR_SPLAT, 0, mask_t, runs, NULL)->results.data[0] : NULL;
+    if (load->operands.len > 1) {
+        tk_tir_value *m = for_trip(c, load->operands.data[1], out, at);
+        mask = mask ? binary(c, out, at, TK_BINOP_AND, m, mask) : m;
+    }
+    if (mask) mask = through_trans(c, out, at, s, mask);
     tk_tir_value *other = load->operands.len > 2
                               ? through_trans(c, out, at, s, for_trip(c, load->operands.data[2], out, at)) : NULL;
     tk_tir_op *cp = emit(c, out, at, TIR_ASYNC_COPY, 0, NULL, dst, ptr);
-    tk_vec_push(c->arena, &cp->operands, mask);
+    if (!mask && other) /* other needs a mask before it */
+        mask = emit(c, out, at, TIR_SPLAT, 0, mask_t, constant(c, out, at, tk_type_scalar(c->arena, TK_I1), 1),
+                    NULL)->results.data[0];
+    if (mask) tk_vec_push(c->arena, &cp->operands, mask);
     if (other) tk_vec_push(c->arena, &cp->operands, other);
     cp->attrs = load->attrs; /* cache modifiers */
 }
@@ -332,6 +337,45 @@ static bool pipelinable(dp_ctx *c, const tk_tir_op *dot, uint32_t i, staged *s) 
     return true;
 }
 
+/* Could a store or atomic of op (or of the ops it holds) write through
+ * root (NULL: anywhere)? */
+static bool op_may_write(const dp_ctx *c, tk_tir_op *op, const tk_tir_value *root) {
+    if (op->code == TIR_STORE || (tk_tir_props(op) & TIR_P_ATOMIC)) {
+        const tk_tir_value *r = op->operands.len ? tir_root_pointer(c->k, op->operands.data[0]) : NULL;
+        if (!root || !r || r == root) return true;
+    }
+    for (uint32_t i = 0; i < op->regions.len; i++)
+        if (tir_block_may_write(c->k, op->regions.data[i], root)) return true;
+    return false;
+}
+
+/* Operand 0 (A) of dot, when it is a load before the loop, in the block
+ * that holds the loop, that nothing between them may write over: a tile
+ * the loop reads unchanged every trip (attention's Q). On a target with
+ * wgmma it is copied once into a buffer of one stage before the loop and
+ * wgmma reads it there (as Triton keeps Q in shared memory), instead of
+ * holding it in registers all loop long (32 registers a thread for a
+ * 128 x 128 f16 Q over 8 warps). */
+static bool resident(dp_ctx *c, const tk_tir_op *dot, staged *s) {
+    if (!c->target || !c->target->has_wgmma || c->k->num_warps % 4) return false;
+    tk_tir_value *v = dot->operands.data[0];
+    tk_tir_op *load = v->def;
+    tk_tir_block *outside = c->loop->parent;
+    if (!load || load->code != TIR_LOAD || load->parent != outside || load->dead) return false;
+    if (tk_tir_attr_int(load, "volatile", 0) || v->type->kind != TK_TYPE_TILE || v->type->rank != 2) return false;
+    const tk_type *pt = load->operands.data[0]->type;
+    if (pt->kind != TK_TYPE_TILE || tir_elem(pt)->kind != TK_TYPE_POINTER) return false;
+    const tk_tir_value *root = tir_root_pointer(c->k, load->operands.data[0]);
+    uint32_t i = 0;
+    while (i < outside->ops.len && outside->ops.data[i] != load) i++;
+    for (i++; i < outside->ops.len && outside->ops.data[i] != c->loop; i++)
+        if (!outside->ops.data[i]->dead && op_may_write(c, outside->ops.data[i], root)) return false;
+    if (i == outside->ops.len) return false;
+    s->load = load;
+    s->trans = NULL;
+    return true;
+}
+
 /* Triton's warps for wgmma: 4 (a warpgroup) along M, doubled along M
  * while M has rows left for them, then along N. */
 static void wgmma_warps(const int64_t *shape, uint32_t num_warps, uint32_t *warps) {
@@ -410,7 +454,9 @@ static uint64_t buffers_base(dp_ctx *c, uint32_t first) {
  * fewer stages than asked, with a warning, down to 2; as asked when even 2
  * do not fit (smem.c reports that, naming the tiles). */
 static uint32_t fit_stages(dp_ctx *c, const tk_loc *at, uint32_t first, uint32_t stages) {
-    if (!c->target) return stages;
+    /* an autotune config stays as written: where it does not fit, the
+     * tuner skips it (passes.c) rather than time a copy of another */
+    if (!c->target || c->k->sema->config >= 0) return stages;
     uint64_t before = buffers_base(c, first), one = loop_stage_bytes(c, first);
     uint32_t fits = stages;
     while (fits > 2 && before + one * fits > c->target->smem_per_block) fits--;
@@ -506,6 +552,21 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
     tir_walk(body, count_uses, c);
     find_ahead(c, yield);
 
+    /* loop-invariant A operands of dots whose B the loop pipelines: each
+     * a buffer of one stage, placed before the pipelined ones so that the
+     * depth chosen below counts it */
+    staged_list held = {0};
+    for (uint32_t i = 0; i < body->ops.len; i++) {
+        tk_tir_op *dot = body->ops.data[i];
+        staged a = {NULL, NULL, 0}, b = {NULL, NULL, 0};
+        if (!is_mma_dot(dot) || !pipelinable(c, dot, 1, &b) || !resident(c, dot, &a)) continue;
+        bool seen = false;
+        for (uint32_t h = 0; h < held.len; h++) seen |= held.data[h].load == a.load;
+        if (seen) continue;
+        a.buffer = add_buffer(c, &a, 1);
+        tk_vec_push(c->arena, &held, a);
+    }
+
     /* the loads to pipeline, and per dot its operands' */
     staged_list loads = {0};
     TK_VEC(tk_tir_op *) dots = {0};
@@ -523,16 +584,29 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
         }
         if (any) tk_vec_push(c->arena, &dots, dot);
     }
-    if (!loads.len) return;
+    if (!loads.len) {
+        for (uint32_t h = 0; h < held.len; h++) c->k->buffers.data[held.data[h].buffer].stages = 0;
+        return;
+    }
     stages = fit_stages(c, &loads.data[0].load->loc, first_buffer, stages);
     /* a wgmma whose accumulator only feeds the next trip's stays in flight
      * across the trip's end: one more buffer, so the copy S - 1 trips
      * ahead never lands in the stage it may still read */
     bool *wgmma = TK_NEW_ARRAY(c->arena, bool, dots.len + 1), in_flight = false;
+    const staged **held_a = TK_NEW_ARRAY(c->arena, const staged *, dots.len + 1);
+    bool *held_used = TK_NEW_ARRAY(c->arena, bool, held.len + 1);
     for (uint32_t d = 0; d < dots.len; d++) {
         const staged *from[2];
         operand_sources(&loads, dots.data[d], from);
-        wgmma[d] = wgmma_fits(c, dots.data[d], from[0], from[1]);
+        for (uint32_t h = 0; h < held.len && !from[0]; h++)
+            if (dots.data[d]->operands.data[0] == staged_value(&held.data[h])) held_a[d] = &held.data[h];
+        wgmma[d] = wgmma_fits(c, dots.data[d], from[0] ? from[0] : held_a[d], from[1]);
+        if (!wgmma[d] && held_a[d] && wgmma_fits(c, dots.data[d], NULL, from[1])) {
+            held_a[d] = NULL; /* A stays in registers */
+            wgmma[d] = true;
+        }
+        if (!wgmma[d]) held_a[d] = NULL;
+        for (uint32_t h = 0; h < held.len; h++) held_used[h] |= held_a[d] == &held.data[h];
         in_flight |= wgmma[d] && chained_accumulator(c, dots.data[d], yield) >= 0;
     }
     if (in_flight && extra_buffer_costs_a_block(c, first_buffer, stages)) stages--;
@@ -550,11 +624,32 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
     else copies_late = in_flight;
     for (uint32_t b = first_buffer; b < c->k->buffers.len; b++) c->k->buffers.data[b].stages = nbuf;
 
+    /* the loop-invariant operands: copied first, and complete (every
+     * thread's copies, then a barrier) before the pipeline starts */
+    tk_tir_block *outside = loop->parent;
+    tk_tir_value **held_view = TK_NEW_ARRAY(c->arena, tk_tir_value *, held.len + 1);
+    for (uint32_t h = 0; h < held.len; h++) {
+        if (!held_used[h]) {
+            c->k->buffers.data[held.data[h].buffer].stages = 0;
+            continue;
+        }
+        tk_tir_value *stage = constant(c, before, outside, i32_type(c), 0);
+        copy_for_trip(c, before, outside, &held.data[h], stage, NULL);
+        held_view[h] = view(c, before, outside, &held.data[h], stage);
+    }
+    bool any_held = false;
+    for (uint32_t h = 0; h < held.len; h++) any_held |= held_used[h];
+    if (any_held) {
+        emit(c, before, outside, TIR_ASYNC_COMMIT, 0, NULL, NULL, NULL);
+        tk_tir_op *filled = emit(c, before, outside, TIR_ASYNC_WAIT, 0, NULL, NULL, NULL);
+        struct tk_sema_attr none = {"pending", NULL, 0};
+        tk_vec_push(c->arena, &filled->attrs, none);
+    }
+
     /* ahead values at the start: the initial ones */
     uint32_t nargs = body->args.len;
     tk_tir_value **cur = TK_NEW_ARRAY(c->arena, tk_tir_value *, nargs + 1);
     for (uint32_t i = 1; i < nargs; i++) cur[i] = loop->operands.data[3 + i - 1];
-    tk_tir_block *outside = loop->parent;
     tk_tir_value *lo = loop->operands.data[0], *step = loop->operands.data[2];
     const tk_type *ivt = body->args.data[0]->type;
 
@@ -636,6 +731,7 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
             set_attr(c, dot, "warps_n", NULL, warps[1]);
             set_attr(c, dot, "pending", NULL, carried >= 0 ? 1 : 0);
             if (carried >= 0) tk_vec_push(c->arena, &waited, carried);
+            if (!v[0] && held_a[d]) v[0] = held_view[held_a[d] - held.data];
             if (v[0]) dot->operands.data[0] = v[0];
             dot->operands.data[1] = v[1];
             continue;

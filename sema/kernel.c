@@ -20,6 +20,7 @@ typedef struct kernel_decl {
     const tk_expr *num_warps, *num_stages;
     const tk_expr *requires;  /* a list of conditions, or one */
     const tk_expr *launcher_name; /* name="...": the C launcher's name */
+    const tk_expr *fp_fusion;     /* enable_fp_fusion=True/False */
     const tk_expr *configs;   /* the list of config(...) calls */
     const tk_expr *key;
     const tk_expr *tuned[3];  /* restore_value, reset_to_zero, may_clobber (TK_TUNED_*) */
@@ -97,10 +98,12 @@ static bool parse_kernel_decl(checker *c, const tk_def *def, kernel_decl *k) {
         const tk_expr *d = def->decorators.data[i].expr;
         const char *name = decorator_name(c, d);
         if (name && strcmp(name, "kernel") == 0) {
-            static const char *const opts[] = {"grid", "num_warps", "num_stages", "requires", "name"};
-            const tk_expr *vals[5] = {0};
-            ok &= keyword_args(c, d, "@kernel", opts, 5, vals);
+            static const char *const opts[] = {"grid", "num_warps", "num_stages", "requires", "name",
+                                               "enable_fp_fusion"};
+            const tk_expr *vals[6] = {0};
+            ok &= keyword_args(c, d, "@kernel", opts, 6, vals);
             k->launcher_name = vals[4];
+            k->fp_fusion = vals[5];
             k->grid = vals[0];
             k->num_warps = vals[1];
             k->num_stages = vals[2];
@@ -568,6 +571,13 @@ static void check_variant(checker *c, const kernel_decl *k, const variant *v, ui
     check_tuned(c, k, out);
     check_grid(c, k, out);
     check_requires(c, k, out);
+    out->fp_fusion = true;
+    if (k->fp_fusion) {
+        value fv = eval_global(c, k->fp_fusion);
+        if (fv.kind == V_BOOL) out->fp_fusion = fv.u.b;
+        else if (fv.kind != V_ERROR)
+            sema_error(c, k->fp_fusion->loc, "enable_fp_fusion= is True or False, not %s", v_describe(c, &fv));
+    }
     if (k->launcher_name) {
         value nv = eval_global(c, k->launcher_name);
         bool ident = nv.kind == V_STR && tk_is_c_identifier(nv.u.str.text, nv.u.str.len);
@@ -801,6 +811,18 @@ void check_kernel(checker *c, const tk_def *def) {
     for (uint32_t i = 0; i < c->options->defines.len; i++) {
         const tk_sema_define *d = &c->options->defines.data[i];
         const char *name = tk_intern_cstr(c->names, d->name);
+        /* -D num_warps=N, -D num_stages=N: the kernel's (an autotuned one
+         * keeps the configs that ask for that) */
+        bool launch_option = strcmp(name, "num_warps") == 0 || strcmp(name, "num_stages") == 0;
+        if (launch_option) {
+            value dv = define_value(c, d->value, def->name_loc);
+            *(name[4] == 'w' ? &base.num_warps : &base.num_stages) = dv;
+            binding b = {0};
+            b.name = name;
+            b.val = dv;
+            tk_vec_push(c->arena, &defined, b);
+            continue;
+        }
         const tk_param *p = find_param(def, name);
         const tk_type *t;
         if (!p || !annotation_type(c, p->annotation, &t) || t) continue;
@@ -864,8 +886,16 @@ void check_kernel(checker *c, const tk_def *def) {
                     continue;
                 }
                 text = tk_arena_printf(c->arena, "%s%s%s=%s", text, *text ? ", " : "", name, const_text(c, &val));
-                if (strcmp(name, "num_warps") == 0) { v.num_warps = val; continue; }
-                if (strcmp(name, "num_stages") == 0) { v.num_stages = val; continue; }
+                bool launch_option = strcmp(name, "num_warps") == 0 || strcmp(name, "num_stages") == 0;
+                /* -D NAME=V picks the configs that set NAME to V */
+                for (uint32_t d = 0; d < defined.len; d++)
+                    if (defined.data[d].name == name && v_is_number(&defined.data[d].val) && v_is_number(&val) &&
+                        v_as_double(&defined.data[d].val) != v_as_double(&val))
+                        picked = false;
+                if (launch_option) {
+                    *(name[4] == 'w' ? &v.num_warps : &v.num_stages) = val;
+                    continue;
+                }
                 if (strcmp(name, "num_ctas") == 0 || strcmp(name, "maxnreg") == 0) {
                     sema_error(c, name_loc, "config option '%s' is not supported yet", name);
                     ok = false;
@@ -878,11 +908,6 @@ void check_kernel(checker *c, const tk_def *def) {
                     ok = false;
                     continue;
                 }
-                /* -D NAME=V picks the configs that set NAME to V */
-                for (uint32_t d = 0; d < defined.len; d++)
-                    if (defined.data[d].name == name && v_is_number(&defined.data[d].val) && v_is_number(&val) &&
-                        v_as_double(&defined.data[d].val) != v_as_double(&val))
-                        picked = false;
                 add_constexpr(c, &v, name, val, a ? a->loc : tk_loc_span(key->loc, val_expr->loc),
                               "comes from this autotune config");
             }

@@ -162,6 +162,8 @@ typedef struct tk_sema_kernel {
     int64_t num_warps, num_stages;
     /* @kernel(name="..."): the C launcher's name (NULL: the kernel's) */
     const char *launcher_name;
+    /* @kernel(enable_fp_fusion=...): float a * b + c may become an fma */
+    bool fp_fusion;
     /* @kernel(requires=[...]): conditions over the scalar parameters the
      * launcher checks before it launches this variant; `text` is the
      * condition as written, for the message when one does not hold */

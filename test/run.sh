@@ -109,7 +109,7 @@ add_counts() { # output-file name
 
 emit_case() { # source expected emit-stage name [arch]
     want "$4" || return 0
-    "$TKC" --emit="$3" ${5:+--arch="$5"} "$1" >"$tmp/out" 2>"$tmp/err"
+    "$TKC" $KFLAGS --emit="$3" ${5:+--arch="$5"} "$1" >"$tmp/out" 2>"$tmp/err"
     status=$?
     if [ $status -ne 0 ]; then
         failed "$4 (exit status $status)" "$tmp/err" 20
@@ -156,7 +156,7 @@ ptx_check_case() { # source check-file [arch]
         failed "$2 is missing (write it by hand: test/ptx_check.sh says the format)"
         return
     fi
-    if ! "$TKC" --emit=ptx ${3:+--arch="$3"} "$1" >"$tmp/case.ptx" 2>"$tmp/err"; then
+    if ! "$TKC" $KFLAGS --emit=ptx ${3:+--arch="$3"} "$1" >"$tmp/case.ptx" 2>"$tmp/err"; then
         failed "$2 ($TKC --emit=ptx $1 failed)" "$tmp/err" 20
         return
     fi
@@ -212,6 +212,9 @@ update_note() {
 PTXAS=${CUDA_HOME:-/usr/local/cuda}/bin/ptxas
 for src in kernels/*.tk; do
     name=$(basename "$src" .tk)
+    # NAME.flags: tkc options for every golden of the kernel (-D picks one
+    # autotune config of many, so that a reviewer reads one loop)
+    KFLAGS=$(cat "test/golden/kernels/$name.flags" 2>/dev/null)
     for stage in tokens ast sema tir; do
         required_case "$src" "test/golden/kernels/$name.$stage" "$stage"
     done
@@ -229,7 +232,7 @@ for src in kernels/*.tk; do
         : >"$tmp/out"
         for arch in sm_80 sm_86 sm_89 sm_90 sm_90a; do
             rm -rf "$tmp/spills"
-            if ! "$TKC" --stats --arch=$arch "$src" -o "$tmp/spills/" 2>"$tmp/err"; then
+            if ! "$TKC" $KFLAGS --stats --arch=$arch "$src" -o "$tmp/spills/" 2>"$tmp/err"; then
                 echo "$arch: tkc failed" >>"$tmp/out"
                 continue
             fi
@@ -246,7 +249,7 @@ for src in kernels/*.tk; do
         : >"$tmp/out"
         for arch in sm_80 sm_90a; do
             rm -rf "$tmp/conv"
-            if ! "$TKC" --stats --arch=$arch "$src" -o "$tmp/conv/" 2>"$tmp/err"; then
+            if ! "$TKC" $KFLAGS --stats --arch=$arch "$src" -o "$tmp/conv/" 2>"$tmp/err"; then
                 echo "$arch: tkc failed" >>"$tmp/out"
                 continue
             fi
@@ -257,7 +260,7 @@ for src in kernels/*.tk; do
     # the launch header, its cubin bytes elided (they are ptxas's, not ours)
     expected=test/golden/kernels/$name.h
     if [ -f "$expected" ] && [ -x "$PTXAS" ] && want "$expected"; then
-        if "$TKC" --emit=header "$src" >"$tmp/hdr" 2>"$tmp/err"; then
+        if "$TKC" $KFLAGS --emit=header "$src" >"$tmp/hdr" 2>"$tmp/err"; then
             sed -E '/^  [0-9,]+$/d; s/(__cubin_sm_[0-9a]+)\[[0-9]+\]/\1[N]/' "$tmp/hdr" >"$tmp/out"
             record "$expected" "$expected" "$tmp/out"
         else
@@ -265,6 +268,7 @@ for src in kernels/*.tk; do
         fi
     fi
 done
+KFLAGS=
 
 # the checker of the .ptx-check files, on a fixed PTX text: a check file
 # that must pass, one that must fail with the messages of selftest_fail.out

@@ -3,8 +3,8 @@
  * __half and __nv_bfloat16 pointers) or on its own; link runtime_stub/tkrt.c.
  * In exactly one C or C++ file of the program, #define TKC_IMPLEMENTATION before
  * including it: that file holds the module (cubins, PTX) and the kernels' state. */
-#ifndef TK_softmax_56b5afbe1da16ada_H
-#define TK_softmax_56b5afbe1da16ada_H
+#ifndef TK_softmax_6b0f30b70fef327e_H
+#define TK_softmax_6b0f30b70fef327e_H
 
 #define TK_softmax_TKC_VERSION "0.1.0"
 #define TK_softmax_SOURCE_HASH "3538dd01a81ce498"
@@ -168,15 +168,15 @@ static inline tk_status softmax(tk_stream stream, float *out, const float *x, in
 
 #endif
 
-#if defined(TKC_IMPLEMENTATION) && !defined(TK_softmax_56b5afbe1da16ada_IMPLEMENTED)
-#define TK_softmax_56b5afbe1da16ada_IMPLEMENTED
+#if defined(TKC_IMPLEMENTATION) && !defined(TK_softmax_6b0f30b70fef327e_IMPLEMENTED)
+#define TK_softmax_6b0f30b70fef327e_IMPLEMENTED
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 static const unsigned char tk_softmax__cubin_sm_90a[N] = {
 };
-static const unsigned char tk_softmax__ptx[19616] = {
+static const unsigned char tk_softmax__ptx[19394] = {
 };
 static const tkrt_image tk_softmax__images[] = {
     {"sm_90a", 9u, 0u, 1, tk_softmax__cubin_sm_90a, sizeof tk_softmax__cubin_sm_90a}};

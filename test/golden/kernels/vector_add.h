@@ -3,8 +3,8 @@
  * __half and __nv_bfloat16 pointers) or on its own; link runtime_stub/tkrt.c.
  * In exactly one C or C++ file of the program, #define TKC_IMPLEMENTATION before
  * including it: that file holds the module (cubins, PTX) and the kernels' state. */
-#ifndef TK_vector_add_fc18f68dda97eb99_H
-#define TK_vector_add_fc18f68dda97eb99_H
+#ifndef TK_vector_add_4aafa7f0abbd08a1_H
+#define TK_vector_add_4aafa7f0abbd08a1_H
 
 #define TK_vector_add_TKC_VERSION "0.1.0"
 #define TK_vector_add_SOURCE_HASH "ee708c71a6de36b7"
@@ -162,15 +162,15 @@ static inline tk_status vector_add(tk_stream stream, const float *x, const float
 
 #endif
 
-#if defined(TKC_IMPLEMENTATION) && !defined(TK_vector_add_fc18f68dda97eb99_IMPLEMENTED)
-#define TK_vector_add_fc18f68dda97eb99_IMPLEMENTED
+#if defined(TKC_IMPLEMENTATION) && !defined(TK_vector_add_4aafa7f0abbd08a1_IMPLEMENTED)
+#define TK_vector_add_4aafa7f0abbd08a1_IMPLEMENTED
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 static const unsigned char tk_vector_add__cubin_sm_90a[N] = {
 };
-static const unsigned char tk_vector_add__ptx[7647] = {
+static const unsigned char tk_vector_add__ptx[7599] = {
 };
 static const tkrt_image tk_vector_add__images[] = {
     {"sm_90a", 9u, 0u, 1, tk_vector_add__cubin_sm_90a, sizeof tk_vector_add__cubin_sm_90a}};
