@@ -368,9 +368,10 @@ static bool resident(dp_ctx *c, const tk_tir_op *dot, staged *s) {
     const tk_tir_value *root = tir_root_pointer(c->k, load->operands.data[0]);
     uint32_t i = 0;
     while (i < outside->ops.len && outside->ops.data[i] != load) i++;
+    if (i == outside->ops.len) return false;
     for (i++; i < outside->ops.len && outside->ops.data[i] != c->loop; i++)
         if (!outside->ops.data[i]->dead && op_may_write(c, outside->ops.data[i], root)) return false;
-    if (i == outside->ops.len) return false;
+    if (i >= outside->ops.len) return false;
     s->load = load;
     s->trans = NULL;
     return true;
