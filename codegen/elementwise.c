@@ -71,7 +71,10 @@ static LLVMValueRef math1(cg *c, const tk_tir_op *op, const tk_type *t, LLVMValu
     LLVMTypeRef lt = LLVMTypeOf(x);
     char buf[64];
     bool f32 = lt == c->t_f32;
-    if (id == TK_B_EXP2 && f32) return cg_call(c, "llvm.nvvm.ex2.approx.f32", lt, &x, 1);
+    /* Triton's tl.exp2 is libdevice's __nv_exp2f under its default
+     * enable_reflect_ftz: subnormal results flush to zero, and the
+     * instruction needs none of the range fix-ups the IEEE form takes */
+    if (id == TK_B_EXP2 && f32) return cg_call(c, "llvm.nvvm.ex2.approx.ftz.f32", lt, &x, 1);
     if (id == TK_B_EXP && f32) {
         LLVMValueRef y = LLVMBuildFMul(c->b, x, LLVMConstReal(lt, 1.4426950408889634), "");
         return cg_call(c, "llvm.nvvm.ex2.approx.f32", lt, &y, 1);
