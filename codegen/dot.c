@@ -506,13 +506,17 @@ static void emit_wgmma(cg *c, const tk_tir_op *op) {
         LLVMValueRef *d = &out.r[rep * per];
         LLVMValueRef rows = LLVMBuildAdd(c->b, group_rows, cg_i32(c, rep * 16 * wm), "");
         for (int64_t kk = 0; kk < k / instr_k; kk++) {
-            bool starts = chunk && kk % chunk == 0, ends = chunk && (kk % chunk == chunk - 1 || kk == k / instr_k - 1);
+            /* a step that starts a sum (scale-d 0) reads no accumulator:
+             * undefined registers, as Triton passes, rather than a zeroed
+             * copy (64 movs a trip at 64 x 128) */
+            bool starts = chunk ? kk % chunk == 0 : !accv && kk == 0;
+            bool ends = chunk && (kk % chunk == chunk - 1 || kk == k / instr_k - 1);
             /* the partial sums' registers were read since (PTX ISA: a fence
              * between register accesses and the wgmma using them) */
-            if (starts && issued) cg_call(c, "llvm.nvvm.wgmma.fence.sync.aligned", c->t_void, NULL, 0);
+            if (chunk && starts && issued) cg_call(c, "llvm.nvvm.wgmma.fence.sync.aligned", c->t_void, NULL, 0);
             issued = true;
             LLVMValueRef *target = chunk ? partial : d;
-            for (int64_t i = 0; i < per; i++) args[i] = starts ? LLVMConstNull(et) : target[i];
+            for (int64_t i = 0; i < per; i++) args[i] = starts ? LLVMGetUndef(et) : target[i];
             unsigned at = (unsigned)per;
             /* A's words for this step: mma.sync's A register order, K steps
              * within each 16-row tile */

@@ -479,13 +479,60 @@ static void operand_sources(const staged_list *loads, const tk_tir_op *dot, cons
 /* The carried value (index into the loop's results) that dot's
  * accumulator is, when the loop touches it nowhere else: the dot reads
  * the body argument and its result goes straight to the yield. -1 if not. */
-static int chained_accumulator(const dp_ctx *c, const tk_tir_op *dot, const tk_tir_op *yield) {
-    if (dot->operands.len < 3) return -1;
-    int arg = body_arg(c, dot->operands.data[2]);
+static void replace_uses_after(tk_tir_block *blk, const tk_tir_value *from, tk_tir_value *to, const tk_tir_op *except) {
+    for (uint32_t i = 0; i < blk->ops.len; i++) {
+        tk_tir_op *op = blk->ops.data[i];
+        for (uint32_t k = 0; k < op->operands.len && op != except; k++)
+            if (op->operands.data[k] == from) op->operands.data[k] = to;
+        for (uint32_t r = 0; r < op->regions.len; r++) replace_uses_after(op->regions.data[r], from, to, except);
+    }
+}
+
+/* The carried value (its index in the yield) that wgmma `dot` writes and
+ * nothing else in the trip reads, so that the wgmma may stay in flight
+ * into the next trip; -1 if none. *wait_first: the next trip reads it
+ * other than as the accumulator of this same wgmma (attention's
+ * acc * alpha before its second dot), so the body waits for it before
+ * that first read; matmul's acc += a @ b chains wgmma on wgmma, which the
+ * tensor core orders by itself. */
+static int chained_accumulator(const dp_ctx *c, const tk_tir_op *dot, const tk_tir_op *yield, bool *wait_first) {
     const tk_tir_value *r = dot->results.data[0];
-    if (arg < 1 || yield->operands.data[arg - 1] != r) return -1;
-    if (c->uses[dot->operands.data[2]->id] != 1 || c->uses[r->id] != 1) return -1;
-    return arg - 1;
+    if (c->uses[r->id] != 1) return -1;
+    for (uint32_t j = 0; j < yield->operands.len; j++) {
+        if (yield->operands.data[j] != r) continue;
+        const tk_tir_value *arg = c->body->args.data[j + 1];
+        bool direct = dot->operands.len > 2 && dot->operands.data[2] == arg && c->uses[arg->id] == 1;
+        if (wait_first) *wait_first = !direct && c->uses[arg->id] > 0;
+        return (int)j;
+    }
+    return -1;
+}
+
+/* Does op, or an op nested in its regions, read v? */
+static bool reads(const tk_tir_op *op, const tk_tir_value *v) {
+    for (uint32_t i = 0; i < op->operands.len; i++)
+        if (op->operands.data[i] == v) return true;
+    for (uint32_t r = 0; r < op->regions.len; r++)
+        for (uint32_t i = 0; i < op->regions.data[r]->ops.len; i++)
+            if (reads(op->regions.data[r]->ops.data[i], v)) return true;
+    return false;
+}
+
+/* A dot_wait of carried value `arg` in front of the body's first read of
+ * it, every read in the body then taking the waited value */
+static void wait_before_first_read(dp_ctx *c, tk_tir_value *arg) {
+    tk_tir_block *body = c->body;
+    for (uint32_t i = 0; i < body->ops.len; i++) {
+        tk_tir_op *op = body->ops.data[i];
+        if (op->dead || !reads(op, arg)) continue;
+        op_list one = {0};
+        tk_tir_op *wait = emit(c, &one, body, TIR_DOT_WAIT, 0, arg->type, arg, NULL);
+        replace_uses_after(body, arg, wait->results.data[0], wait);
+        tk_vec_push(c->arena, &body->ops, NULL);
+        memmove(&body->ops.data[i + 1], &body->ops.data[i], sizeof(tk_tir_op *) * (body->ops.len - 1 - i));
+        body->ops.data[i] = wait;
+        return;
+    }
 }
 
 /* Do this loop's buffers (from `first` on) fit `nbuf` deep beside the others? */
@@ -533,15 +580,6 @@ static tk_tir_value *scalar_advance(const dp_ctx *c, uint32_t i, const tk_tir_op
 }
 
 /* every use of `from` in blk (and its regions) but `except`'s becomes `to` */
-static void replace_uses_after(tk_tir_block *blk, const tk_tir_value *from, tk_tir_value *to, const tk_tir_op *except) {
-    for (uint32_t i = 0; i < blk->ops.len; i++) {
-        tk_tir_op *op = blk->ops.data[i];
-        for (uint32_t k = 0; k < op->operands.len && op != except; k++)
-            if (op->operands.data[k] == from) op->operands.data[k] = to;
-        for (uint32_t r = 0; r < op->regions.len; r++) replace_uses_after(op->regions.data[r], from, to, except);
-    }
-}
-
 static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *before, op_list *after) {
     tk_tir_block *body = loop->regions.data[0];
     c->loop = loop;
@@ -608,7 +646,7 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
         }
         if (!wgmma[d]) held_a[d] = NULL;
         for (uint32_t h = 0; h < held.len; h++) held_used[h] |= held_a[d] == &held.data[h];
-        in_flight |= wgmma[d] && chained_accumulator(c, dots.data[d], yield) >= 0;
+        in_flight |= wgmma[d] && chained_accumulator(c, dots.data[d], yield, NULL) >= 0;
     }
     if (in_flight && extra_buffer_costs_a_block(c, first_buffer, stages)) stages--;
     /* Where the buffer beyond the depth does not fit (tf32's big tiles,
@@ -726,7 +764,9 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
         if (wgmma[d]) {
             uint32_t warps[2];
             wgmma_warps(dot->results.data[0]->type->shape, c->k->num_warps, warps);
-            int carried = in_flight ? chained_accumulator(c, dot, yield) : -1;
+            bool wait_first = false;
+            int carried = in_flight ? chained_accumulator(c, dot, yield, &wait_first) : -1;
+            if (wait_first) wait_before_first_read(c, body->args.data[carried + 1]);
             set_attr(c, dot, "impl", tk_tir_dot_impl_name(TK_DOT_WGMMA), 0);
             set_attr(c, dot, "warps_m", NULL, warps[0]);
             set_attr(c, dot, "warps_n", NULL, warps[1]);
