@@ -236,7 +236,8 @@ typedef struct tk_tir_buffer {
     uint32_t stages;
     uint32_t swizzle_bytes;   /* 0: plain rows */
     bool transposed;          /* dimension 0 contiguous (a column-major tile) */
-    const tk_tir_op *loop;    /* the pipelined loop it serves */
+    const tk_tir_op *loop;    /* the pipelined loop it serves; NULL: several, one after another
+                               * (a loop-invariant operand they share), live all kernel long */
     const tk_ll *layout;
     uint32_t stage_bytes, offset;
     tk_loc loc;               /* the load it replaced */

@@ -60,6 +60,12 @@ typedef struct dp_ctx {
     tk_tir_value **subst; /* by id: a body value's copy in the trip being built */
     bool *ahead;          /* by body-arg index: a carried value that runs ahead */
     uint32_t *uses;       /* by id: uses inside the body */
+    /* loop-invariant A operands an earlier loop copied into a buffer of
+     * their own, and those buffers: a later loop of the same block reads
+     * them there without a copy of its own (attention's Q over the causal
+     * band and the diagonal) */
+    TK_VEC(const tk_tir_op *) filled_loads;
+    TK_VEC(uint32_t) filled_buffers;
 } dp_ctx;
 
 static tk_tir_value *new_value(dp_ctx *c, const tk_type *t, tk_tir_op *def) {
@@ -602,9 +608,17 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
         bool seen = false;
         for (uint32_t h = 0; h < held.len; h++) seen |= held.data[h].load == a.load;
         if (seen) continue;
-        a.buffer = add_buffer(c, &a, 1);
+        a.buffer = UINT32_MAX;
+        for (uint32_t f = 0; f < c->filled_loads.len; f++)
+            if (c->filled_loads.data[f] == a.load) a.buffer = c->filled_buffers.data[f];
+        if (a.buffer == UINT32_MAX) a.buffer = add_buffer(c, &a, 1);
         tk_vec_push(c->arena, &held, a);
     }
+    /* a buffer an earlier loop filled: complete since that loop's start */
+    bool *filled = TK_NEW_ARRAY(c->arena, bool, held.len + 1);
+    for (uint32_t h = 0; h < held.len; h++)
+        for (uint32_t f = 0; f < c->filled_loads.len; f++)
+            filled[h] |= c->filled_loads.data[f] == held.data[h].load;
 
     /* the loads to pipeline, and per dot its operands' */
     staged_list loads = {0};
@@ -624,7 +638,8 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
         if (any) tk_vec_push(c->arena, &dots, dot);
     }
     if (!loads.len) {
-        for (uint32_t h = 0; h < held.len; h++) c->k->buffers.data[held.data[h].buffer].stages = 0;
+        for (uint32_t h = 0; h < held.len; h++)
+            if (!filled[h]) c->k->buffers.data[held.data[h].buffer].stages = 0;
         return;
     }
     stages = fit_stages(c, &loads.data[0].load->loc, first_buffer, stages);
@@ -667,22 +682,29 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
      * thread's copies, then a barrier) before the pipeline starts */
     tk_tir_block *outside = loop->parent;
     tk_tir_value **held_view = TK_NEW_ARRAY(c->arena, tk_tir_value *, held.len + 1);
+    bool any_copied = false;
     for (uint32_t h = 0; h < held.len; h++) {
+        tk_tir_buffer *buf = &c->k->buffers.data[held.data[h].buffer];
         if (!held_used[h]) {
-            c->k->buffers.data[held.data[h].buffer].stages = 0;
+            if (!filled[h]) buf->stages = 0;
             continue;
         }
         tk_tir_value *stage = constant(c, before, outside, i32_type(c), 0);
-        copy_for_trip(c, before, outside, &held.data[h], stage, NULL);
+        if (filled[h]) {
+            buf->loop = NULL; /* live from the first loop reading it to this one */
+        } else {
+            copy_for_trip(c, before, outside, &held.data[h], stage, NULL);
+            tk_vec_push(c->arena, &c->filled_loads, held.data[h].load);
+            tk_vec_push(c->arena, &c->filled_buffers, held.data[h].buffer);
+            any_copied = true;
+        }
         held_view[h] = view(c, before, outside, &held.data[h], stage);
     }
-    bool any_held = false;
-    for (uint32_t h = 0; h < held.len; h++) any_held |= held_used[h];
-    if (any_held) {
+    if (any_copied) {
         emit(c, before, outside, TIR_ASYNC_COMMIT, 0, NULL, NULL, NULL);
-        tk_tir_op *filled = emit(c, before, outside, TIR_ASYNC_WAIT, 0, NULL, NULL, NULL);
+        tk_tir_op *complete = emit(c, before, outside, TIR_ASYNC_WAIT, 0, NULL, NULL, NULL);
         struct tk_sema_attr none = {"pending", NULL, 0};
-        tk_vec_push(c->arena, &filled->attrs, none);
+        tk_vec_push(c->arena, &complete->attrs, none);
     }
 
     /* ahead values at the start: the initial ones */
