@@ -322,6 +322,31 @@ static bool is_trans(const dp_ctx *c, const tk_tir_value *v) {
     return tk_tir_permute_order(p, order) == 2 && order[0] == 1 && order[1] == 0 && v->type->rank == 2;
 }
 
+typedef struct dot_uses {
+    const dp_ctx *c;
+    const tk_tir_value *v;
+    uint32_t found;       /* uses as a dot's A or B, directly or through a tl.trans */
+} dot_uses;
+
+static void count_dot_use(tk_tir_op *op, void *ctx) {
+    dot_uses *u = ctx;
+    if (!is_mma_dot(op)) return;
+    for (uint32_t j = 0; j < 2 && j < op->operands.len; j++) {
+        const tk_tir_value *x = op->operands.data[j];
+        if (x == u->v || (is_trans(u->c, x) && x->def->operands.data[0] == u->v)) u->found++;
+    }
+}
+
+/* Is every use of v in the body a dot's A or B, directly or through a
+ * tl.trans used once? Then each such operand gets a buffer of its own
+ * (the backward's Q and dO: B of one dot as loaded, of another
+ * transposed), and the load goes. */
+static bool only_dot_operands(const dp_ctx *c, const tk_tir_value *v) {
+    dot_uses u = {c, v, 0};
+    tir_walk(c->body, count_dot_use, &u);
+    return u.found == c->uses[v->id];
+}
+
 /* Operand i of dot, when it is a load of this body the pipeline can take,
  * or a tl.trans of one (the copies then transpose its pointers): *s gets
  * the load and the trans. */
@@ -331,7 +356,8 @@ static bool pipelinable(dp_ctx *c, const tk_tir_op *dot, uint32_t i, staged *s) 
     if (s->trans) v = s->trans->operands.data[0];
     tk_tir_op *load = v->def;
     if (!load || load->code != TIR_LOAD || load->parent != c->body || load->dead) return false;
-    if (tk_tir_attr_int(load, "volatile", 0) || c->uses[v->id] != 1) return false;
+    if (tk_tir_attr_int(load, "volatile", 0)) return false;
+    if (c->uses[v->id] != 1 && !only_dot_operands(c, v)) return false;
     const tk_type *pt = load->operands.data[0]->type;
     if (v->type->kind != TK_TYPE_TILE || v->type->rank != 2 || pt->kind != TK_TYPE_TILE ||
         tir_elem(pt)->kind != TK_TYPE_POINTER)
@@ -631,6 +657,10 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
         for (uint32_t j = 0; j < 2; j++) {
             staged s = {NULL, NULL, 0};
             if (!pipelinable(c, dot, j, &s)) continue;
+            bool seen = false; /* a load two dots read as it is: one buffer */
+            for (uint32_t l = 0; l < loads.len; l++) seen |= staged_value(&loads.data[l]) == staged_value(&s);
+            any |= seen;
+            if (seen) continue;
             s.buffer = add_buffer(c, &s, stages);
             tk_vec_push(c->arena, &loads, s);
             any = true;
