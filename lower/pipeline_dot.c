@@ -22,6 +22,8 @@
  * A dot operand that is a tl.trans (.T) of such a load is pipelined
  * through it: the copies read transposed pointers (and mask and other)
  * into a buffer of the transposed tile, attention's K as a K-major B.
+ * A load that several dots read, each directly or through a tl.trans,
+ * gets a buffer for each way it is read (the backward's Q and dO).
  *
  * The loads' addresses may use the induction variable, values from
  * outside the loop, and loop-carried values that only advance themselves
@@ -508,9 +510,7 @@ static void operand_sources(const staged_list *loads, const tk_tir_op *dot, cons
             if (dot->operands.data[j] == staged_value(&loads->data[l])) from[j] = &loads->data[l];
 }
 
-/* The carried value (index into the loop's results) that dot's
- * accumulator is, when the loop touches it nowhere else: the dot reads
- * the body argument and its result goes straight to the yield. -1 if not. */
+/* every use of `from` in blk (and its regions) but `except`'s becomes `to` */
 static void replace_uses_after(tk_tir_block *blk, const tk_tir_value *from, tk_tir_value *to, const tk_tir_op *except) {
     for (uint32_t i = 0; i < blk->ops.len; i++) {
         tk_tir_op *op = blk->ops.data[i];
@@ -611,7 +611,6 @@ static tk_tir_value *scalar_advance(const dp_ctx *c, uint32_t i, const tk_tir_op
     return splat->operands.data[0];
 }
 
-/* every use of `from` in blk (and its regions) but `except`'s becomes `to` */
 static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *before, op_list *after) {
     tk_tir_block *body = loop->regions.data[0];
     c->loop = loop;
