@@ -46,6 +46,57 @@ bool tir_block_may_write(const tk_tir_kernel *k, tk_tir_block *blk, const tk_tir
  * as tk_tir_scratch_word_bytes. */
 uint32_t tir_convert_word_bytes(const tk_type *t);
 
+/* ---- layout rules (layout_rules.c): the layout each op gives or needs,
+ * read by layout propagation (propagate.c) and assignment (layouts.c) ---- */
+typedef struct tir_shape_width {
+    uint32_t rank;
+    int64_t shape[TK_MAX_RANK];
+    uint32_t vec;          /* the widest access a load or store of the shape allows */
+    const tk_ll *layout;   /* its default layout, once made */
+} tir_shape_width;
+typedef struct tir_layout_rules {
+    tk_arena *arena;
+    tk_tir_kernel *kernel;
+    TK_VEC(tir_shape_width) shapes;
+    TK_VEC(const tk_tir_op *) dots; /* the kernel's tensor-core dots */
+} tir_layout_rules;
+void tir_layout_rules_init(tir_layout_rules *r, tk_arena *arena, tk_tir_kernel *k);
+/* the widest access along dimension d a load or store of ptr allows */
+uint32_t tir_access_width_along(const tk_tir_value *ptr, uint32_t d);
+/* the coalesced blocked layout of a shape: as many contiguous elements a
+ * thread as the widest access to a tile of that shape allows */
+const tk_ll *tir_default_layout(tir_layout_rules *r, const tk_type *t);
+/* a tensor-core dot (impl mma_sync or wgmma): its result in an accumulator layout */
+bool tir_is_mma(const tk_tir_op *op);
+const tk_ll *tir_mma_acc_layout(tir_layout_rules *r, const tk_tir_op *dot);
+/* the layout mma.sync takes operand i (0: A, 1: B) in, or wgmma its A from registers */
+const tk_ll *tir_mma_operand_layout(tir_layout_rules *r, const tk_tir_op *dot, uint32_t i);
+/* the layout dot needs operand i in (the accumulator's for i == 2); NULL
+ * where any will do (an fma dot's a and b, wgmma's shared-memory views) */
+const tk_ll *tir_dot_operand_need(tir_layout_rules *r, const tk_tir_op *dot, uint32_t i);
+/* an async_copy's pointers, mask and other: coalesced as a load's */
+const tk_ll *tir_copy_layout(tir_layout_rules *r, const tk_tir_op *copy);
+/* the result layout of a reduce, reshape or permute of a tile in `from`; NULL for other ops */
+const tk_ll *tir_relabelled_layout(tir_layout_rules *r, const tk_tir_op *op, const tk_ll *from);
+/* the layout operand i of a cheap op needs for its result to have `want`
+ * (a broadcast's: the slice; reshape's and permute's: relabelled back) */
+const tk_ll *tir_operand_layout_for(tir_layout_rules *r, const tk_tir_op *op, uint32_t i, const tk_ll *want);
+/* a tensor-core accumulator layout of a broadcast's shape of which
+ * `operand` (the broadcast's operand's layout) is the slice, or NULL */
+const tk_ll *tir_accumulator_of_slice(tir_layout_rules *r, const tk_tir_op *broadcast, const tk_ll *operand);
+/* recomputing a value: at most this many ops */
+enum { TIR_REMAT_BUDGET = 16 };
+/* The ops recomputing tile v takes (scalars are free), or -1 where it
+ * cannot be recomputed within `budget` (a load, a reduction, a loop value). */
+int tir_remat_cost(const tk_tir_value *v, int budget);
+/* a load, store or atomic: its pointers, mask and values in one layout */
+bool tir_memory_op(const tk_tir_op *op);
+/* Is value v, in `layout`, stored through pointers ptr as it is, not
+ * converted to the coalesced layout first? Where it allows as wide an
+ * access, or where converting it would take too much shared memory. */
+bool tir_stored_where_it_is(tir_layout_rules *r, const tk_tir_value *ptr, const tk_tir_value *v,
+                            const tk_ll *layout);
+
 /* source positions already warned about, across a program's variants */
 typedef TK_VEC(tk_loc) tk_tir_warned;
 void tir_check_offsets(tk_arena *arena, tk_diag *diag, tk_tir_kernel *k, tk_tir_warned *warned);
@@ -63,6 +114,7 @@ void tir_pass_pipeline(tk_arena *arena, tk_tir_kernel *k);
 void tir_pass_dot(tk_arena *arena, tk_tir_kernel *k, const tk_target *target);
 void tir_pass_pipeline_dots(tk_arena *arena, tk_diag *diag, tk_tir_kernel *k, const tk_target *target);
 void tir_pass_axis_info(tk_arena *arena, tk_tir_kernel *k);
+void tir_pass_propagate_layouts(tk_arena *arena, tk_tir_kernel *k);
 bool tir_pass_layouts(tk_arena *arena, tk_diag *diag, tk_tir_kernel *k);
 void tir_pass_shared_memory(tk_arena *arena, tk_tir_kernel *k);
 /* Places buffers [0, n) (smem.c): each stage on a 1024-byte boundary, each

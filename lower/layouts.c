@@ -1,39 +1,32 @@
-/* Layout assignment.
- * Needs: axis info (for vector widths). Guarantees: every tile value has a
- * layout; the tile operands of an element-wise op, a load, a store or an
- * atomic share their layout (and the atomic's result takes it), a broadcast's operand is a register-only slice of its
- * result, and loop/branch values keep one layout across iterations and
- * branches. A loop carries a value in the layout of its initial value,
- * except one its trip computes from a tensor-core dot's result (the
- * accumulator, or a row max or sum of it: that layout or its slice); a
- * broadcast takes the accumulator layout of which its operand is already
- * the slice, else that of the fixed tile its user combines it with (a row
- * of M against a dot's result), else the default one. Loads, stores and atomics of computed pointers take the default blocked
- * layout of their shape, with as many contiguous elements per thread as
- * the widest 16-byte access to a tile of that shape allows; element-wise
- * ops take the layout of an operand that cannot be recomputed (a load, a
- * reduction, a loop value); reductions give the reduced layout, reshape
- * and permute relabel their operand's layout, join, split and cat add or
- * drop a register bit. Where an operand has another
- * layout, cheap ops that define it (splat, make_range, broadcast, reshape,
- * arithmetic, addptr) are recomputed in the wanted layout, as Triton
- * rematerializes them, and so is a load of no more elements than the
- * program has threads (nothing between writes memory); a reshape, permute
- * or broadcast of what cannot be recomputed converts that instead where
- * it is smaller or lives outside the loop (converted once, before it);
- * only what remains is converted (convert_layout).
+/* Layout assignment: places every tile and inserts the conversions that
+ * remain. Needs: layout propagation (propagate.c) and the per-op rules
+ * (layout_rules.c). Guarantees: every tile value has a layout; the tile
+ * operands of an element-wise op, a load, a store or an atomic share
+ * their layout (and the atomic's result takes it), a broadcast's operand
+ * is a register-only slice of its result, and loop/branch values keep
+ * one layout across iterations and branches.
+ * What propagation chose decides the free choices: the layout a loop
+ * carries a value in (else its initial value's), an if's results (else
+ * the then-branch's), a broadcast's result (else the default one) and
+ * an element-wise op's (else that of an operand that cannot be
+ * recomputed). Loads, stores and atomics of computed pointers take the
+ * default blocked layout of their shape, with as many contiguous
+ * elements per thread as the widest 16-byte access to a tile of that
+ * shape allows; reductions give the reduced layout, reshape and permute
+ * relabel their operand's layout, join, split and cat add or drop a
+ * register bit. Where an operand has another layout, cheap ops that
+ * define it (splat, make_range, broadcast, reshape, arithmetic, addptr)
+ * are recomputed in the wanted layout, as Triton rematerializes them,
+ * and so is a load of no more elements than the program has threads
+ * (nothing between writes memory); a reshape, permute or broadcast of
+ * what cannot be recomputed converts that instead where it is smaller or
+ * lives outside the loop (converted once, before it); only what remains
+ * is converted (convert_layout, done as tk_tir_plan_conversion says).
  * Breaks: recomputed ops leave their originals dead, so DCE runs after. */
 #include "internal.h"
 
 #include <inttypes.h>
 #include <string.h>
-
-typedef struct shape_vec {
-    uint32_t rank;
-    int64_t shape[TK_MAX_RANK];
-    uint32_t vec;
-    const tk_ll *layout;
-} shape_vec;
 
 /* a value recomputed in another layout, and the block it went into */
 typedef struct clone {
@@ -51,26 +44,12 @@ typedef struct layout_ctx {
     tk_arena *arena;
     tk_diag *diag;
     tk_tir_kernel *kernel;
-    TK_VEC(shape_vec) shapes;
+    tir_layout_rules rules;
     TK_VEC(frame) frames; /* the blocks enclosing the op being assigned, outermost first */
     TK_VEC(clone) clones;
-    TK_VEC(const tk_tir_op *) dots; /* the kernel's tensor-core dots */
     const tk_tir_op *current;        /* the op of the innermost block being assigned */
     bool failed;
 } layout_ctx;
-
-static shape_vec *find_shape(layout_ctx *c, const tk_type *t) {
-    for (uint32_t i = 0; i < c->shapes.len; i++) {
-        shape_vec *s = &c->shapes.data[i];
-        if (s->rank == t->rank && memcmp(s->shape, t->shape, sizeof(int64_t) * t->rank) == 0) return s;
-    }
-    shape_vec s = {0};
-    s.rank = t->rank;
-    memcpy(s.shape, t->shape, sizeof(int64_t) * t->rank);
-    s.vec = 1;
-    tk_vec_push(c->arena, &c->shapes, s);
-    return &c->shapes.data[c->shapes.len - 1];
-}
 
 static int64_t elem_bytes_of(const tk_type *t) {
     const tk_type *e = tir_elem(t);
@@ -78,95 +57,9 @@ static int64_t elem_bytes_of(const tk_type *t) {
     return (int64_t)(tk_dtype_bits(e->dtype) + 7) / 8;
 }
 
-/* the widest access along dimension d a load or store of this pointer
- * tile allows */
-static uint32_t access_width_along(const tk_tir_value *ptr, uint32_t d) {
-    const tk_type *t = ptr->type;
-    if (t->kind != TK_TYPE_TILE || !ptr->has_axis) return 1;
-    const tk_type *pointee = tir_elem(t)->elem;
-    int64_t bytes = pointee->kind == TK_TYPE_POINTER ? 8 : (int64_t)(tk_dtype_bits(pointee->dtype) + 7) / 8;
-    int64_t w = 16 / bytes;
-    if (ptr->contiguity[d] < w) w = ptr->contiguity[d];
-    int64_t align = ptr->divisibility[d] / bytes;
-    if (align < w) w = align < 1 ? 1 : align;
-    if (w > t->shape[d]) w = t->shape[d];
-    return w < 1 ? 1 : (uint32_t)w;
-}
-
-static uint32_t access_width(const tk_tir_value *ptr) { return access_width_along(ptr, ptr->type->rank - 1); }
-
-static void collect_widths(tk_tir_op *op, void *ctx_) {
-    layout_ctx *c = ctx_;
-    if (op->code != TIR_LOAD && op->code != TIR_STORE && op->code != TIR_ASYNC_COPY) return;
-    tk_tir_value *ptr = op->operands.data[op->code == TIR_ASYNC_COPY ? 1 : 0];
-    if (ptr->type->kind != TK_TYPE_TILE) return;
-    shape_vec *s = find_shape(c, ptr->type);
-    uint32_t w = access_width(ptr);
-    if (w > s->vec) s->vec = w;
-}
-
-static const tk_ll *default_layout(layout_ctx *c, const tk_type *t) {
-    shape_vec *s = find_shape(c, t);
-    if (!s->layout) {
-        tk_ll *l = TK_NEW(c->arena, tk_ll);
-        tk_ll_default(l, t->rank, t->shape, c->kernel->num_warps, s->vec);
-        s->layout = l;
-    }
-    return s->layout;
-}
+static const tk_ll *default_layout(layout_ctx *c, const tk_type *t) { return tir_default_layout(&c->rules, t); }
 
 typedef TK_VEC(tk_tir_op *) op_list;
-
-/* recomputing a value: at most this many ops */
-enum { REMAT_BUDGET = 16 };
-
-static bool cheap_op(const tk_tir_op *op) {
-    switch (op->code) {
-    case TIR_SPLAT: case TIR_MAKE_RANGE: case TIR_BROADCAST: case TIR_RESHAPE: case TIR_PERMUTE:
-    case TIR_UNARY: case TIR_BINARY: case TIR_CMP: case TIR_SELECT: case TIR_CAST: case TIR_BITCAST:
-    case TIR_ADDPTR: case TIR_HINT:
-        return op->results.len == 1 && op->regions.len == 0;
-    default:
-        return false;
-    }
-}
-
-/* The ops recomputing tile v takes (scalars are free), or -1 where it
- * cannot be recomputed within `budget` (a load, a reduction, a loop value). */
-static int remat_cost(const tk_tir_value *v, int budget) {
-    if (v->type->kind != TK_TYPE_TILE) return 0;
-    if (!v->def || !cheap_op(v->def) || budget < 1) return -1;
-    int cost = 1;
-    for (uint32_t i = 0; i < v->def->operands.len; i++) {
-        int k = remat_cost(v->def->operands.data[i], budget - cost);
-        if (k < 0) return -1;
-        cost += k;
-    }
-    return cost <= budget ? cost : -1;
-}
-
-/* the layout operand i of a cheap op needs for its result to have `want` */
-static const tk_ll *operand_layout(layout_ctx *c, const tk_tir_op *op, uint32_t i, const tk_ll *want) {
-    const tk_type *t = op->operands.data[i]->type;
-    if (t->kind != TK_TYPE_TILE) return NULL;
-    tk_ll *l = TK_NEW(c->arena, tk_ll);
-    switch (op->code) {
-    case TIR_BROADCAST:
-        tk_ll_unbroadcast(l, want, t->shape);
-        return l;
-    case TIR_RESHAPE:
-        tk_ll_reshape(l, want, t->rank, t->shape);
-        return l;
-    case TIR_PERMUTE: {
-        uint32_t perm[TK_MAX_RANK], inverse[TK_MAX_RANK], n = tk_tir_permute_order(op, perm);
-        for (uint32_t d = 0; d < n; d++) inverse[perm[d]] = d;
-        tk_ll_permute(l, want, inverse);
-        return l;
-    }
-    default:
-        return want; /* element-wise */
-    }
-}
 
 /* is `outer` the block `inner` or one enclosing it? */
 static bool encloses(const tk_tir_block *outer, const tk_tir_block *inner) {
@@ -208,7 +101,7 @@ static tk_tir_value *remat(layout_ctx *c, op_list *out, tk_tir_block *at, tk_tir
     tk_tir_op *op = tir_clone_op(c->arena, def, at);
     for (uint32_t i = 0; i < def->operands.len; i++) {
         tk_tir_value *x = def->operands.data[i];
-        const tk_ll *l = operand_layout(c, def, i, want);
+        const tk_ll *l = tir_operand_layout_for(&c->rules, def, i, want);
         tk_vec_push(c->arena, &op->operands, l ? remat(c, out, at, x, l) : x);
     }
     return finish_clone(c, out, at, v, op, want);
@@ -232,7 +125,7 @@ static bool reloadable(layout_ctx *c, const tk_tir_value *v, const tk_tir_block 
     for (uint32_t d = 0; d < v->type->rank; d++) elems *= v->type->shape[d];
     if (elems > 32 * (int64_t)c->kernel->num_warps) return false;
     for (uint32_t k = 0; k < def->operands.len; k++)
-        if (remat_cost(def->operands.data[k], REMAT_BUDGET) < 0) return false;
+        if (tir_remat_cost(def->operands.data[k], TIR_REMAT_BUDGET) < 0) return false;
     uint32_t i = 0;
     while (i < at->ops.len && at->ops.data[i] != def) i++;
     for (; i < at->ops.len && at->ops.data[i] != c->current; i++)
@@ -274,7 +167,7 @@ static tk_tir_value *relabel_converted(layout_ctx *c, op_list *out, tk_tir_block
     const tk_tir_op *def = v->def;
     tk_tir_op *op = tir_clone_op(c->arena, def, at);
     tk_vec_push(c->arena, &op->operands, def->operands.data[0]);
-    ensure(c, out, op, 0, operand_layout(c, def, 0, want));
+    ensure(c, out, op, 0, tir_operand_layout_for(&c->rules, def, 0, want));
     return finish_clone(c, out, at, v, op, want);
 }
 
@@ -289,7 +182,7 @@ static tk_tir_value *relabel_converted(layout_ctx *c, op_list *out, tk_tir_block
 static void ensure(layout_ctx *c, op_list *out, tk_tir_op *op, uint32_t i, const tk_ll *want) {
     tk_tir_value *v = op->operands.data[i];
     if (v->type->kind != TK_TYPE_TILE || !want || (v->layout && tk_ll_equal(v->layout, want))) return;
-    if (remat_cost(v, REMAT_BUDGET) >= 0 || reloadable(c, v, op->parent)) {
+    if (tir_remat_cost(v, TIR_REMAT_BUDGET) >= 0 || reloadable(c, v, op->parent)) {
         op->operands.data[i] = remat(c, out, op->parent, v, want);
         return;
     }
@@ -357,7 +250,7 @@ static void fix_terminator(layout_ctx *c, tk_tir_block *blk, const tk_ll **want,
  * one that cannot be recomputed, else that of the first tile. */
 static const tk_ll *common_layout(const tk_tir_op *op) {
     for (uint32_t i = 0; i < op->operands.len; i++)
-        if (op->operands.data[i]->type->kind == TK_TYPE_TILE && remat_cost(op->operands.data[i], REMAT_BUDGET) < 0)
+        if (op->operands.data[i]->type->kind == TK_TYPE_TILE && tir_remat_cost(op->operands.data[i], TIR_REMAT_BUDGET) < 0)
             return op->operands.data[i]->layout;
     for (uint32_t i = 0; i < op->operands.len; i++)
         if (op->operands.data[i]->type->kind == TK_TYPE_TILE) return op->operands.data[i]->layout;
@@ -395,181 +288,23 @@ static bool assign_join_split_cat(layout_ctx *c, op_list *out, tk_tir_op *op) {
     return true;
 }
 
-/* A stored tile whose conversion to the coalesced layout would take more
- * shared memory than this is stored from where it is (an mma.sync
- * accumulator of 128 x 256 f32 would take 128 KB, more than sm_86 has):
- * narrower stores, but no conversion. The same tile in f16 takes 64 KB,
- * which after a pipelined loop reuses its buffers (smem.c). */
-enum { LARGEST_STORE_CONVERSION = 64 * 1024 };
-
-static int64_t conversion_bytes(const tk_type *t) {
-    int64_t n = tir_convert_word_bytes(t);
-    for (uint32_t d = 0; d < t->rank; d++) n *= t->shape[d];
-    return n;
-}
-
-static bool has_impl(const tk_tir_op *op, tk_dot_impl impl) { return tk_tir_dot_impl(op) == impl; }
-
-/* a tensor-core dot: its result in an accumulator layout */
-static bool is_mma(const tk_tir_op *op) { return has_impl(op, TK_DOT_MMA_SYNC) || has_impl(op, TK_DOT_WGMMA); }
-
-static void dot_warps(const tk_tir_op *dot, uint32_t *warps) {
-    warps[0] = (uint32_t)tk_tir_attr_int(dot, "warps_m", 1);
-    warps[1] = (uint32_t)tk_tir_attr_int(dot, "warps_n", 1);
-}
-
-/* the accumulator layout of an mma.sync or wgmma dot (dot.c and
- * pipeline_dot.c chose its warps): wgmma's warps of a warpgroup go down
- * the rows, and one instruction spans N / warps_n columns */
-static const tk_ll *mma_acc_layout(layout_ctx *c, const tk_tir_op *dot) {
-    uint32_t warps[2];
-    dot_warps(dot, warps);
-    const tk_type *t = dot->results.data[0]->type;
-    const int64_t *shape = t->shape + (t->rank - 2);
-    tk_ll *acc = TK_NEW(c->arena, tk_ll);
-    if (has_impl(dot, TK_DOT_WGMMA)) tk_ll_mma_acc(acc, shape, (uint32_t)(shape[1] / warps[1]), warps, true);
-    else tk_ll_mma_acc(acc, shape, 8, warps, false);
-    if (t->rank == 3) tk_ll_mma_batched(acc, t->shape[0], c->kernel->num_warps);
-    return acc;
-}
-
-/* the layout mma.sync takes operand i (0: A, 1: B) in, or wgmma its A
- * from registers (the same fragments, warps down the rows first) */
-static const tk_ll *mma_operand_layout(layout_ctx *c, const tk_tir_op *dot, uint32_t i) {
-    uint32_t warps[2];
-    dot_warps(dot, warps);
-    /* k_width: the elements of an operand a 32-bit register holds */
-    uint32_t k_width = 32 / tk_dtype_bits(tir_elem(dot->operands.data[0]->type)->dtype);
-    const tk_type *t = dot->operands.data[i]->type;
-    tk_ll *l = TK_NEW(c->arena, tk_ll);
-    tk_ll_mma_operand(l, t->shape + (t->rank - 2), i, k_width, warps, has_impl(dot, TK_DOT_WGMMA));
-    if (t->rank == 3) tk_ll_mma_batched(l, t->shape[0], c->kernel->num_warps);
-    return l;
-}
-
 /* A tile read from shared memory for an mma.sync operand is read there in
  * the operand's layout: no conversion after. */
 static void preset_local_loads(tk_tir_op *op, void *ctx_) {
     layout_ctx *c = ctx_;
-    if (!has_impl(op, TK_DOT_MMA_SYNC)) return;
+    if (tk_tir_dot_impl(op) != TK_DOT_MMA_SYNC) return;
     for (uint32_t i = 0; i < 2; i++) {
         tk_tir_value *v = op->operands.data[i];
-        if (v->def && v->def->code == TIR_LOCAL_LOAD) v->layout = mma_operand_layout(c, op, i);
+        if (v->def && v->def->code == TIR_LOCAL_LOAD) v->layout = tir_mma_operand_layout(&c->rules, op, i);
     }
 }
 
-/* The layout of an async_copy's pointers: coalesced as a load's, down
- * the columns for a column-major buffer (pipeline_dot.c: the default
- * layout of the transposed tile, transposed). */
-static const tk_ll *copy_layout(layout_ctx *c, const tk_tir_op *copy) {
-    const tk_tir_value *ptr = copy->operands.data[1];
-    if (!c->kernel->buffers.data[tk_tir_attr_int(copy->operands.data[0]->def, "buffer", 0)].transposed)
-        return default_layout(c, ptr->type);
-    int64_t rows_first[2] = {ptr->type->shape[1], ptr->type->shape[0]};
-    const uint32_t swap[2] = {1, 0};
-    tk_ll t, *l = TK_NEW(c->arena, tk_ll);
-    tk_ll_default(&t, 2, rows_first, c->kernel->num_warps, access_width_along(ptr, 0));
-    tk_ll_permute(l, &t, swap);
-    return l;
-}
-
-/* A loop-carried tile of pointers that a copy into a column-major buffer
- * reads (pipeline_dot.c's carried `b_ptrs` running ahead) is carried in
- * the copy's layout: else each trip would convert it through shared
- * memory. NULL for any other. */
-static const tk_ll *carried_copy_layout(layout_ctx *c, const tk_tir_block *body, const tk_tir_value *arg) {
-    for (uint32_t i = 0; i < body->ops.len; i++) {
-        const tk_tir_op *op = body->ops.data[i];
-        if (!op->dead && op->code == TIR_ASYNC_COPY && op->operands.data[1] == arg &&
-            c->kernel->buffers.data[tk_tir_attr_int(op->operands.data[0]->def, "buffer", 0)].transposed)
-            return copy_layout(c, op);
-    }
-    return NULL;
-}
-
-/* The layout a tensor-core dot's result gives v, when v is that result
- * through element-wise ops and reductions (the rules assign_op applies to
- * them: an element-wise op takes an operand's layout, a reduction the
- * reduced one); NULL when v does not come from one that way. Used before
- * a loop body is assigned, to carry a value in the layout its trip
- * computes it in (attention's running row max and sum: a slice of the
- * accumulator layout), not in its initial value's. */
-static const tk_ll *dot_derived_layout(layout_ctx *c, const tk_tir_value *v, int depth) {
-    const tk_tir_op *def = v->def;
-    if (v->type->kind != TK_TYPE_TILE || !def || def->dead || depth > 16) return NULL;
-    if (is_mma(def)) return mma_acc_layout(c, def);
-    if (def->code == TIR_REDUCE && def->operands.len) {
-        const tk_ll *from = dot_derived_layout(c, def->operands.data[0], depth + 1);
-        if (!from) return NULL;
-        tk_ll *l = TK_NEW(c->arena, tk_ll);
-        tk_ll_reduce(l, from, (uint32_t)tk_tir_attr_int(def, "axis", 0));
-        if (tk_tir_attr_int(def, "keep_dims", 0)) tk_ll_reshape(l, l, v->type->rank, v->type->shape);
-        return l;
-    }
-    unsigned props = tk_tir_props(def);
-    bool elementwise = (props & TIR_P_SAME_LAYOUT) && ((props & TIR_P_PURE) || def->code == TIR_DOT_WAIT);
-    for (uint32_t i = 0; elementwise && i < def->operands.len; i++) {
-        const tk_tir_value *x = def->operands.data[i];
-        if (x->type->kind != TK_TYPE_TILE || x->type->rank != v->type->rank ||
-            memcmp(x->type->shape, v->type->shape, sizeof(int64_t) * v->type->rank) != 0)
-            continue;
-        const tk_ll *l = dot_derived_layout(c, x, depth + 1);
-        if (l) return l;
-    }
-    return NULL;
-}
-
-/* The layout of the tile that the first user of op's result combines it
- * with, element-wise, where that tile is of the same shape, already placed
- * and cannot be recomputed (a dot's result); NULL otherwise. Only the
- * block being assigned is searched: its ops are still in their order. */
-static const tk_ll *partner_layout(layout_ctx *c, const tk_tir_op *op) {
-    const tk_tir_value *r = op->results.data[0];
-    const tk_tir_block *blk = c->frames.len ? c->frames.data[c->frames.len - 1].blk : NULL;
-    uint32_t i = 0;
-    while (blk && i < blk->ops.len && blk->ops.data[i] != op) i++;
-    for (i++; blk && i < blk->ops.len; i++) {
-        const tk_tir_op *user = blk->ops.data[i];
-        bool uses = false;
-        for (uint32_t k = 0; k < user->operands.len; k++) uses |= user->operands.data[k] == r;
-        if (!uses) continue;
-        if (!(tk_tir_props(user) & TIR_P_SAME_LAYOUT) || !(tk_tir_props(user) & TIR_P_PURE)) return NULL;
-        for (uint32_t k = 0; k < user->operands.len; k++) {
-            const tk_tir_value *x = user->operands.data[k];
-            if (x == r || x->type->kind != TK_TYPE_TILE || !x->layout || x->type->rank != r->type->rank ||
-                memcmp(x->type->shape, r->type->shape, sizeof(int64_t) * r->type->rank) != 0)
-                continue;
-            if (remat_cost(x, REMAT_BUDGET) < 0) return x->layout;
-        }
-        return NULL;
-    }
-    return NULL;
-}
-
-/* A broadcast's result layout: a tensor-core accumulator layout of its
- * shape of which the operand already is the slice (a reduced row of the
- * accumulator, broadcast back against it: no data moves); else that of
- * the tile its user combines it with, when that tile is fixed (a row of
- * M subtracted from a dot's result: the row, a broadcast factor smaller,
- * is what moves); else the default layout of its shape. */
-static const tk_ll *broadcast_layout(layout_ctx *c, const tk_tir_op *op) {
-    const tk_tir_value *a = op->operands.data[0], *r = op->results.data[0];
-    for (uint32_t i = 0; a->layout && i < c->dots.len; i++) {
-        const tk_tir_op *dot = c->dots.data[i];
-        const tk_type *t = dot->results.data[0]->type;
-        if (t->rank != r->type->rank || memcmp(t->shape, r->type->shape, sizeof(int64_t) * t->rank) != 0) continue;
-        const tk_ll *acc = mma_acc_layout(c, dot);
-        tk_ll slice;
-        tk_ll_unbroadcast(&slice, acc, a->type->shape);
-        if (tk_ll_equal(&slice, a->layout)) return acc;
-    }
-    const tk_ll *partner = partner_layout(c, op);
-    return partner ? partner : default_layout(c, r->type);
-}
-
-static void collect_dots(tk_tir_op *op, void *ctx_) {
-    layout_ctx *c = ctx_;
-    if (!op->dead && is_mma(op)) tk_vec_push(c->arena, &c->dots, op);
+/* the layout an op whose tile operands and results take one layout
+ * gives them: the one propagation chose for its result, else that of
+ * the operands (common_layout) */
+static const tk_ll *same_layout_of(const tk_tir_op *op) {
+    const tk_tir_value *r = op->results.len ? op->results.data[0] : NULL;
+    return r && r->type->kind == TK_TYPE_TILE && r->preferred ? r->preferred : common_layout(op);
 }
 
 static void assign_op(layout_ctx *c, op_list *out, tk_tir_op *op) {
@@ -577,19 +312,12 @@ static void assign_op(layout_ctx *c, op_list *out, tk_tir_op *op) {
         uint32_t first = op->code == TIR_FOR ? 3 : 0;
         uint32_t n = op->operands.len - first;
         const tk_ll **want = TK_NEW_ARRAY(c->arena, const tk_ll *, n + 1);
-        for (uint32_t i = 0; i < n; i++) want[i] = op->operands.data[first + i]->layout;
-        /* a value carried to an mma.sync dot's result (an accumulator)
-         * stays in the accumulator layout across trips: its initial
-         * value is converted (or rematerialized) once, before the loop */
-        const tk_tir_op *y = op->code == TIR_FOR ? last_op(op->regions.data[0]) : NULL;
-        for (uint32_t i = 0; y && y->code == TIR_YIELD && i < n && i < y->operands.len; i++) {
-            const tk_ll *l = is_mma(y->operands.data[i]->def) ? mma_acc_layout(c, y->operands.data[i]->def)
-                             : carried_copy_layout(c, op->regions.data[0], op->regions.data[0]->args.data[1 + i]);
-            /* a value each trip computes from a dot's result (a row max, a
-             * row sum) is carried in the layout the trip gives it */
-            if (!l) l = dot_derived_layout(c, y->operands.data[i], 0);
-            if (!l) continue;
-            want[i] = l;
+        /* carried in the layout propagation chose (a dot's accumulator,
+         * the row max and sum of it: its slice), else its initial
+         * value's: that value converted (or recomputed) once, before */
+        for (uint32_t i = 0; i < n; i++) {
+            want[i] = op->results.data[i]->preferred ? op->results.data[i]->preferred
+                                                     : op->operands.data[first + i]->layout;
             ensure(c, out, op, first + i, want[i]);
         }
         for (uint32_t r = 0; r < op->regions.len; r++) {
@@ -610,7 +338,8 @@ static void assign_op(layout_ctx *c, op_list *out, tk_tir_op *op) {
         const tk_ll **want = TK_NEW_ARRAY(c->arena, const tk_ll *, n + 1);
         for (uint32_t i = 0; i < n; i++) {
             tk_tir_value *yv = t && t->code == TIR_YIELD ? t->operands.data[i] : NULL;
-            want[i] = yv && yv->layout ? yv->layout
+            want[i] = op->results.data[i]->preferred ? op->results.data[i]->preferred
+                      : yv && yv->layout ? yv->layout
                       : op->results.data[i]->type->kind == TK_TYPE_TILE ? default_layout(c, op->results.data[i]->type)
                                                                         : NULL;
             op->results.data[i]->layout = want[i];
@@ -623,7 +352,7 @@ static void assign_op(layout_ctx *c, op_list *out, tk_tir_op *op) {
     if (op->code == TIR_ASYNC_COPY) {
         /* the view keeps its shared layout; the pointers, mask and other
          * take the coalesced layout a load of them would */
-        const tk_ll *want = copy_layout(c, op);
+        const tk_ll *want = tir_copy_layout(&c->rules, op);
         for (uint32_t i = 1; i < op->operands.len; i++) ensure(c, out, op, i, want);
         tk_vec_push(c->arena, out, op);
         return;
@@ -633,18 +362,16 @@ static void assign_op(layout_ctx *c, op_list *out, tk_tir_op *op) {
          * where the element is */
         const tk_ll *want = NULL;
         tk_tir_value *ptr = op->operands.len ? op->operands.data[0] : NULL;
-        bool memory = op->code == TIR_LOAD || op->code == TIR_STORE || (tk_tir_props(op) & TIR_P_ATOMIC);
-        if (memory && ptr->type->kind == TK_TYPE_TILE && remat_cost(ptr, REMAT_BUDGET) >= 0) {
+        if (tir_memory_op(op) && ptr->type->kind == TK_TYPE_TILE && tir_remat_cost(ptr, TIR_REMAT_BUDGET) >= 0) {
             /* a computed pointer: the coalesced layout, unless the stored
              * value cannot move and already allows as wide an access */
             want = default_layout(c, ptr->type);
             tk_tir_value *v = op->code == TIR_STORE ? op->operands.data[1] : NULL;
-            if (v && v->type->kind == TK_TYPE_TILE && remat_cost(v, REMAT_BUDGET) < 0 &&
-                (tk_ll_contiguous_regs(v->layout) >= tk_ll_contiguous_regs(want) ||
-                 conversion_bytes(v->type) > LARGEST_STORE_CONVERSION))
+            if (v && v->type->kind == TK_TYPE_TILE && tir_remat_cost(v, TIR_REMAT_BUDGET) < 0 &&
+                tir_stored_where_it_is(&c->rules, ptr, v, v->layout))
                 want = v->layout;
         }
-        if (!want) want = common_layout(op);
+        if (!want) want = same_layout_of(op);
         for (uint32_t i = 0; i < op->operands.len; i++) ensure(c, out, op, i, want);
         for (uint32_t i = 0; i < op->results.len; i++)
             if (op->results.data[i]->type->kind == TK_TYPE_TILE) op->results.data[i]->layout = want;
@@ -656,44 +383,21 @@ static void assign_op(layout_ctx *c, op_list *out, tk_tir_op *op) {
     if (r && r->type->kind == TK_TYPE_TILE) {
         tk_tir_value *a = op->operands.len ? op->operands.data[0] : NULL;
         switch (op->code) {
-        case TIR_REDUCE: {
+        case TIR_REDUCE: case TIR_RESHAPE: case TIR_PERMUTE: {
             /* a tuple reduce: every operand in the first's layout, every
              * result in the reduced one */
-            for (uint32_t i = 1; i < op->operands.len; i++) ensure(c, out, op, i, a->layout);
-            tk_ll *l = TK_NEW(c->arena, tk_ll);
-            tk_ll_reduce(l, a->layout, (uint32_t)tk_tir_attr_int(op, "axis", 0));
-            if (tk_tir_attr_int(op, "keep_dims", 0)) tk_ll_reshape(l, l, r->type->rank, r->type->shape);
+            for (uint32_t i = 1; op->code == TIR_REDUCE && i < op->operands.len; i++) ensure(c, out, op, i, a->layout);
+            const tk_ll *l = tir_relabelled_layout(&c->rules, op, a->layout);
             for (uint32_t i = 0; i < op->results.len; i++) op->results.data[i]->layout = l;
             break;
         }
-        case TIR_RESHAPE: {
-            tk_ll *l = TK_NEW(c->arena, tk_ll);
-            tk_ll_reshape(l, a->layout, r->type->rank, r->type->shape);
-            r->layout = l;
-            break;
-        }
-        case TIR_PERMUTE: {
-            uint32_t perm[TK_MAX_RANK];
-            tk_tir_permute_order(op, perm);
-            tk_ll *l = TK_NEW(c->arena, tk_ll);
-            tk_ll_permute(l, a->layout, perm);
-            r->layout = l;
-            break;
-        }
         case TIR_DOT: {
-            if (is_mma(op)) {
+            if (tir_is_mma(op)) {
                 /* the accumulator layout; mma.sync's operands in its
                  * operand layouts, wgmma's stay the shared-memory views
                  * they are */
-                const tk_ll *acc = mma_acc_layout(c, op);
-                r->layout = acc;
-                if (has_impl(op, TK_DOT_MMA_SYNC)) {
-                    ensure(c, out, op, 0, mma_operand_layout(c, op, 0));
-                    ensure(c, out, op, 1, mma_operand_layout(c, op, 1));
-                } else if (!op->operands.data[0]->def || op->operands.data[0]->def->code != TIR_LOCAL_VIEW) {
-                    ensure(c, out, op, 0, mma_operand_layout(c, op, 0));
-                }
-                if (op->operands.len > 2) ensure(c, out, op, 2, acc);
+                r->layout = tir_mma_acc_layout(&c->rules, op);
+                for (uint32_t i = 0; i < op->operands.len; i++) ensure(c, out, op, i, tir_dot_operand_need(&c->rules, op, i));
                 break;
             }
             /* impl "fma": the result and the accumulator in the default
@@ -710,7 +414,7 @@ static void assign_op(layout_ctx *c, op_list *out, tk_tir_op *op) {
             break;
         case TIR_BROADCAST: {
             /* the operand as a slice of the result: registers only */
-            r->layout = broadcast_layout(c, op);
+            r->layout = r->preferred ? r->preferred : default_layout(c, r->type);
             tk_ll *l = TK_NEW(c->arena, tk_ll);
             tk_ll_unbroadcast(l, r->layout, a->type->shape);
             ensure(c, out, op, 0, l);
@@ -769,9 +473,8 @@ static void check_register_arrays(tk_tir_op *op, void *ctx_) {
 }
 
 bool tir_pass_layouts(tk_arena *arena, tk_diag *diag, tk_tir_kernel *k) {
-    layout_ctx c = {arena, diag, k, {0}, {0}, {0}, {0}, NULL, false};
-    tir_walk(k->body, collect_widths, &c);
-    tir_walk(k->body, collect_dots, &c);
+    layout_ctx c = {arena, diag, k, {0}, {0}, {0}, NULL, false};
+    tir_layout_rules_init(&c.rules, arena, k);
     tir_walk(k->body, preset_local_loads, &c);
     assign_block(&c, k->body);
     if (!c.failed) tir_walk(k->body, check_register_arrays, &c);

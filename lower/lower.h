@@ -194,6 +194,7 @@ struct tk_tir_value {
     uint32_t id;
     tk_tir_op *def;       /* NULL for block arguments */
     const tk_ll *layout;  /* set by the layout pass, for tiles */
+    const tk_ll *preferred; /* the layout propagation chose (propagate.c); NULL: none */
     /* axis info, per dimension (scalars use [0]); set by axis.c */
     int64_t contiguity[TK_MAX_RANK], divisibility[TK_MAX_RANK], constancy[TK_MAX_RANK];
     bool has_axis;

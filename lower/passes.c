@@ -29,6 +29,7 @@ static bool run_pipeline_dots(pass_env *e, tk_tir_kernel *k) {
     return tir_pass_pipeline_dots(e->arena, e->diag, k, e->opts->target), true;
 }
 static bool run_axis_info(pass_env *e, tk_tir_kernel *k) { return tir_pass_axis_info(e->arena, k), true; }
+static bool run_propagate_layouts(pass_env *e, tk_tir_kernel *k) { return tir_pass_propagate_layouts(e->arena, k), true; }
 static bool run_layouts(pass_env *e, tk_tir_kernel *k) { return tir_pass_layouts(e->arena, e->diag, k); }
 /* An autotune config too big for the target's shared memory is kept: its
  * launch fails and the tuner skips it, as Triton's skips a config "out of
@@ -77,6 +78,7 @@ static const struct tir_pass {
     {"pipeline-dots", true, false, run_pipeline_dots},
     {"pipeline", true, true, run_pipeline},
     {"axis-info", true, false, run_axis_info},
+    {"layout-propagation", true, false, run_propagate_layouts},
     {"layouts", true, true, run_layouts},
     {"dce-after-layouts", true, false, run_dce},
     {"shared-memory", true, false, run_shared_memory},

@@ -32,13 +32,18 @@ static void print_facts(FILE *out, const tk_tir_value *v) {
     fputc('}', out);
 }
 
+/* a tile's layout; before assignment (--emit=tir-after=layout-propagation)
+ * the one propagation chose, as "prefers LAYOUT" */
+static void print_layout(FILE *out, const tk_tir_value *v, bool gpu) {
+    if (!gpu || v->type->kind != TK_TYPE_TILE || !(v->layout || v->preferred)) return;
+    fputs(v->layout ? " " : " prefers ", out);
+    tk_ll_print(out, v->layout ? v->layout : v->preferred);
+}
+
 static void print_value_decl(FILE *out, const tk_tir_value *v, bool gpu) {
     fprintf(out, "%%%u: ", v->id);
     tk_type_print(out, v->type);
-    if (gpu && v->layout && v->type->kind == TK_TYPE_TILE) {
-        fputc(' ', out);
-        tk_ll_print(out, v->layout);
-    }
+    print_layout(out, v, gpu);
     if (gpu) print_facts(out, v);
 }
 
@@ -101,10 +106,7 @@ static void print_op(FILE *out, const tk_tir_op *op, int depth, bool gpu) {
         for (uint32_t i = 0; i < op->results.len; i++) {
             if (i) fputs(", ", out);
             tk_type_print(out, op->results.data[i]->type);
-            if (gpu && op->results.data[i]->layout && op->results.data[i]->type->kind == TK_TYPE_TILE) {
-                fputc(' ', out);
-                tk_ll_print(out, op->results.data[i]->layout);
-            }
+            print_layout(out, op->results.data[i], gpu);
             if (gpu) print_facts(out, op->results.data[i]);
         }
     }
