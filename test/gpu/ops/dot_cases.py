@@ -280,6 +280,37 @@ ANYWHERE = [
      "        a = tl.load(x + rm[:, None] * 64 + rk[None, :]).to(tl.float16)\n"
      "        b = tl.load(y + rk[:, None] * 32 + rn[None, :]).to(tl.float16)\n"
      "        c = tl.dot(a, b)\n", "half"),
+    # where layouts meet (lower/propagate.c chooses by cost): the if's
+    # result in the loaded tile's layout, so the dot's result converts in
+    # its branch; a loaded tile (times 0) added to a dot's result made
+    # before the loop; row statistics carried by a while loop, as
+    # attention's (c ends as 0.5 s + 0.5 s: exact)
+    ("an if whose branches disagree: the dot's result or a loaded tile",
+     "    a = tl.load(x + rm[:, None] * 64 + rk[None, :]).to(tl.float16)\n"
+     "    b = tl.load(y + rk[:, None] * 32 + rn[None, :]).to(tl.float16)\n"
+     "    if n > 0:\n"
+     "        c = tl.dot(a, b)\n"
+     "    else:\n"
+     "        c = tl.load(y + rm[:, None] * 32 + rn[None, :])\n", "half"),
+    ("a dot's result made before a loop meets a load in it",
+     "    a = tl.load(x + rm[:, None] * 64 + rk[None, :]).to(tl.float16)\n"
+     "    b = tl.load(y + rk[:, None] * 32 + rn[None, :]).to(tl.float16)\n"
+     "    s = tl.dot(a, b)\n"
+     "    c = tl.zeros([64, 32], dtype=tl.float32)\n"
+     "    for i in range(0, n + 1):\n"
+     "        c = s + tl.load(x + i * 32 + rm[:, None] * 64 + rn[None, :]) * 0.0\n", "half"),
+    ("row statistics carried by a while loop",
+     "    a = tl.load(x + rm[:, None] * 64 + rk[None, :]).to(tl.float16)\n"
+     "    b = tl.load(y + rk[:, None] * 32 + rn[None, :]).to(tl.float16)\n"
+     "    m = tl.full([64], float('-inf'), tl.float32)\n"
+     "    c = tl.zeros([64, 32], dtype=tl.float32)\n"
+     "    i = 0\n"
+     "    while i < n + 1:\n"
+     "        s = tl.dot(a, b)\n"
+     "        m_new = tl.maximum(m, tl.max(s, 1))\n"
+     "        c = c * tl.exp2(m - m_new)[:, None] + s * 0.5\n"
+     "        m = m_new\n"
+     "        i += 1\n", "half"),
 ]
 
 for name, body, ref_kind in ANYWHERE:
