@@ -336,7 +336,10 @@ static wgmma_operand wgmma_operand_of(cg *c, const tk_tir_value *v, uint32_t k_d
     wgmma_operand o;
     o.buf = view_buffer(c, v);
     o.stage = cg_get(c, v)->r[0];
-    o.k_major = (o.buf->transposed ? 0u : 1u) == k_dim;
+    /* the buffer's contiguous dimension, in the view's terms (a view with
+     * trans=1 reads the buffer transposed) */
+    bool transposed = o.buf->transposed != (tk_tir_attr_int(v->def, "trans", 0) != 0);
+    o.k_major = (transposed ? 0u : 1u) == k_dim;
     o.bytes = tk_dtype_bits(cg_elem_of(v->type)->dtype) / 8;
     return o;
 }

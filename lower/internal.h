@@ -74,6 +74,8 @@ const tk_ll *tir_mma_operand_layout(tir_layout_rules *r, const tk_tir_op *dot, u
 /* the layout dot needs operand i in (the accumulator's for i == 2); NULL
  * where any will do (an fma dot's a and b, wgmma's shared-memory views) */
 const tk_ll *tir_dot_operand_need(tir_layout_rules *r, const tk_tir_op *dot, uint32_t i);
+/* a local_view's shared layout: its buffer's, transposed for trans=1 */
+const tk_ll *tir_view_layout(tir_layout_rules *r, const tk_tir_op *view);
 /* an async_copy's pointers, mask and other: coalesced as a load's */
 const tk_ll *tir_copy_layout(tir_layout_rules *r, const tk_tir_op *copy);
 /* the result layout of a reduce, reshape or permute of a tile in `from`; NULL for other ops */

@@ -115,6 +115,15 @@ const tk_ll *tir_dot_operand_need(tir_layout_rules *r, const tk_tir_op *dot, uin
     return i == 0 && (!def || def->code != TIR_LOCAL_VIEW) ? tir_mma_operand_layout(r, dot, 0) : NULL;
 }
 
+const tk_ll *tir_view_layout(tir_layout_rules *r, const tk_tir_op *view) {
+    const tk_ll *l = r->kernel->buffers.data[tk_tir_attr_int(view, "buffer", 0)].layout;
+    if (!tk_tir_attr_int(view, "trans", 0)) return l;
+    const uint32_t swap[2] = {1, 0};
+    tk_ll *t = TK_NEW(r->arena, tk_ll);
+    tk_ll_permute(t, l, swap);
+    return t;
+}
+
 /* down the columns for a column-major buffer (pipeline_dot.c: the
  * default layout of the transposed tile, transposed) */
 const tk_ll *tir_copy_layout(tir_layout_rules *r, const tk_tir_op *copy) {

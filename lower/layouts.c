@@ -407,7 +407,7 @@ static void assign_op(layout_ctx *c, op_list *out, tk_tir_op *op) {
             break;
         }
         case TIR_LOCAL_VIEW:
-            r->layout = c->kernel->buffers.data[tk_tir_attr_int(op, "buffer", 0)].layout;
+            r->layout = tir_view_layout(&c->rules, op);
             break;
         case TIR_LOCAL_LOAD:
             if (!r->layout) r->layout = default_layout(c, r->type);

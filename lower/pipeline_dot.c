@@ -23,7 +23,10 @@
  * through it: the copies read transposed pointers (and mask and other)
  * into a buffer of the transposed tile, attention's K as a K-major B.
  * A load that several dots read, each directly or through a tl.trans,
- * gets a buffer for each way it is read (the backward's Q and dO).
+ * is copied once: a 16-bit tile read both ways round (the backward's Q
+ * and dO) is read through a transposed view of its buffer (a local_view
+ * with trans=1: wgmma's other major, ldmatrix's .trans); a wider one
+ * gets a buffer for each way it is read.
  *
  * The loads' addresses may use the induction variable, values from
  * outside the loop, and loop-carried values that only advance themselves
@@ -175,10 +178,15 @@ static tk_tir_value *trip_runs(dp_ctx *c, tk_tir_value *x, op_list *out, tk_tir_
 
 /* one pipelined load and its buffer; `trans` the tl.trans between it and
  * the dot (NULL if none): the buffer then holds the transposed tile, and
- * the copies read it through transposed pointers */
+ * the copies read it through transposed pointers. A second way to read a
+ * load another entry fills (`alias`, that entry's index + 1) copies
+ * nothing: it reads that entry's buffer, through a transposed view where
+ * the two orientations differ (`flip`). */
 typedef struct staged {
     tk_tir_op *load, *trans;
     uint32_t buffer;
+    uint32_t alias;
+    bool flip;
 } staged;
 
 /* the dot operand a staged load gives: the load's tile or its transpose */
@@ -193,6 +201,10 @@ static tk_tir_value *view(dp_ctx *c, op_list *out, tk_tir_block *at, const stage
     tk_tir_op *op = emit(c, out, at, TIR_LOCAL_VIEW, 0, staged_value(s)->type, stage, NULL);
     struct tk_sema_attr a = {"buffer", NULL, s->buffer};
     tk_vec_push(c->arena, &op->attrs, a);
+    if (s->flip) {
+        struct tk_sema_attr t = {"trans", NULL, 1};
+        tk_vec_push(c->arena, &op->attrs, t);
+    }
     return op->results.data[0];
 }
 
@@ -628,7 +640,7 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
     staged_list held = {0};
     for (uint32_t i = 0; i < body->ops.len; i++) {
         tk_tir_op *dot = body->ops.data[i];
-        staged a = {NULL, NULL, 0}, b = {NULL, NULL, 0};
+        staged a = {NULL, NULL, 0, 0, false}, b = {NULL, NULL, 0, 0, false};
         if (!is_mma_dot(dot) || !pipelinable(c, dot, 1, &b) || !resident(c, dot, &a)) continue;
         bool seen = false;
         for (uint32_t h = 0; h < held.len; h++) seen |= held.data[h].load == a.load;
@@ -654,13 +666,23 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
         if (!is_mma_dot(dot)) continue;
         bool any = false;
         for (uint32_t j = 0; j < 2; j++) {
-            staged s = {NULL, NULL, 0};
+            staged s = {NULL, NULL, 0, 0, false};
             if (!pipelinable(c, dot, j, &s)) continue;
             bool seen = false; /* a load two dots read as it is: one buffer */
             for (uint32_t l = 0; l < loads.len; l++) seen |= staged_value(&loads.data[l]) == staged_value(&s);
             any |= seen;
             if (seen) continue;
-            s.buffer = add_buffer(c, &s, stages);
+            /* the same load read another way round (the backward's Q and
+             * dO): its 16-bit tile once in shared memory, read through a
+             * transposed view (wgmma's MN-major operand, ldmatrix .trans) */
+            for (uint32_t l = 0; l < loads.len && !s.alias; l++)
+                if (loads.data[l].load == s.load && !loads.data[l].alias &&
+                    tk_dtype_bits(tir_elem(staged_value(&s)->type)->dtype) == 16) {
+                    s.alias = l + 1;
+                    s.buffer = loads.data[l].buffer;
+                    s.flip = (s.trans != NULL) != (loads.data[l].trans != NULL);
+                }
+            if (!s.alias) s.buffer = add_buffer(c, &s, stages);
             tk_vec_push(c->arena, &loads, s);
             any = true;
         }
@@ -750,7 +772,8 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
         begin_trip(c, iv, cur);
         tk_tir_value *runs = trip_runs(c, iv, before, outside);
         tk_tir_value *stage = constant(c, before, outside, i32_type(c), p);
-        for (uint32_t l = 0; l < loads.len; l++) copy_for_trip(c, before, outside, &loads.data[l], stage, runs);
+        for (uint32_t l = 0; l < loads.len; l++)
+            if (!loads.data[l].alias) copy_for_trip(c, before, outside, &loads.data[l], stage, runs);
         emit(c, before, outside, TIR_ASYNC_COMMIT, 0, NULL, NULL, NULL);
         tk_tir_value **next = TK_NEW_ARRAY(c->arena, tk_tir_value *, nargs + 1);
         for (uint32_t i = 1; i < nargs; i++)
@@ -857,7 +880,8 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
     }
     begin_trip(c, ahead_iv, ptrs);
     tk_tir_value *runs = trip_runs(c, ahead_iv, &tail, body);
-    for (uint32_t l = 0; l < loads.len; l++) copy_for_trip(c, &tail, body, &loads.data[l], write_stage, runs);
+    for (uint32_t l = 0; l < loads.len; l++)
+        if (!loads.data[l].alias) copy_for_trip(c, &tail, body, &loads.data[l], write_stage, runs);
     emit(c, &tail, body, TIR_ASYNC_COMMIT, 0, NULL, NULL, NULL);
     tk_tir_value **next = TK_NEW_ARRAY(c->arena, tk_tir_value *, nargs + 1);
     for (uint32_t i = 1; i < nargs; i++)

@@ -264,7 +264,7 @@ static void visit_op(prop_ctx *c, tk_tir_op *op) {
                                        : tir_default_layout(&c->rules, op->results.data[0]->type));
         return;
     case TIR_LOCAL_VIEW:
-        set_results(op, c->rules.kernel->buffers.data[tk_tir_attr_int(op, "buffer", 0)].layout);
+        set_results(op, tir_view_layout(&c->rules, op));
         return;
     /* free (recomputed where wanted), or placed by their own rule in layouts.c */
     case TIR_CONST: case TIR_SPLAT: case TIR_MAKE_RANGE: case TIR_LOCAL_LOAD:
