@@ -69,6 +69,8 @@ const tk_ll *tir_default_layout(tir_layout_rules *r, const tk_type *t);
 /* a tensor-core dot (impl mma_sync or wgmma): its result in an accumulator layout */
 bool tir_is_mma(const tk_tir_op *op);
 const tk_ll *tir_mma_acc_layout(tir_layout_rules *r, const tk_tir_op *dot);
+/* a dot's result: the accumulator layout, or for fma the default one */
+const tk_ll *tir_dot_result_layout(tir_layout_rules *r, const tk_tir_op *dot);
 /* the layout mma.sync takes operand i (0: A, 1: B) in, or wgmma its A from registers */
 const tk_ll *tir_mma_operand_layout(tir_layout_rules *r, const tk_tir_op *dot, uint32_t i);
 /* the layout dot needs operand i in (the accumulator's for i == 2); NULL

@@ -9,8 +9,9 @@ static const struct {
     const char *name;
     unsigned props;
     tk_scratch_kind scratch;
+    tk_tir_layout_rule layout;
 } opcodes[TIR_OPCODE_COUNT] = {
-#define TIR_OP(id, name, properties, scratch) [TIR_##id] = {name, properties, scratch},
+#define TIR_OP(id, name, properties, scratch, layout) [TIR_##id] = {name, properties, scratch, layout},
 #include "ops.def"
 #undef TIR_OP
 };
@@ -22,12 +23,21 @@ unsigned tk_tir_props(const tk_tir_op *op) {
     if (p & TIR_P_BUILTIN) {
         unsigned b = tk_builtin_lowering(op->sub);
         if (b & TK_BP_EFFECT) p = (p & ~TIR_P_PURE) | TIR_P_EFFECT;
-        if (b & TK_BP_ATOMIC) p |= TIR_P_ATOMIC | TIR_P_READS | TIR_P_SAME_LAYOUT;
+        if (b & TK_BP_ATOMIC) p |= TIR_P_ATOMIC | TIR_P_READS;
         if (b & TK_BP_BARRIER) p |= TIR_P_SYNC;
-        if (b & TK_BP_KEEPS_LAYOUT) p |= TIR_P_SAME_LAYOUT;
     }
     if (op->code == TIR_LOAD && tk_tir_attr_int(op, "volatile", 0)) p |= TIR_P_EFFECT;
     return p;
+}
+
+tk_tir_layout_rule tk_tir_layout_rule_of(const tk_tir_op *op) {
+    tk_tir_layout_rule rule = opcodes[op->code].layout;
+    if (opcodes[op->code].props & TIR_P_BUILTIN) {
+        unsigned b = tk_builtin_lowering(op->sub);
+        if (b & (TK_BP_ATOMIC | TK_BP_KEEPS_LAYOUT)) rule = TIR_L_SAME;
+        else if (b & TK_BP_REGISTER_PAIR) rule = TIR_L_PAIR;
+    }
+    return rule;
 }
 
 tk_scratch_kind tk_tir_scratch_kind(const tk_tir_op *op) {

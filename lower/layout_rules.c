@@ -92,6 +92,10 @@ const tk_ll *tir_mma_acc_layout(tir_layout_rules *r, const tk_tir_op *dot) {
     return acc;
 }
 
+const tk_ll *tir_dot_result_layout(tir_layout_rules *r, const tk_tir_op *dot) {
+    return tir_is_mma(dot) ? tir_mma_acc_layout(r, dot) : tir_default_layout(r, dot->results.data[0]->type);
+}
+
 /* wgmma's A from registers takes mma.sync's fragments, warps down the
  * rows first */
 const tk_ll *tir_mma_operand_layout(tir_layout_rules *r, const tk_tir_op *dot, uint32_t i) {

@@ -262,7 +262,7 @@ static const tk_ll *common_layout(const tk_tir_op *op) {
  * there from the halves' default layout when it is not): no data moves
  * between threads. */
 static bool assign_join_split_cat(layout_ctx *c, op_list *out, tk_tir_op *op) {
-    if (op->code != TIR_BUILTIN || !op->operands.len || !op->results.len ||
+    if (!op->operands.len || !op->results.len ||
         op->operands.data[0]->type->kind != TK_TYPE_TILE || op->results.data[0]->type->kind != TK_TYPE_TILE)
         return false;
     tk_ll *l = TK_NEW(c->arena, tk_ll);
@@ -307,124 +307,129 @@ static const tk_ll *same_layout_of(const tk_tir_op *op) {
     return r && r->type->kind == TK_TYPE_TILE && r->preferred ? r->preferred : common_layout(op);
 }
 
+/* a for or while loop: its values carried in the layout propagation
+ * chose (a dot's accumulator, the row max and sum of it: its slice), else
+ * in their initial values', those converted (or recomputed) once, before */
+static void assign_loop(layout_ctx *c, op_list *out, tk_tir_op *op) {
+    uint32_t first = op->code == TIR_FOR ? 3 : 0;
+    uint32_t n = op->operands.len - first;
+    const tk_ll **want = TK_NEW_ARRAY(c->arena, const tk_ll *, n + 1);
+    for (uint32_t i = 0; i < n; i++) {
+        want[i] = op->results.data[i]->preferred ? op->results.data[i]->preferred : op->operands.data[first + i]->layout;
+        ensure(c, out, op, first + i, want[i]);
+    }
+    for (uint32_t r = 0; r < op->regions.len; r++) {
+        tk_tir_block *blk = op->regions.data[r];
+        uint32_t skip = op->code == TIR_FOR ? 1 : 0;
+        for (uint32_t i = skip; i < blk->args.len; i++) blk->args.data[i]->layout = want[i - skip];
+        assign_block(c, blk);
+        fix_terminator(c, blk, want, n, op->regions.data[r]->ops.len && r == 0 && op->code == TIR_WHILE ? 1 : 0);
+    }
+    for (uint32_t i = 0; i < op->results.len; i++) op->results.data[i]->layout = want[i];
+}
+
+/* an if: its results in the layout propagation chose, else the
+ * then-branch's; each branch converts what it yields to that */
+static void assign_if(layout_ctx *c, tk_tir_op *op) {
+    for (uint32_t r = 0; r < op->regions.len; r++) assign_block(c, op->regions.data[r]);
+    const tk_tir_op *t = last_op(op->regions.data[0]);
+    uint32_t n = op->results.len;
+    const tk_ll **want = TK_NEW_ARRAY(c->arena, const tk_ll *, n + 1);
+    for (uint32_t i = 0; i < n; i++) {
+        tk_tir_value *yv = t && t->code == TIR_YIELD ? t->operands.data[i] : NULL;
+        want[i] = op->results.data[i]->preferred ? op->results.data[i]->preferred
+                  : yv && yv->layout ? yv->layout
+                  : op->results.data[i]->type->kind == TK_TYPE_TILE ? default_layout(c, op->results.data[i]->type)
+                                                                    : NULL;
+        op->results.data[i]->layout = want[i];
+    }
+    fix_terminator(c, op->regions.data[0], want, n, 0);
+    fix_terminator(c, op->regions.data[1], want, n, 0);
+}
+
+/* Operands and results in one layout. A load, store or atomic of
+ * computed pointers takes the coalesced layout, unless the stored value
+ * cannot move and already allows as wide an access; a scan keeps its
+ * operand's layout (each element's prefix stays where the element is). */
+static void assign_same(layout_ctx *c, op_list *out, tk_tir_op *op) {
+    const tk_ll *want = NULL;
+    tk_tir_value *ptr = op->operands.len ? op->operands.data[0] : NULL;
+    if (tir_memory_op(op) && ptr->type->kind == TK_TYPE_TILE && tir_remat_cost(ptr, TIR_REMAT_BUDGET) >= 0) {
+        want = default_layout(c, ptr->type);
+        tk_tir_value *v = op->code == TIR_STORE ? op->operands.data[1] : NULL;
+        if (v && v->type->kind == TK_TYPE_TILE && tir_remat_cost(v, TIR_REMAT_BUDGET) < 0 &&
+            tir_stored_where_it_is(&c->rules, ptr, v, v->layout))
+            want = v->layout;
+    }
+    if (!want) want = same_layout_of(op);
+    for (uint32_t i = 0; i < op->operands.len; i++) ensure(c, out, op, i, want);
+    for (uint32_t i = 0; i < op->results.len; i++)
+        if (op->results.data[i]->type->kind == TK_TYPE_TILE) op->results.data[i]->layout = want;
+}
+
+/* a dot's result in the accumulator layout, mma.sync's operands in its
+ * operand layouts (wgmma's stay the shared-memory views they are); for
+ * fma the result and accumulator in the default layout, a and b in any
+ * (they go through shared memory) */
+static void assign_dot(layout_ctx *c, op_list *out, tk_tir_op *op) {
+    op->results.data[0]->layout = tir_dot_result_layout(&c->rules, op);
+    for (uint32_t i = 0; i < op->operands.len; i++) ensure(c, out, op, i, tir_dot_operand_need(&c->rules, op, i));
+}
+
+static void assign_default(layout_ctx *c, tk_tir_op *op) {
+    for (uint32_t i = 0; i < op->results.len; i++)
+        if (op->results.data[i]->type->kind == TK_TYPE_TILE)
+            op->results.data[i]->layout = default_layout(c, op->results.data[i]->type);
+}
+
 static void assign_op(layout_ctx *c, op_list *out, tk_tir_op *op) {
-    if (op->code == TIR_FOR || op->code == TIR_WHILE) {
-        uint32_t first = op->code == TIR_FOR ? 3 : 0;
-        uint32_t n = op->operands.len - first;
-        const tk_ll **want = TK_NEW_ARRAY(c->arena, const tk_ll *, n + 1);
-        /* carried in the layout propagation chose (a dot's accumulator,
-         * the row max and sum of it: its slice), else its initial
-         * value's: that value converted (or recomputed) once, before */
-        for (uint32_t i = 0; i < n; i++) {
-            want[i] = op->results.data[i]->preferred ? op->results.data[i]->preferred
-                                                     : op->operands.data[first + i]->layout;
-            ensure(c, out, op, first + i, want[i]);
-        }
-        for (uint32_t r = 0; r < op->regions.len; r++) {
-            tk_tir_block *blk = op->regions.data[r];
-            uint32_t skip = op->code == TIR_FOR ? 1 : 0;
-            for (uint32_t i = skip; i < blk->args.len; i++) blk->args.data[i]->layout = want[i - skip];
-            assign_block(c, blk);
-            fix_terminator(c, blk, want, n, op->regions.data[r]->ops.len && r == 0 && op->code == TIR_WHILE ? 1 : 0);
-        }
-        for (uint32_t i = 0; i < op->results.len; i++) op->results.data[i]->layout = want[i];
-        tk_vec_push(c->arena, out, op);
-        return;
-    }
-    if (op->code == TIR_IF) {
-        for (uint32_t r = 0; r < op->regions.len; r++) assign_block(c, op->regions.data[r]);
-        const tk_tir_op *t = last_op(op->regions.data[0]);
-        uint32_t n = op->results.len;
-        const tk_ll **want = TK_NEW_ARRAY(c->arena, const tk_ll *, n + 1);
-        for (uint32_t i = 0; i < n; i++) {
-            tk_tir_value *yv = t && t->code == TIR_YIELD ? t->operands.data[i] : NULL;
-            want[i] = op->results.data[i]->preferred ? op->results.data[i]->preferred
-                      : yv && yv->layout ? yv->layout
-                      : op->results.data[i]->type->kind == TK_TYPE_TILE ? default_layout(c, op->results.data[i]->type)
-                                                                        : NULL;
-            op->results.data[i]->layout = want[i];
-        }
-        fix_terminator(c, op->regions.data[0], want, n, 0);
-        fix_terminator(c, op->regions.data[1], want, n, 0);
-        tk_vec_push(c->arena, out, op);
-        return;
-    }
-    if (op->code == TIR_ASYNC_COPY) {
-        /* the view keeps its shared layout; the pointers, mask and other
-         * take the coalesced layout a load of them would */
-        const tk_ll *want = tir_copy_layout(&c->rules, op);
-        for (uint32_t i = 1; i < op->operands.len; i++) ensure(c, out, op, i, want);
-        tk_vec_push(c->arena, out, op);
-        return;
-    }
-    if (tk_tir_props(op) & TIR_P_SAME_LAYOUT) {
-        /* a scan keeps its operand's layout: each element's prefix stays
-         * where the element is */
-        const tk_ll *want = NULL;
-        tk_tir_value *ptr = op->operands.len ? op->operands.data[0] : NULL;
-        if (tir_memory_op(op) && ptr->type->kind == TK_TYPE_TILE && tir_remat_cost(ptr, TIR_REMAT_BUDGET) >= 0) {
-            /* a computed pointer: the coalesced layout, unless the stored
-             * value cannot move and already allows as wide an access */
-            want = default_layout(c, ptr->type);
-            tk_tir_value *v = op->code == TIR_STORE ? op->operands.data[1] : NULL;
-            if (v && v->type->kind == TK_TYPE_TILE && tir_remat_cost(v, TIR_REMAT_BUDGET) < 0 &&
-                tir_stored_where_it_is(&c->rules, ptr, v, v->layout))
-                want = v->layout;
-        }
-        if (!want) want = same_layout_of(op);
-        for (uint32_t i = 0; i < op->operands.len; i++) ensure(c, out, op, i, want);
-        for (uint32_t i = 0; i < op->results.len; i++)
-            if (op->results.data[i]->type->kind == TK_TYPE_TILE) op->results.data[i]->layout = want;
-        tk_vec_push(c->arena, out, op);
-        return;
-    }
-    if (assign_join_split_cat(c, out, op)) return;
     tk_tir_value *r = op->results.len ? op->results.data[0] : NULL;
-    if (r && r->type->kind == TK_TYPE_TILE) {
-        tk_tir_value *a = op->operands.len ? op->operands.data[0] : NULL;
-        switch (op->code) {
-        case TIR_REDUCE: case TIR_RESHAPE: case TIR_PERMUTE: {
-            /* a tuple reduce: every operand in the first's layout, every
-             * result in the reduced one */
-            for (uint32_t i = 1; op->code == TIR_REDUCE && i < op->operands.len; i++) ensure(c, out, op, i, a->layout);
-            const tk_ll *l = tir_relabelled_layout(&c->rules, op, a->layout);
-            for (uint32_t i = 0; i < op->results.len; i++) op->results.data[i]->layout = l;
-            break;
-        }
-        case TIR_DOT: {
-            if (tir_is_mma(op)) {
-                /* the accumulator layout; mma.sync's operands in its
-                 * operand layouts, wgmma's stay the shared-memory views
-                 * they are */
-                r->layout = tir_mma_acc_layout(&c->rules, op);
-                for (uint32_t i = 0; i < op->operands.len; i++) ensure(c, out, op, i, tir_dot_operand_need(&c->rules, op, i));
-                break;
-            }
-            /* impl "fma": the result and the accumulator in the default
-             * layout; a and b in any (they go through shared memory) */
-            r->layout = default_layout(c, r->type);
-            if (op->operands.len > 2) ensure(c, out, op, 2, r->layout);
-            break;
-        }
-        case TIR_LOCAL_VIEW:
-            r->layout = tir_view_layout(&c->rules, op);
-            break;
-        case TIR_LOCAL_LOAD:
-            if (!r->layout) r->layout = default_layout(c, r->type);
-            break;
-        case TIR_BROADCAST: {
-            /* the operand as a slice of the result: registers only */
+    tk_tir_value *a = op->operands.len ? op->operands.data[0] : NULL;
+    bool tile = r && r->type->kind == TK_TYPE_TILE;
+    switch (tk_tir_layout_rule_of(op)) {
+    case TIR_L_REGIONS:
+        if (op->code == TIR_IF) assign_if(c, op);
+        else assign_loop(c, out, op);
+        break;
+    case TIR_L_COPY:
+        /* the view keeps its shared layout */
+        for (uint32_t i = 1; i < op->operands.len; i++) ensure(c, out, op, i, tir_copy_layout(&c->rules, op));
+        break;
+    case TIR_L_SAME:
+        assign_same(c, out, op);
+        break;
+    case TIR_L_PAIR:
+        if (assign_join_split_cat(c, out, op)) return; /* pushed there */
+        assign_default(c, op);
+        break;
+    case TIR_L_RELABEL:
+        if (!tile) break;
+        /* a tuple reduce: every operand in the first's layout, every
+         * result in the reduced one */
+        for (uint32_t i = 1; op->code == TIR_REDUCE && i < op->operands.len; i++) ensure(c, out, op, i, a->layout);
+        for (uint32_t i = 0; i < op->results.len; i++)
+            op->results.data[i]->layout = tir_relabelled_layout(&c->rules, op, a->layout);
+        break;
+    case TIR_L_DOT:
+        if (tile) assign_dot(c, out, op);
+        break;
+    case TIR_L_VIEW:
+        if (tile) r->layout = tir_view_layout(&c->rules, op);
+        break;
+    case TIR_L_READ:
+        if (tile && !r->layout) r->layout = default_layout(c, r->type);
+        break;
+    case TIR_L_BROADCAST:
+        if (tile) { /* the operand as a slice of the result: registers only */
             r->layout = r->preferred ? r->preferred : default_layout(c, r->type);
             tk_ll *l = TK_NEW(c->arena, tk_ll);
             tk_ll_unbroadcast(l, r->layout, a->type->shape);
             ensure(c, out, op, 0, l);
-            break;
         }
-        default:
-            for (uint32_t i = 0; i < op->results.len; i++)
-                if (op->results.data[i]->type->kind == TK_TYPE_TILE)
-                    op->results.data[i]->layout = default_layout(c, op->results.data[i]->type);
-        }
+        break;
+    case TIR_L_NONE: case TIR_L_FREE: case TIR_L_DEFAULT:
+        assign_default(c, op);
+        break;
     }
     tk_vec_push(c->arena, out, op);
 }

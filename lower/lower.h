@@ -169,7 +169,7 @@ typedef struct tk_tir_op tk_tir_op;
 typedef struct tk_tir_block tk_tir_block;
 
 typedef enum tk_tir_opcode {
-#define TIR_OP(id, name, properties, scratch) TIR_##id,
+#define TIR_OP(id, name, properties, scratch, layout) TIR_##id,
 #include "ops.def"
 #undef TIR_OP
     TIR_OPCODE_COUNT
@@ -181,11 +181,30 @@ enum {
     TIR_P_PURE = 1,        /* no effect, reads no memory: equal ones merge (CSE), invariant ones hoist (LICM) */
     TIR_P_EFFECT = 2,      /* writes memory, is seen outside, or is control flow: dead-code elimination keeps it */
     TIR_P_READS = 4,       /* reads global memory */
-    TIR_P_SAME_LAYOUT = 8, /* its tile operands and results take one layout (layouts.c) */
     TIR_P_BUILTIN = 16,    /* `sub` is a builtin id (tk_builtin) */
     TIR_P_SYNC = 32,       /* synchronises the whole program (barriers.c) */
     TIR_P_ATOMIC = 64,     /* a read-modify-write of global memory: one copy of each element acts */
 };
+
+/* How an op places its tiles (ops.def's layout column; an op made from a
+ * builtin takes TIR_L_SAME or TIR_L_PAIR where its row of
+ * sema/builtins.def says so): tk_tir_layout_rule_of. Layout propagation
+ * (propagate.c) and assignment (layouts.c) follow it, with what each rule
+ * gives in layout_rules.c. */
+typedef enum tk_tir_layout_rule {
+    TIR_L_NONE,      /* no tile of its own (control flow, barriers, scalars) */
+    TIR_L_SAME,      /* its tile operands and results take one layout (element-wise, memory, scans) */
+    TIR_L_RELABEL,   /* the result's layout is its operand's relabelled (reduce, reshape, permute) */
+    TIR_L_BROADCAST, /* the operand a register-only slice of the result */
+    TIR_L_PAIR,      /* join, cat, split: a register bit added or dropped */
+    TIR_L_DOT,       /* a tensor-core accumulator layout, or for fma the default one */
+    TIR_L_VIEW,      /* its buffer's shared layout */
+    TIR_L_READ,      /* local_load: the operand layout of the dot it feeds, else the default one */
+    TIR_L_COPY,      /* async_copy: its pointers, mask and other coalesced as a load's */
+    TIR_L_REGIONS,   /* for, while, if: what their regions carry and yield */
+    TIR_L_FREE,      /* recomputed in whatever layout it is wanted in (const, splat, make_range) */
+    TIR_L_DEFAULT,   /* the default layout of its shape */
+} tk_tir_layout_rule;
 
 enum { TIR_NEG, TIR_NOT };
 
@@ -367,6 +386,7 @@ const char *tk_tir_opcode_name(tk_tir_opcode code);
 /* The op's TIR_P_ bits: its opcode's row, its builtin's row, its attributes
  * (a volatile load has an effect). */
 unsigned tk_tir_props(const tk_tir_op *op);
+tk_tir_layout_rule tk_tir_layout_rule_of(const tk_tir_op *op);
 /* The family of shared memory the op needs while it runs (lower/scratch.c). */
 tk_scratch_kind tk_tir_scratch_kind(const tk_tir_op *op);
 

@@ -238,42 +238,38 @@ static void set_results(tk_tir_op *op, const tk_ll *l) {
     for (uint32_t i = 0; i < op->results.len; i++) op->results.data[i]->preferred = is_tile(op->results.data[i]) ? l : NULL;
 }
 
-static bool is_join_split_cat(const tk_tir_op *op) {
-    return op->code == TIR_BUILTIN && (op->sub == TK_B_JOIN || op->sub == TK_B_SPLIT || op->sub == TK_B_CAT);
-}
-
 static void visit_op(prop_ctx *c, tk_tir_op *op) {
     if (c->visits) c->visits--;
-    if (op->code == TIR_FOR || op->code == TIR_WHILE) return visit_loop(c, op);
-    if (op->code == TIR_IF) return visit_if(c, op);
     const tk_tir_value *a = op->operands.len ? op->operands.data[0] : NULL;
-    if (tk_tir_props(op) & TIR_P_SAME_LAYOUT) {
-        bool computed_pointers = tir_memory_op(op) && is_tile(a) && !fixed(a);
-        set_results(op, computed_pointers ? tir_default_layout(&c->rules, a->type) : resolve_operands(c, op));
+    switch (tk_tir_layout_rule_of(op)) {
+    case TIR_L_REGIONS:
+        if (op->code == TIR_IF) visit_if(c, op);
+        else visit_loop(c, op);
         return;
-    }
-    switch (op->code) {
-    case TIR_REDUCE: case TIR_RESHAPE: case TIR_PERMUTE:
+    case TIR_L_SAME:
+        set_results(op, tir_memory_op(op) && is_tile(a) && !fixed(a) ? tir_default_layout(&c->rules, a->type)
+                                                                      : resolve_operands(c, op));
+        return;
+    case TIR_L_RELABEL:
         set_results(op, a->preferred ? tir_relabelled_layout(&c->rules, op, a->preferred) : NULL);
         return;
-    case TIR_BROADCAST:
+    case TIR_L_BROADCAST:
         set_results(op, tir_accumulator_of_slice(&c->rules, op, a->preferred));
         return;
-    case TIR_DOT:
-        set_results(op, tir_is_mma(op) ? tir_mma_acc_layout(&c->rules, op)
-                                       : tir_default_layout(&c->rules, op->results.data[0]->type));
+    case TIR_L_DOT:
+        set_results(op, tir_dot_result_layout(&c->rules, op));
         return;
-    case TIR_LOCAL_VIEW:
+    case TIR_L_VIEW:
         set_results(op, tir_view_layout(&c->rules, op));
         return;
     /* free (recomputed where wanted), or placed by their own rule in layouts.c */
-    case TIR_CONST: case TIR_SPLAT: case TIR_MAKE_RANGE: case TIR_LOCAL_LOAD:
+    case TIR_L_FREE: case TIR_L_READ: case TIR_L_PAIR:
         set_results(op, NULL);
         return;
-    default:
-        if (is_join_split_cat(op)) set_results(op, NULL);
-        else set_results(op, op->results.len && is_tile(op->results.data[0])
-                                 ? tir_default_layout(&c->rules, op->results.data[0]->type) : NULL);
+    case TIR_L_NONE: case TIR_L_COPY: case TIR_L_DEFAULT:
+        set_results(op, op->results.len && is_tile(op->results.data[0])
+                            ? tir_default_layout(&c->rules, op->results.data[0]->type) : NULL);
+        return;
     }
 }
 
@@ -289,8 +285,7 @@ static void place_broadcasts_backward(tk_tir_block *blk) {
             bool uses = false;
             for (uint32_t j = 0; !user->dead && j < user->operands.len; j++) uses |= user->operands.data[j] == r;
             if (!uses) continue;
-            unsigned props = tk_tir_props(user);
-            if ((props & TIR_P_SAME_LAYOUT) && (props & TIR_P_PURE) && user->results.len)
+            if (tk_tir_layout_rule_of(user) == TIR_L_SAME && (tk_tir_props(user) & TIR_P_PURE) && user->results.len)
                 op->results.data[0]->preferred = user->results.data[0]->preferred;
             break;
         }

@@ -232,6 +232,7 @@ enum {
     TK_BP_MATH = 16,         /* an elementwise function of its operands: a math op */
     TK_BP_REDUCTION = 32,    /* a reduction along an axis: a reduce op */
     TK_BP_HINT = 64,         /* a fact for axis info about its operand: a hint op */
+    TK_BP_REGISTER_PAIR = 128, /* joins two tiles, or splits one, along a register bit (join, split, cat) */
 };
 
 /* The shared memory an op needs while it runs, by family: one function

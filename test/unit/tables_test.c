@@ -14,6 +14,13 @@ static unsigned props_of(tk_tir_opcode code, int sub) {
     return tk_tir_props(&op);
 }
 
+static tk_tir_layout_rule rule_of(tk_tir_opcode code, int sub) {
+    tk_tir_op op = {0};
+    op.code = code;
+    op.sub = sub;
+    return tk_tir_layout_rule_of(&op);
+}
+
 static tk_scratch_kind scratch_of(tk_tir_opcode code, int sub) {
     tk_tir_op op = {0};
     op.code = code;
@@ -53,6 +60,12 @@ static void test_opcodes(void) {
         CHECK(!((p & TIR_P_PURE) && (p & (TIR_P_EFFECT | TIR_P_READS))));
     }
     CHECK(!strcmp(tk_tir_opcode_name(TIR_CONVERT_LAYOUT), "convert_layout"));
+    /* the layout column: element-wise ops share one, reductions relabel,
+     * loops and ifs place what their regions carry */
+    CHECK(rule_of(TIR_BINARY, 0) == TIR_L_SAME && rule_of(TIR_STORE, 0) == TIR_L_SAME);
+    CHECK(rule_of(TIR_REDUCE, TK_B_SUM) == TIR_L_RELABEL && rule_of(TIR_PERMUTE, 0) == TIR_L_RELABEL);
+    CHECK(rule_of(TIR_FOR, 0) == TIR_L_REGIONS && rule_of(TIR_IF, 0) == TIR_L_REGIONS);
+    CHECK(rule_of(TIR_SPLAT, 0) == TIR_L_FREE && rule_of(TIR_LOCAL_VIEW, 0) == TIR_L_VIEW);
     /* control flow and stores are never removed; loads are not pure */
     const tk_tir_opcode kept[] = {TIR_STORE, TIR_FOR, TIR_IF, TIR_WHILE, TIR_YIELD, TIR_CONDITION, TIR_RETURN,
                                   TIR_BARRIER};
@@ -73,7 +86,11 @@ static void test_builtin_ops(void) {
     CHECK(scratch_of(TIR_BUILTIN, TK_B_ATOMIC_CAS) == TK_SCRATCH_ATOMIC);
     CHECK(!(props_of(TIR_BUILTIN, TK_B_JOIN) & TIR_P_EFFECT));
     CHECK(scratch_of(TIR_BUILTIN, TK_B_SPLIT) == TK_SCRATCH_SHAPE);
-    CHECK((props_of(TIR_BUILTIN, TK_B_CUMSUM) & TIR_P_SAME_LAYOUT) && !(props_of(TIR_BUILTIN, TK_B_CUMSUM) & TIR_P_EFFECT));
+    CHECK(rule_of(TIR_BUILTIN, TK_B_CUMSUM) == TIR_L_SAME && !(props_of(TIR_BUILTIN, TK_B_CUMSUM) & TIR_P_EFFECT));
+    CHECK(rule_of(TIR_BUILTIN, TK_B_ATOMIC_ADD) == TIR_L_SAME && rule_of(TIR_BUILTIN, TK_B_RAND) == TIR_L_SAME);
+    CHECK(rule_of(TIR_BUILTIN, TK_B_JOIN) == TIR_L_PAIR && rule_of(TIR_BUILTIN, TK_B_SPLIT) == TIR_L_PAIR &&
+          rule_of(TIR_BUILTIN, TK_B_CAT) == TIR_L_PAIR);
+    CHECK(rule_of(TIR_BUILTIN, TK_B_DEVICE_PRINT) == TIR_L_DEFAULT);
     CHECK(scratch_of(TIR_BUILTIN, TK_B_ASSOCIATIVE_SCAN) == TK_SCRATCH_SCAN);
     CHECK((props_of(TIR_BUILTIN, TK_B_DEBUG_BARRIER) & (TIR_P_SYNC | TIR_P_EFFECT)) == (TIR_P_SYNC | TIR_P_EFFECT));
     CHECK(props_of(TIR_BUILTIN, TK_B_DEVICE_PRINT) & TIR_P_EFFECT);
