@@ -8,7 +8,7 @@ import os, sys, json, time, subprocess, tempfile, statistics, itertools
 ROOT = os.getcwd()
 FWD = [(bm, bn, w, s) for bm, bn, w, s in itertools.product((64, 128), (32, 64, 128), (4, 8), (2, 3, 4))
        if bm % bn == 0 and not (w == 4 and bm * bn > 128 * 64)]
-DKDV = [(128, 32, 4, 3), (128, 32, 8, 3), (64, 32, 4, 3), (64, 16, 4, 3)]
+DKDV = [(128, 32, 4, 3), (128, 32, 8, 3), (64, 32, 4, 3), (64, 16, 4, 3), (128, 32, 4, 4), (128, 32, 4, 5), (128, 32, 8, 5), (64, 64, 4, 3), (128, 64, 8, 3)]
 if len(sys.argv) > 1 and sys.argv[1] == "--child":
     import torch
     sys.path.insert(0, "bench")
