@@ -100,31 +100,31 @@ static const tk_ll *resolve_operands(const prop_ctx *c, const tk_tir_op *op) {
     return best;
 }
 
-/* what it costs use `at` of v (operand i of user) that v is in layout l */
+/* the layout operand i of user needs (a copy's pointers, a dot's
+ * operands, a stored tile of computed pointers), or NULL where any will do */
+static const tk_ll *need_of(prop_ctx *c, const tk_tir_op *user, uint32_t i) {
+    if (user->code == TIR_ASYNC_COPY && i >= 1) return tir_copy_layout(&c->rules, user);
+    if (user->code == TIR_DOT) return tir_dot_operand_need(&c->rules, user, i);
+    if (user->code == TIR_STORE && i == 1 && !fixed(user->operands.data[0]))
+        return tir_default_layout(&c->rules, user->operands.data[0]->type);
+    return NULL;
+}
+
+/* what it costs use i of user that its operand v is in layout l (a
+ * store takes a tile as wide as the coalesced layout where it is) */
 static uint64_t use_cost(prop_ctx *c, const tk_tir_op *user, uint32_t i, const tk_tir_value *v, const tk_ll *l) {
-    const tk_ll *need = NULL;
-    if (user->code == TIR_ASYNC_COPY && i >= 1) {
-        need = tir_copy_layout(&c->rules, user);
-    } else if (user->code == TIR_DOT) {
-        need = tir_dot_operand_need(&c->rules, user, i);
-    } else if (user->code == TIR_STORE && i == 1 && !fixed(user->operands.data[0])) {
-        if (tir_stored_where_it_is(&c->rules, user->operands.data[0], v, l)) return 0;
-        need = tir_default_layout(&c->rules, user->operands.data[0]->type);
-    }
+    const tk_ll *need = need_of(c, user, i);
+    if (need && user->code == TIR_STORE && tir_stored_where_it_is(&c->rules, user->operands.data[0], v, l)) return 0;
     return move_cost(v, l, need);
 }
 
-/* the layout the uses of v among blk's ops need, or NULL (the first that needs one) */
+/* what the first use of v among blk's ops that needs a layout needs, or NULL */
 static const tk_ll *use_need(prop_ctx *c, const tk_tir_block *blk, const tk_tir_value *v) {
     for (uint32_t k = 0; k < blk->ops.len; k++) {
         const tk_tir_op *user = blk->ops.data[k];
         for (uint32_t i = 0; !user->dead && i < user->operands.len; i++) {
-            if (user->operands.data[i] != v) continue;
-            if (user->code == TIR_ASYNC_COPY && i >= 1) return tir_copy_layout(&c->rules, user);
-            if (user->code == TIR_DOT && tir_dot_operand_need(&c->rules, user, i))
-                return tir_dot_operand_need(&c->rules, user, i);
-            if (user->code == TIR_STORE && i == 1 && !fixed(user->operands.data[0]))
-                return tir_default_layout(&c->rules, user->operands.data[0]->type);
+            const tk_ll *need = user->operands.data[i] == v ? need_of(c, user, i) : NULL;
+            if (need) return need;
         }
     }
     return NULL;
