@@ -14,7 +14,8 @@
  * generic-proxy writes) and by the program's barrier. local_load reads a
  * view into the registers of its result's layout: by ldmatrix where the
  * layout is mma.sync's 16-bit operand layout (or anything else made of
- * ldmatrix's 8 x 8 matrices), else as wide as the layouts allow.
+ * ldmatrix's 8 x 8 matrices), else as wide as the layouts allow;
+ * local_store writes registers into a view (a wgmma's B, dot_operands.c).
  * Needs: smem.c's buffer offsets, layouts (a view's is its buffer's). */
 #include "internal.h"
 
@@ -428,26 +429,61 @@ static bool load_by_ldmatrix(cg *c, const tk_tir_value *view, const tk_tir_value
     return true;
 }
 
+/* Registers of tile `regs` against a view: where each one lies and how
+ * many consecutive registers one access of both layouts takes. */
+typedef struct view_access {
+    unsigned bytes;
+    LLVMTypeRef elem, vector;   /* vector: NULL where one register a time */
+    const tk_ll *offsets;
+    uint32_t vec, n;
+    LLVMValueRef base;
+} view_access;
+
+static view_access view_access_of(cg *c, const tk_tir_value *view, const tk_tir_value *regs) {
+    view_access a = {elem_bytes(regs->type), cg_elem_type(c, regs->type), NULL, NULL, 0, cg_nregs(regs), NULL};
+    a.offsets = offsets_in(c, view->layout, regs->layout);
+    a.vec = tk_ll_smem_vector(a.offsets, a.bytes);
+    a.vector = a.vec > 1 ? LLVMVectorType(a.elem, a.vec) : NULL;
+    a.base = cg_get(c, view)->r[0];
+    return a;
+}
+
+/* the address of register r (and the a.vec after it) */
+static LLVMValueRef view_address(cg *c, const view_access *a, uint32_t r) {
+    return smem_at(c, a->base, LLVMBuildMul(c->b, cg_reg_flat(c, a->offsets, r), cg_i32(c, a->bytes), ""));
+}
+
 static void emit_local_load(cg *c, const tk_tir_op *op) {
     const tk_tir_value *view = op->operands.data[0], *res = op->results.data[0];
-    unsigned bytes = elem_bytes(res->type);
-    LLVMTypeRef et = cg_elem_type(c, res->type);
-    const tk_ll *offsets = offsets_in(c, view->layout, res->layout);
-    uint32_t vec = tk_ll_smem_vector(offsets, bytes);
-    LLVMValueRef base = cg_get(c, view)->r[0];
-    uint32_t n = cg_nregs(res);
-    cgval out = cg_newval(c, n);
+    view_access a = view_access_of(c, view, res);
+    cgval out = cg_newval(c, a.n);
     if (load_by_ldmatrix(c, view, res, &out)) {
         *cg_get(c, res) = out;
         return;
     }
-    for (uint32_t r = 0; r < n; r += vec) {
-        LLVMValueRef at = smem_at(c, base, LLVMBuildMul(c->b, cg_reg_flat(c, offsets, r), cg_i32(c, bytes), ""));
-        LLVMValueRef v = LLVMBuildLoad2(c->b, vec > 1 ? LLVMVectorType(et, vec) : et, at, "");
-        LLVMSetAlignment(v, vec * bytes);
-        for (uint32_t i = 0; i < vec; i++) out.r[r + i] = vec > 1 ? LLVMBuildExtractElement(c->b, v, cg_i32(c, i), "") : v;
+    for (uint32_t r = 0; r < a.n; r += a.vec) {
+        LLVMValueRef v = LLVMBuildLoad2(c->b, a.vector ? a.vector : a.elem, view_address(c, &a, r), "");
+        LLVMSetAlignment(v, a.vec * a.bytes);
+        for (uint32_t i = 0; i < a.vec; i++) out.r[r + i] = a.vector ? LLVMBuildExtractElement(c->b, v, cg_i32(c, i), "") : v;
     }
     *cg_get(c, res) = out;
+}
+
+/* local_store: each register where the view's layout puts it, as wide as
+ * both layouts allow (a register a copy of a lower one is stored by that
+ * one's thread only); then a fence, as the wgmma reading it reads through
+ * the async proxy (the barrier after it is an op of its own) */
+static void emit_local_store(cg *c, const tk_tir_op *op) {
+    const tk_tir_value *val = op->operands.data[1];
+    view_access a = view_access_of(c, op->operands.data[0], val);
+    for (uint32_t r = 0; r < a.n; r += a.vec) {
+        if (register_copy(val->layout, r)) continue;
+        LLVMValueRef v = a.vector ? LLVMGetUndef(a.vector) : cg_operand(c, op, 1, r);
+        for (uint32_t i = 0; a.vector && i < a.vec; i++)
+            v = LLVMBuildInsertElement(c->b, v, cg_operand(c, op, 1, r + i), cg_i32(c, i), "");
+        LLVMSetAlignment(LLVMBuildStore(c->b, v, view_address(c, &a, r)), a.vec * a.bytes);
+    }
+    cg_asm_call(c, c->t_void, "fence.proxy.async.shared::cta;", "", NULL, 0, true);
 }
 
 void cg_emit_async(cg *c, const tk_tir_op *op) {
@@ -457,6 +493,7 @@ void cg_emit_async(cg *c, const tk_tir_op *op) {
     case TIR_ASYNC_COMMIT: cg_call(c, "llvm.nvvm.cp.async.commit.group", c->t_void, NULL, 0); return;
     case TIR_ASYNC_WAIT: emit_wait(c, op); return;
     case TIR_LOCAL_LOAD: emit_local_load(c, op); return;
+    case TIR_LOCAL_STORE: emit_local_store(c, op); return;
     default: cg_not_yet(c, op, tk_tir_opcode_name(op->code)); return;
     }
 }

@@ -315,6 +315,7 @@ static void emit_op(cg *c, const tk_tir_op *op) {
         cg_emit_dot(c, op);
         return;
     case TIR_LOCAL_VIEW: case TIR_ASYNC_COPY: case TIR_ASYNC_COMMIT: case TIR_ASYNC_WAIT: case TIR_LOCAL_LOAD:
+    case TIR_LOCAL_STORE:
         cg_emit_async(c, op);
         return;
     case TIR_DOT_WAIT:

@@ -2,7 +2,10 @@
  * Needs: shared memory placed (smem.c). Guarantees: no op writes scratch
  * that another thread may still be reading. Each scratch op writes its
  * range, passes its own barrier, then reads it; after it, its range has
- * reads pending until the next barrier. A `barrier` goes in front of an op
+ * reads pending until the next barrier. A local_store (a wgmma's operand
+ * from registers, dot_operands.c) writes its buffer, and the wgmma reading
+ * it leaves the buffer with reads pending (waited for in each warpgroup,
+ * not yet in every one). A `barrier` goes in front of an op
  * whose range meets a pending range on some path that reaches it: through
  * loops (the back edge carries the end of the body to its start), both
  * arms of an `if`, and a `while`'s condition and body. debug_barrier
@@ -67,10 +70,27 @@ static bool is_barrier(const tk_tir_op *op) {
 
 typedef struct barrier_ctx {
     tk_arena *arena;
+    const tk_tir_kernel *k;
     bool insert;  /* false while looking for a loop's fixed point */
 } barrier_ctx;
 
 static void walk_block(barrier_ctx *c, tk_tir_block *blk, pending *st);
+
+/* the shared memory a view's buffer takes, where registers fill it */
+static bool stored_range(const barrier_ctx *c, const tk_tir_value *v, uint32_t *lo, uint32_t *hi) {
+    if (!v->def || v->def->code != TIR_LOCAL_VIEW) return false;
+    const tk_tir_buffer *b = &c->k->buffers.data[tk_tir_attr_int(v->def, "buffer", 0)];
+    *lo = b->offset, *hi = b->offset + b->stage_bytes * b->stages;
+    return b->from_registers;
+}
+
+/* the range op writes: its scratch (read after a barrier of its own), or
+ * a local_store's buffer (a barrier op follows) */
+static bool written_range(const barrier_ctx *c, const tk_tir_op *op, uint32_t *lo, uint32_t *hi) {
+    if (op->code == TIR_LOCAL_STORE) return stored_range(c, op->operands.data[0], lo, hi);
+    *lo = op->scratch_offset, *hi = op->scratch_offset + op->scratch_bytes;
+    return op->scratch_bytes != 0;
+}
 
 /* the state at a loop's head: what enters it joined with what comes back */
 static pending loop_head(barrier_ctx *c, const pending *entry, tk_tir_block *first, tk_tir_block *second) {
@@ -92,15 +112,17 @@ static void walk_block(barrier_ctx *c, tk_tir_block *blk, pending *st) {
     TK_VEC(tk_tir_op *) rebuilt = {0};
     for (uint32_t i = 0; i < blk->ops.len; i++) {
         tk_tir_op *op = blk->ops.data[i];
-        if (c->insert) {
-            if (!op->dead && op->scratch_bytes &&
-                meets(st, op->scratch_offset, op->scratch_offset + op->scratch_bytes)) {
+        uint32_t lo, hi;
+        bool writes = !op->dead && written_range(c, op, &lo, &hi);
+        if (writes && meets(st, lo, hi)) {
+            if (c->insert) {
                 tk_tir_op *bar = tir_new_op(c->arena, TIR_BARRIER, 0, op->loc);
                 bar->parent = blk;
                 tk_vec_push(c->arena, &rebuilt, bar);
             }
-            tk_vec_push(c->arena, &rebuilt, op);
+            st->n = 0;
         }
+        if (c->insert) tk_vec_push(c->arena, &rebuilt, op);
         if (op->dead) continue;
         if (is_barrier(op)) {
             st->n = 0;
@@ -119,10 +141,12 @@ static void walk_block(barrier_ctx *c, tk_tir_block *blk, pending *st) {
             if (op->regions.len > 1) walk_block(c, op->regions.data[1], &other);
             join(st, &other);
         }
-        if (op->scratch_bytes) {
-            st->n = 0;
-            add(st, op->scratch_offset, op->scratch_offset + op->scratch_bytes);
+        if (writes) {
+            if (op->code != TIR_LOCAL_STORE) st->n = 0; /* a scratch op's own barrier */
+            add(st, lo, hi);
         }
+        for (uint32_t j = 0; op->code == TIR_DOT && j < op->operands.len; j++)
+            if (stored_range(c, op->operands.data[j], &lo, &hi)) add(st, lo, hi);
     }
     if (c->insert) {
         blk->ops.data = rebuilt.data;
@@ -132,7 +156,7 @@ static void walk_block(barrier_ctx *c, tk_tir_block *blk, pending *st) {
 }
 
 void tir_pass_barriers(tk_arena *arena, tk_tir_kernel *k) {
-    barrier_ctx c = {arena, true};
+    barrier_ctx c = {arena, k, true};
     pending st = {0};
     walk_block(&c, k->body, &st);
 }

@@ -15,6 +15,14 @@
  * step along K. A batched [B, M, N] dot puts every
  * warp along the batch (Triton's rule for rank 3; warps_m = warps_n = 1),
  * each warp computing whole [M, N] products.
+ * "wgmma" (sm_90a, 4 warps or a multiple) where the shape allows it
+ * (tir_wgmma_warps: warpgroups down M, then across N; m64nNk(256 / bits)
+ * with N a multiple of 8 up to 256 a warpgroup) and wgmma can read the
+ * buffer B will get (lower/buffers.c: 16-bit either way round; tf32, i8
+ * and fp8 only when B is not loaded N-major, which stays on mma.sync): its
+ * operands come from the pipeliner's stages or are stored from registers
+ * (dot_operands.c), A may stay in registers; whether a loop is pipelined
+ * does not change the choice.
  * "fma" for every other dtype: both operands go to shared memory as words
  * of the compute type (f32; i32 for i8; f64 for f64), and each thread
  * accumulates its elements of the result with FMAs over K; correct on
@@ -23,7 +31,8 @@
  * before the dot, the result cast to its dtype after (f16 for
  * out_dtype=f16). fp8 operands convert there too, which targets before
  * sm_89 report.
- * Needs: SSA. Keeps: semantics, within the rounding each precision
+ * Needs: SSA (axis info is run here for the orientation of loaded
+ * B tiles). Keeps: semantics, within the rounding each precision
  * allows (tf32 rounds the operands; the FMA path rounds once per step). */
 #include "internal.h"
 
@@ -89,6 +98,40 @@ static bool in_dot_chain(tk_arena *arena, const tk_tir_block *blk, uint32_t at) 
     return false;
 }
 
+/* Can wgmma read B from the buffer it will get? A loaded B keeps the
+ * orientation it has in memory, as the pipeliner copies it; one computed
+ * in registers goes into whichever orientation wgmma reads
+ * (dot_operands.c). A is read from registers wherever its buffer would
+ * not do. */
+static bool b_readable(const tk_tir_op *dot, tk_dtype in) {
+    const tk_tir_value *b = dot->operands.data[1];
+    bool trans;
+    const tk_tir_op *load = tir_operand_load(b, &trans);
+    if (load) {
+        bool column_major = tir_loaded_column_major(load, trans);
+        return tir_wgmma_reads(in, 1, column_major, tir_swizzle_for(b->type, column_major));
+    }
+    return tir_wgmma_reads(in, 1, true, tir_swizzle_for(b->type, true)) ||
+           tir_wgmma_reads(in, 1, false, tir_swizzle_for(b->type, false));
+}
+
+/* wgmma for this mma dot? (PTX ISA) m64nNk(256 / element bits), N a
+ * multiple of 8 up to 256 a warpgroup (of 16 past 24 for i8), issued by
+ * whole warpgroups: fewer than 4 warps (as Triton's num_warps=2 configs)
+ * take mma.sync, as do batched dots and B tiles wgmma cannot read. */
+static bool wgmma_fits(const tk_tir_kernel *k, const tk_target *target, const tk_tir_op *dot, tk_dtype in) {
+    if (!target || !target->has_wgmma || k->num_warps % 4) return false;
+    if (tir_rank(dot->operands.data[0]->type) != 2) return false;
+    const tk_type *r = dot->results.data[0]->type;
+    uint32_t warps[2];
+    tir_wgmma_warps(r->shape, k->num_warps, warps);
+    int64_t n = r->shape[1] / warps[1], depth = dot->operands.data[0]->type->shape[1];
+    int64_t instr_k = 256 / (int64_t)tk_dtype_bits(in);
+    if (in == TK_I8 && n > 24 && n % 16) return false;
+    return r->shape[0] % (16 * (int64_t)warps[0]) == 0 && n >= 8 && n <= 256 && n % 8 == 0 && depth % instr_k == 0 &&
+           r->shape[1] % 8 == 0 && b_readable(dot, in);
+}
+
 static void choose_block(tk_arena *arena, tk_tir_kernel *k, const tk_target *target, tk_tir_block *blk) {
     op_list ops = {0};
     for (uint32_t i = 0; i < blk->ops.len; i++) {
@@ -104,12 +147,15 @@ static void choose_block(tk_arena *arena, tk_tir_kernel *k, const tk_target *tar
         bool fp8 = in == TK_F8E4M3 || in == TK_F8E5M2;
         const tk_type *rt = op->results.data[0]->type;
         bool mma = in == TK_F16 || in == TK_BF16 || in == TK_I8 || tf32 || (fp8 && target && target->has_fp8);
-        struct tk_sema_attr impl = {"impl", tk_tir_dot_impl_name(mma ? TK_DOT_MMA_SYNC : TK_DOT_FMA), 0};
+        bool wgmma = mma && wgmma_fits(k, target, op, in);
+        tk_dot_impl how = wgmma ? TK_DOT_WGMMA : mma ? TK_DOT_MMA_SYNC : TK_DOT_FMA;
+        struct tk_sema_attr impl = {"impl", tk_tir_dot_impl_name(how), 0};
         tk_vec_push(arena, &op->attrs, impl);
         tk_dtype ct = compute_dtype(in);
         if (mma) {
             uint32_t warps[2] = {1, 1};
-            if (rt->rank == 2 && in_dot_chain(arena, blk, i)) warps[0] = k->num_warps;
+            if (wgmma) tir_wgmma_warps(rt->shape, k->num_warps, warps);
+            else if (rt->rank == 2 && in_dot_chain(arena, blk, i)) warps[0] = k->num_warps;
             else if (rt->rank == 2) tk_tir_dot_warps(rt->shape, k->num_warps, warps);
             struct tk_sema_attr wm = {"warps_m", NULL, warps[0]}, wn = {"warps_n", NULL, warps[1]};
             tk_vec_push(arena, &op->attrs, wm);
@@ -150,8 +196,18 @@ void tk_tir_dot_warps(const int64_t *shape, uint32_t num_warps, uint32_t *warps)
     }
 }
 
+void tir_wgmma_warps(const int64_t *shape, uint32_t num_warps, uint32_t *warps) {
+    warps[0] = 4, warps[1] = 1;
+    while (warps[0] * warps[1] < num_warps) {
+        if (shape[0] > 16 * (int64_t)warps[0]) warps[0] *= 2;
+        else warps[1] *= 2;
+    }
+}
+
 /* Every target tkc has (sm_80 and newer) has mma.sync; fp8 operands need
- * sm_89 (wgmma is chosen later, by pipeline_dot.c). */
+ * sm_89; wgmma needs sm_90a. */
 void tir_pass_dot(tk_arena *arena, tk_tir_kernel *k, const tk_target *target) {
+    /* which loads run down their columns (tir_loaded_column_major) */
+    if (target && target->has_wgmma) tir_pass_axis_info(arena, k);
     choose_block(arena, k, target, k->body);
 }

@@ -117,10 +117,34 @@ void tir_pass_licm(tk_arena *arena, tk_tir_kernel *k);
 void tir_pass_pipeline(tk_arena *arena, tk_tir_kernel *k);
 void tir_pass_dot(tk_arena *arena, tk_tir_kernel *k, const tk_target *target);
 void tir_pass_pipeline_dots(tk_arena *arena, tk_diag *diag, tk_tir_kernel *k, const tk_target *target);
+void tir_pass_dot_operands(tk_arena *arena, tk_tir_kernel *k);
 void tir_pass_axis_info(tk_arena *arena, tk_tir_kernel *k);
 void tir_pass_propagate_layouts(tk_arena *arena, tk_tir_kernel *k);
 bool tir_pass_layouts(tk_arena *arena, tk_diag *diag, tk_tir_kernel *k);
 void tir_pass_shared_memory(tk_arena *arena, tk_tir_kernel *k);
+/* ---- shared-memory buffers of dot operands (buffers.c) ---- */
+/* The widest swizzle (128, 64 or 32 bytes; 0: plain rows) for tile t laid
+ * out rows first, or (transposed) columns first. */
+uint32_t tir_swizzle_for(const tk_type *t, bool transposed);
+/* A new buffer of `stages` copies of tile, swizzled as wgmma and ldmatrix
+ * read it where tir_swizzle_for allows; live during `loop` (NULL: all
+ * kernel long). Its index. */
+uint32_t tir_add_buffer(tk_arena *arena, tk_tir_kernel *k, const tk_type *tile, uint32_t stages, bool transposed,
+                        const tk_tir_op *loop, tk_loc loc);
+/* Does what `load` reads (trans: its tl.trans) run down its first
+ * dimension in memory (axis info)? Then its buffer is laid out so. */
+bool tir_loaded_column_major(const tk_tir_op *load, bool trans);
+/* The load a dot operand v comes from, directly or through a 2-D
+ * tl.trans (*trans then set), or NULL. */
+const tk_tir_op *tir_operand_load(const tk_tir_value *v, bool *trans);
+/* Can wgmma read operand 0 (A) or 1 (B) of element type `in` from a buffer
+ * laid out so? 16-bit operands either way round; tf32, fp8 and i8 only
+ * K-contiguous (A rows first, B columns first); never unswizzled. */
+bool tir_wgmma_reads(tk_dtype in, uint32_t operand, bool transposed, uint32_t swizzle_bytes);
+/* Triton's warps for wgmma: 4 (a warpgroup) along M, doubled along M while
+ * M has rows left for them, then along N. */
+void tir_wgmma_warps(const int64_t *shape, uint32_t num_warps, uint32_t *warps);
+
 /* Places buffers [0, n) (smem.c): each stage on a 1024-byte boundary, each
  * buffer after every earlier one live at the same time as it (the same
  * loop, or loops one inside the other; loops one after another share

@@ -247,7 +247,8 @@ struct tk_tir_block {
 };
 
 /* A tile kept in shared memory `stages` times over (pipeline_dot.c): the
- * copies a pipelined loop's loads fill ahead of the dot that reads them.
+ * copies a pipelined loop's loads fill ahead of the dot that reads them;
+ * or once, a wgmma's B stored there from registers (dot_operands.c).
  * One stage is laid out by `layout` (a shared layout: tk_ll_nvmma_shared
  * when swizzle_bytes is 32, 64 or 128, else plain rows); smem.c places the
  * stages stage_bytes apart from `offset`, before any scratch. */
@@ -260,7 +261,8 @@ typedef struct tk_tir_buffer {
                                * (a loop-invariant operand they share), live all kernel long */
     const tk_ll *layout;
     uint32_t stage_bytes, offset;
-    tk_loc loc;               /* the load it replaced */
+    bool from_registers;      /* filled by local_store (a wgmma's B, dot_operands.c), not by copies */
+    tk_loc loc;               /* the load it replaced, or the dot it feeds */
 } tk_tir_buffer;
 
 typedef struct tk_tir_kernel {

@@ -28,6 +28,7 @@ static bool run_dot(pass_env *e, tk_tir_kernel *k) { return tir_pass_dot(e->aren
 static bool run_pipeline_dots(pass_env *e, tk_tir_kernel *k) {
     return tir_pass_pipeline_dots(e->arena, e->diag, k, e->opts->target), true;
 }
+static bool run_dot_operands(pass_env *e, tk_tir_kernel *k) { return tir_pass_dot_operands(e->arena, k), true; }
 static bool run_axis_info(pass_env *e, tk_tir_kernel *k) { return tir_pass_axis_info(e->arena, k), true; }
 static bool run_propagate_layouts(pass_env *e, tk_tir_kernel *k) { return tir_pass_propagate_layouts(e->arena, k), true; }
 static bool run_layouts(pass_env *e, tk_tir_kernel *k) { return tir_pass_layouts(e->arena, e->diag, k); }
@@ -77,6 +78,7 @@ static const struct tir_pass {
     {"dot", true, true, run_dot},
     {"pipeline-dots", true, false, run_pipeline_dots},
     {"pipeline", true, true, run_pipeline},
+    {"dot-operands", true, true, run_dot_operands},
     {"axis-info", true, false, run_axis_info},
     {"layout-propagation", true, false, run_propagate_layouts},
     {"layouts", true, true, run_layouts},

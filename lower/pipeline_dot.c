@@ -1,11 +1,10 @@
 /* Multi-stage pipelining of the loads that feed a tensor-core dot
- * (Triton's software pipeliner for matmul loops), and wgmma where the
- * target has it.
+ * (Triton's software pipeliner for matmul loops).
  *
  * A `for` loop of S = num_stages >= 2 (tl.range(..., num_stages=), else the
- * kernel's) whose body computes tl.dot (impl mma_sync, dot.c) on a tile it
- * loads there gets, for each such load, a shared-memory buffer of S
- * stages. Trip t's tile goes to stage t mod S, copied by cp.async
+ * kernel's) whose body computes tl.dot (impl mma_sync or wgmma, dot.c) on
+ * a tile it loads there gets, for each such load, a shared-memory buffer
+ * of S stages. Trip t's tile goes to stage t mod S, copied by cp.async
  * (async_copy) S - 1 trips ahead:
  *   before the loop: trips 0 .. S-2 copied, one commit group each;
  *   each trip: async_wait (at most S - 2 groups still in flight, then a
@@ -36,13 +35,12 @@
  * A buffer is laid out as its load reads memory: rows contiguous, or
  * (column_major) columns, each swizzled as wgmma and ldmatrix read it.
  *
- * On targets with wgmma (sm_90a), a dot whose B comes from a buffer, M a
- * multiple of 64 and N of 8, becomes impl "wgmma" (f16 and bf16 either way
- * round; tf32, fp8 and i8 with A row-major and B column-major,
- * K-contiguous as wgmma needs): its operands are the stages themselves
- * (shared-memory descriptors), or A stays in registers where it does not
- * come from a buffer (attention's P and Q), its warps split as Triton's
- * Hopper rule says.
+ * A dot dot.c made a wgmma (sm_90a) reads what this pass stages as the
+ * stages themselves (shared-memory descriptors): B always (a B whose
+ * buffer wgmma could not read is left a load, for dot_operands.c to
+ * store), A where its buffer suits wgmma (else by a local_load into
+ * registers; a loop-invariant A whose buffer would not suit stays in
+ * the registers it was loaded into).
  *
  * Needs: dot.c's impl, LICM, axis info (run here). Keeps: semantics
  * where the loop does not write through the loads' pointer parameters
@@ -259,50 +257,13 @@ static tk_tir_value *next_stage(dp_ctx *c, op_list *out, tk_tir_block *at, tk_ti
     return pick->results.data[0];
 }
 
-/* the widest swizzle whose rows (along the contiguous dimension) fit the
- * tile's (0: plain) */
-static uint32_t swizzle_for(const tk_type *t, bool transposed) {
-    int64_t row_bytes = t->shape[transposed ? 0 : 1] * (int64_t)tk_dtype_bits(tir_elem(t)->dtype) / 8;
-    if (t->shape[transposed ? 1 : 0] < 8) return 0;
-    for (uint32_t s = 128; s >= 32; s /= 2)
-        if (row_bytes >= s) return s;
-    return 0;
-}
-
-/* Does the staged operand lie down its columns in memory (dimension 0
- * contiguous, its rows not): a B given K-major, as Triton's tutorial feeds
- * fp8 (b.T), or a tl.trans of a row-major load (attention's K)? Its buffer
- * is then laid out column-major too, so that the copies stay 16-byte
- * vectors and wgmma reads it K-major. */
-static bool column_major(const staged *s) {
-    const tk_tir_value *p = s->load->operands.data[0];
-    uint32_t down = s->trans ? 1 : 0; /* the load's dimension that is the operand's first */
-    return p->has_axis && p->contiguity[down] > 1 && p->contiguity[1 - down] == 1;
-}
+/* The buffer of a staged load, as the load lies in memory: rows
+ * contiguous, or (column_major) columns, so that the copies stay 16-byte
+ * vectors; wgmma reads it K-major where B is column-major. */
+static bool column_major(const staged *s) { return tir_loaded_column_major(s->load, s->trans != NULL); }
 
 static uint32_t add_buffer(dp_ctx *c, const staged *s, uint32_t stages) {
-    tk_tir_buffer b = {0};
-    b.tile = staged_value(s)->type;
-    b.stages = stages;
-    b.loc = s->load->loc;
-    b.transposed = column_major(s);
-    b.loop = c->loop;
-    tk_ll *l = TK_NEW(c->arena, tk_ll);
-    b.swizzle_bytes = swizzle_for(b.tile, b.transposed);
-    uint32_t bits = tk_dtype_bits(tir_elem(b.tile)->dtype);
-    if (!b.swizzle_bytes || !tk_ll_nvmma_shared(l, b.tile->shape, bits, b.swizzle_bytes, b.transposed)) {
-        b.swizzle_bytes = 0;
-        int64_t rows_first[2] = {b.tile->shape[1], b.tile->shape[0]};
-        const uint32_t swap[2] = {1, 0};
-        tk_ll plain;
-        tk_ll_shared(&plain, 2, b.transposed ? rows_first : b.tile->shape, 1, 1, 1);
-        if (b.transposed) tk_ll_permute(l, &plain, swap);
-        else *l = plain;
-    }
-    b.layout = l;
-    b.stage_bytes = (uint32_t)(b.tile->shape[0] * b.tile->shape[1] * bits / 8);
-    tk_vec_push(c->arena, &c->k->buffers, b);
-    return c->k->buffers.len - 1;
+    return tir_add_buffer(c->arena, c->k, staged_value(s)->type, stages, column_major(s), c->loop, s->load->loc);
 }
 
 static void count_uses(tk_tir_op *op, void *ctx) {
@@ -312,8 +273,12 @@ static void count_uses(tk_tir_op *op, void *ctx) {
 }
 
 static bool is_mma_dot(const tk_tir_op *op) {
-    return !op->dead && tk_tir_dot_impl(op) == TK_DOT_MMA_SYNC;
+    return !op->dead && (tk_tir_dot_impl(op) == TK_DOT_MMA_SYNC || tk_tir_dot_impl(op) == TK_DOT_WGMMA);
 }
+
+static bool is_wgmma(const tk_tir_op *dot) { return tk_tir_dot_impl(dot) == TK_DOT_WGMMA; }
+
+static tk_dtype operand_dtype(const tk_tir_op *dot) { return tir_elem(dot->operands.data[0]->type)->dtype; }
 
 /* The pointer parameter ptr derives from, through a carried value that
  * only advances itself (a_ptrs += BK) to its initial value; NULL if none. */
@@ -380,7 +345,10 @@ static bool pipelinable(dp_ctx *c, const tk_tir_op *dot, uint32_t i, staged *s) 
         if (!computable(c, load->operands.data[k], 0)) return false;
     if (tir_block_may_write(c->k, c->body, loop_root(c, load->operands.data[0]))) return false;
     s->load = load;
-    return true;
+    /* a wgmma's B the buffer would not suit is stored from registers
+     * instead (dot_operands.c); dot.c chose wgmma knowing it suits */
+    bool cm = column_major(s);
+    return i != 1 || !is_wgmma(dot) || tir_wgmma_reads(operand_dtype(dot), 1, cm, tir_swizzle_for(v->type, cm));
 }
 
 /* Could a store or atomic of op (or of the ops it holds) write through
@@ -403,7 +371,7 @@ static bool op_may_write(const dp_ctx *c, tk_tir_op *op, const tk_tir_value *roo
  * holding it in registers all loop long (32 registers a thread for a
  * 128 x 128 f16 Q over 8 warps). */
 static bool resident(dp_ctx *c, const tk_tir_op *dot, staged *s) {
-    if (!c->target || !c->target->has_wgmma || c->k->num_warps % 4) return false;
+    if (!is_wgmma(dot)) return false;
     tk_tir_value *v = dot->operands.data[0];
     tk_tir_op *load = v->def;
     tk_tir_block *outside = c->loop->parent;
@@ -423,16 +391,6 @@ static bool resident(dp_ctx *c, const tk_tir_op *dot, staged *s) {
     return true;
 }
 
-/* Triton's warps for wgmma: 4 (a warpgroup) along M, doubled along M
- * while M has rows left for them, then along N. */
-static void wgmma_warps(const int64_t *shape, uint32_t num_warps, uint32_t *warps) {
-    warps[0] = 4, warps[1] = 1;
-    while (warps[0] * warps[1] < num_warps) {
-        if (shape[0] > 16 * (int64_t)warps[0]) warps[0] *= 2;
-        else warps[1] *= 2;
-    }
-}
-
 /* op's attribute name set to text (or, text NULL, to v). An op's attrs
  * may be shared with its clones (tir_clone_op): they are copied first. */
 static void set_attr(dp_ctx *c, tk_tir_op *op, const char *name, const char *text, int64_t v) {
@@ -449,32 +407,10 @@ static void set_attr(dp_ctx *c, tk_tir_op *op, const char *name, const char *tex
     op->attrs.data[op->attrs.len++] = a;
 }
 
-/* wgmma for this dot, whose B is a view now and A another (or, a NULL,
- * registers: P in attention, a loop-invariant Q)? Its shapes (PTX ISA):
- * m64nNk(256 / element bits), N a multiple of 8 up to 256 (of 16 past 24
- * for i8). Only 16-bit operands may be MN-major (the transpose flags);
- * tf32, fp8 and i8 need A's rows and B's columns K-contiguous (registers
- * hold A that way). The kernel's warps make whole warpgroups. */
-static bool wgmma_fits(dp_ctx *c, const tk_tir_op *dot, const staged *a, const staged *b) {
-    if (!c->target || !c->target->has_wgmma || !b) return false;
-    /* a wgmma is issued by a whole warpgroup: fewer than 4 warps (as
-     * Triton's num_warps=2 configs) take mma.sync */
-    if (c->k->num_warps % 4) return false;
-    tk_dtype in = tir_elem(dot->operands.data[0]->type)->dtype;
-    const tk_tir_buffer *ba = a ? &c->k->buffers.data[a->buffer] : NULL, *bb = &c->k->buffers.data[b->buffer];
-    bool sixteen = in == TK_F16 || in == TK_BF16;
-    bool eight = in == TK_I8 || in == TK_F8E4M3 || in == TK_F8E5M2;
-    if (!sixteen && !eight && in != TK_F32) return false; /* f32: impl mma_sync means tf32 */
-    if (!sixteen && ((ba && ba->transposed) || !bb->transposed)) return false;
-    if (dot->operands.data[0]->type->rank != 2) return false;
-    const tk_type *r = dot->results.data[0]->type;
-    uint32_t warps[2];
-    wgmma_warps(r->shape, c->k->num_warps, warps);
-    int64_t n = r->shape[1] / warps[1], k = dot->operands.data[0]->type->shape[1];
-    int64_t instr_k = 256 / (int64_t)tk_dtype_bits(in);
-    if (in == TK_I8 && n > 24 && n % 16) return false;
-    return r->shape[0] % (16 * (int64_t)warps[0]) == 0 && n >= 8 && n <= 256 && n % 8 == 0 && k % instr_k == 0 &&
-           (!ba || ba->swizzle_bytes) && bb->swizzle_bytes && r->shape[1] % 8 == 0;
+/* Can wgmma read operand i of dot from this staged load's buffer? */
+static bool view_readable(const dp_ctx *c, const tk_tir_op *dot, uint32_t i, const staged *s) {
+    const tk_tir_buffer *b = &c->k->buffers.data[s->buffer];
+    return tir_wgmma_reads(operand_dtype(dot), i, b->transposed != s->flip, b->swizzle_bytes);
 }
 
 /* Buffers start on 1024-byte boundaries (smem.c). */
@@ -697,22 +633,25 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
     /* a wgmma whose accumulator only feeds the next trip's stays in flight
      * across the trip's end: one more buffer, so the copy S - 1 trips
      * ahead never lands in the stage it may still read */
-    bool *wgmma = TK_NEW_ARRAY(c->arena, bool, dots.len + 1), in_flight = false;
+    bool *b_view = TK_NEW_ARRAY(c->arena, bool, dots.len + 1), in_flight = false;
+    bool *a_view = TK_NEW_ARRAY(c->arena, bool, dots.len + 1);
     const staged **held_a = TK_NEW_ARRAY(c->arena, const staged *, dots.len + 1);
     bool *held_used = TK_NEW_ARRAY(c->arena, bool, held.len + 1);
     for (uint32_t d = 0; d < dots.len; d++) {
+        const tk_tir_op *dot = dots.data[d];
         const staged *from[2];
-        operand_sources(&loads, dots.data[d], from);
+        operand_sources(&loads, dot, from);
         for (uint32_t h = 0; h < held.len && !from[0]; h++)
-            if (dots.data[d]->operands.data[0] == staged_value(&held.data[h])) held_a[d] = &held.data[h];
-        wgmma[d] = wgmma_fits(c, dots.data[d], from[0] ? from[0] : held_a[d], from[1]);
-        if (!wgmma[d] && held_a[d] && wgmma_fits(c, dots.data[d], NULL, from[1])) {
-            held_a[d] = NULL; /* A stays in registers */
-            wgmma[d] = true;
-        }
-        if (!wgmma[d]) held_a[d] = NULL;
+            if (dot->operands.data[0] == staged_value(&held.data[h])) held_a[d] = &held.data[h];
+        /* a wgmma reads its operands where they are staged, A where its
+         * buffer suits (else from registers: a loop-invariant A as it
+         * was loaded, a staged one by a local_load) */
+        const staged *a = from[0] ? from[0] : held_a[d];
+        b_view[d] = is_wgmma(dot) && from[1];
+        a_view[d] = is_wgmma(dot) && a && view_readable(c, dot, 0, a);
+        if (!a_view[d] || from[0]) held_a[d] = NULL;
         for (uint32_t h = 0; h < held.len; h++) held_used[h] |= held_a[d] == &held.data[h];
-        in_flight |= wgmma[d] && chained_accumulator(c, dots.data[d], yield, NULL) >= 0;
+        in_flight |= b_view[d] && chained_accumulator(c, dot, yield, NULL) >= 0;
     }
     if (in_flight && extra_buffer_costs_a_block(c, first_buffer, stages)) stages--;
     /* Where the buffer beyond the depth does not fit (tf32's big tiles,
@@ -835,21 +774,17 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
         for (uint32_t l = 0; l < loads.len; l++)
             for (uint32_t j = 0; j < 2; j++)
                 if (dot->operands.data[j] == staged_value(&loads.data[l])) v[j] = views[l];
-        if (wgmma[d]) {
-            uint32_t warps[2];
-            wgmma_warps(dot->results.data[0]->type->shape, c->k->num_warps, warps);
+        if (is_wgmma(dot)) {
+            /* only a wgmma whose B is a stage may run on into the next
+             * trip: a B stored from registers is stored again then */
             bool wait_first = false;
-            int carried = in_flight ? chained_accumulator(c, dot, yield, &wait_first) : -1;
+            int carried = in_flight && b_view[d] ? chained_accumulator(c, dot, yield, &wait_first) : -1;
             if (wait_first) wait_before_first_read(c, body->args.data[carried + 1]);
-            set_attr(c, dot, "impl", tk_tir_dot_impl_name(TK_DOT_WGMMA), 0);
-            set_attr(c, dot, "warps_m", NULL, warps[0]);
-            set_attr(c, dot, "warps_n", NULL, warps[1]);
             set_attr(c, dot, "pending", NULL, carried >= 0 ? 1 : 0);
             if (carried >= 0) tk_vec_push(c->arena, &waited, carried);
             if (!v[0] && held_a[d]) v[0] = held_view[held_a[d] - held.data];
-            if (v[0]) dot->operands.data[0] = v[0];
-            dot->operands.data[1] = v[1];
-            continue;
+            if (v[0] && a_view[d]) dot->operands.data[0] = v[0], v[0] = NULL;
+            if (v[1]) dot->operands.data[1] = v[1], v[1] = NULL;
         }
         for (uint32_t j = 0; j < 2; j++)
             if (v[j]) {

@@ -60,8 +60,12 @@ static void mark_used(tk_tir_op *op, void *ctx) {
 static bool uses_buffers(const tk_tir_op *op) {
     switch (op->code) {
     case TIR_LOCAL_VIEW: case TIR_ASYNC_COPY: case TIR_ASYNC_COMMIT: case TIR_ASYNC_WAIT: case TIR_LOCAL_LOAD:
-    case TIR_DOT_WAIT:
+    case TIR_LOCAL_STORE: case TIR_DOT_WAIT:
         return true;
+    case TIR_DOT: /* a wgmma reading a view */
+        for (uint32_t i = 0; i < op->operands.len; i++)
+            if (op->operands.data[i]->def && op->operands.data[i]->def->code == TIR_LOCAL_VIEW) return true;
+        return false;
     default:
         return false;
     }

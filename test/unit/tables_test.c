@@ -66,6 +66,7 @@ static void test_opcodes(void) {
     CHECK(rule_of(TIR_REDUCE, TK_B_SUM) == TIR_L_RELABEL && rule_of(TIR_PERMUTE, 0) == TIR_L_RELABEL);
     CHECK(rule_of(TIR_FOR, 0) == TIR_L_REGIONS && rule_of(TIR_IF, 0) == TIR_L_REGIONS);
     CHECK(rule_of(TIR_SPLAT, 0) == TIR_L_FREE && rule_of(TIR_LOCAL_VIEW, 0) == TIR_L_VIEW);
+    CHECK(rule_of(TIR_LOCAL_STORE, 0) == TIR_L_NONE && (props_of(TIR_LOCAL_STORE, 0) & TIR_P_EFFECT));
     /* control flow and stores are never removed; loads are not pure */
     const tk_tir_opcode kept[] = {TIR_STORE, TIR_FOR, TIR_IF, TIR_WHILE, TIR_YIELD, TIR_CONDITION, TIR_RETURN,
                                   TIR_BARRIER};

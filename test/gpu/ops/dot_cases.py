@@ -97,6 +97,18 @@ SHAPES = [
     ("i8", "i8", 16, 32, 256, 4, "plain", ""),
     ("f8e4m3", "f8e4m3", 32, 32, 256, 4, "plain", ""),
     ("f32", "f32", 16, 16, 256, 1, "plain", ""),
+    # wgmma on sm_90a from registers (lower/dot_operands.c: no loop to
+    # pipeline, so a loaded A and B are stored into buffers of their own):
+    # tf32, i8 and fp8 only with B K-major ("bt", else mma.sync), N = 8
+    # too narrow to swizzle (mma.sync), warps along M and along N
+    ("f32", "f32", 64, 32, 32, 4, "plain", ""),
+    ("f32", "f32", 64, 32, 32, 4, "bt", ""),
+    ("i8", "i8", 64, 32, 64, 4, "plain", ""),
+    ("i8", "i8", 64, 32, 64, 4, "bt", ""),
+    ("f8e4m3", "f8e4m3", 64, 64, 64, 4, "bt", ""),
+    ("f16", "f16", 64, 8, 32, 4, "plain", ""),
+    ("bf16", "bf16", 128, 128, 64, 8, "plain", ""),
+    ("f16", "f16", 64, 256, 64, 8, "bt", ""),
 ]
 
 for ta, tb, M, N, K, warps, form, extra in SHAPES:
@@ -107,6 +119,8 @@ for ta, tb, M, N, K, warps, form, extra in SHAPES:
     if form == "trans":  # a stored as [K, M]
         a_load = f"tl.trans(tl.load(x + rk[:, None] * {M} + rm[None, :]))"
     b_load = f"tl.load(y + rk[:, None] * {N} + rn[None, :])"
+    if form == "bt":  # b stored as [N, K]
+        b_load = f"tl.trans(tl.load(y + rn[:, None] * {K} + rk[None, :]))"
     c_ptrs = f"out + rm[:, None] * {N} + rn[None, :]"
     if form == "acc":
         body = f"    c = tl.dot({a_load}, {b_load}, tl.load({c_ptrs}){extra})\n"
@@ -145,8 +159,13 @@ for ta, tb, M, N, K, warps, form, extra in SHAPES:
             tol = 1e-5 * (scale(ad, bd) + 4)
             return None if err <= tol else f"max error {err:.3g} > {tol:.3g}"
         a_dev = a.t().contiguous() if form == "trans" else a
+        b_dev = b.t().contiguous() if form == "bt" else b
         if ta == "i8":
             tol = 0.0
+        elif ta.startswith("f8") and form == "bt" and M % 64 == 0:
+            # fp8 on wgmma sums in reduced precision (as in the pipelined
+            # cases below)
+            tol = 2.0 ** -10 * scale(ad, bd)
         elif ta == "f32" and "input_precision" not in extra:
             # tf32 (Triton's default): operands rounded to 10-bit mantissas
             tol = 2.0 ** -10 * scale(ad, bd)
@@ -156,7 +175,7 @@ for ta, tb, M, N, K, warps, form, extra in SHAPES:
             tol = 2e-3 * max(1.0, ref.abs().max().item()) + 1e-5 * scale(ad, bd)
         else:
             tol = 1e-5 * scale(ad, bd)
-        return check_product(run, dtype(to), a_dev, b, ref, tol)
+        return check_product(run, dtype(to), a_dev, b_dev, ref, tol)
 
 
 # batched: [2, 32, 16] @ [2, 16, 32]
@@ -338,6 +357,30 @@ for name, body, ref_kind in ANYWHERE:
         torch.cuda.synchronize()
         err = (out.cpu().double() - ref).abs().max().item()
         return None if err <= tol else f"max error {err:.3g} > {tol:.3g}"
+
+
+# A pipelined (a view of its stages) and B scaled in registers in the same
+# K loop: wgmma reads B from a buffer stored every trip (dot_operands.c),
+# after a barrier that waits for every warpgroup's wgmma of the trip
+# before (8 warps: two warpgroups side by side along N)
+@case("tl.dot: A pipelined, B scaled in registers in the same K loop, 8 warps", """
+@kernel(grid=(1,), num_warps=8)
+def op(x: *f16, y: *f16, out: *f32, n: i32):
+    rm = tl.arange(0, 64)
+    rn = tl.arange(0, 64)
+    rk = tl.arange(0, 32)
+    acc = tl.zeros([64, 64], dtype=tl.float32)
+    for k0 in range(0, 160, 32):
+        a = tl.load(x + rm[:, None] * 160 + k0 + rk[None, :])
+        b = (tl.load(y + (k0 + rk[:, None]) * 64 + rn[None, :]) * 2.0).to(tl.float16)
+        acc += tl.dot(a, b)
+    tl.store(out + rm[:, None] * 64 + rn[None, :], acc)
+""")
+def check_scaled_b_in_loop(run, torch):
+    a = inputs("f16", 64 * 160, 41).view(64, 160)
+    b = inputs("f16", 160 * 64, 42).view(160, 64)
+    ad, bd = a.double(), b.double() * 2.0
+    return check_product(run, torch.float32, a, b, ad @ bd, 1e-5 * (scale(ad, bd) + 4))
 
 
 # ---- pipelined K loops (lower/pipeline_dot.c) --------------------------------

@@ -1,0 +1,67 @@
+/* Shared-memory buffers for the tensor cores' operands: how a tile is
+ * laid out there and whether wgmma can read it. The pipeliner
+ * (pipeline_dot.c) fills such buffers by cp.async ahead of the dot; the
+ * dot-operands pass (dot_operands.c) stores a wgmma's B into one from
+ * registers; dot.c asks before choosing wgmma whether the buffer its B
+ * will get is one wgmma reads.
+ * Needs: axis info, for the orientation of loaded tiles. */
+#include "internal.h"
+
+/* the widest swizzle whose rows (along the contiguous dimension) fit the
+ * tile's (0: plain) */
+uint32_t tir_swizzle_for(const tk_type *t, bool transposed) {
+    int64_t row_bytes = t->shape[transposed ? 0 : 1] * (int64_t)tk_dtype_bits(tir_elem(t)->dtype) / 8;
+    if (t->shape[transposed ? 1 : 0] < 8) return 0;
+    for (uint32_t s = 128; s >= 32; s /= 2)
+        if (row_bytes >= s) return s;
+    return 0;
+}
+
+uint32_t tir_add_buffer(tk_arena *arena, tk_tir_kernel *k, const tk_type *tile, uint32_t stages, bool transposed,
+                        const tk_tir_op *loop, tk_loc loc) {
+    tk_tir_buffer b = {0};
+    b.tile = tile;
+    b.stages = stages;
+    b.loc = loc;
+    b.transposed = transposed;
+    b.loop = loop;
+    tk_ll *l = TK_NEW(arena, tk_ll);
+    b.swizzle_bytes = tir_swizzle_for(b.tile, b.transposed);
+    uint32_t bits = tk_dtype_bits(tir_elem(b.tile)->dtype);
+    if (!b.swizzle_bytes || !tk_ll_nvmma_shared(l, b.tile->shape, bits, b.swizzle_bytes, b.transposed)) {
+        b.swizzle_bytes = 0;
+        int64_t rows_first[2] = {b.tile->shape[1], b.tile->shape[0]};
+        const uint32_t swap[2] = {1, 0};
+        tk_ll plain;
+        tk_ll_shared(&plain, 2, b.transposed ? rows_first : b.tile->shape, 1, 1, 1);
+        if (b.transposed) tk_ll_permute(l, &plain, swap);
+        else *l = plain;
+    }
+    b.layout = l;
+    b.stage_bytes = (uint32_t)(b.tile->shape[0] * b.tile->shape[1] * bits / 8);
+    tk_vec_push(arena, &k->buffers, b);
+    return k->buffers.len - 1;
+}
+
+/* Does the tile `load` reads (or, trans, its tl.trans) lie down its
+ * columns in memory: its first dimension contiguous, its rows not? A B
+ * given K-major (Triton's tutorial feeds fp8 as b.T), or a tl.trans of a
+ * row-major load (attention's K). */
+bool tir_loaded_column_major(const tk_tir_op *load, bool trans) {
+    const tk_tir_value *p = load->operands.data[0];
+    uint32_t down = trans ? 1 : 0; /* the load's dimension that is the operand's first */
+    return p->has_axis && p->contiguity[down] > 1 && p->contiguity[1 - down] == 1;
+}
+
+const tk_tir_op *tir_operand_load(const tk_tir_value *v, bool *trans) {
+    uint32_t order[TK_MAX_RANK];
+    *trans = v->def && v->def->code == TIR_PERMUTE && tk_tir_permute_order(v->def, order) == 2 && order[0] == 1;
+    if (*trans) v = v->def->operands.data[0];
+    const tk_tir_op *load = v->def;
+    return load && load->code == TIR_LOAD && tir_rank(v->type) == 2 ? load : NULL;
+}
+
+bool tir_wgmma_reads(tk_dtype in, uint32_t operand, bool transposed, uint32_t swizzle_bytes) {
+    bool sixteen = in == TK_F16 || in == TK_BF16;
+    return swizzle_bytes && (sixteen || transposed == (operand == 1));
+}

@@ -1,0 +1,97 @@
+/* wgmma's operands from registers (Triton's local_alloc of a dot
+ * operand): a wgmma reads B from shared memory only, so a B that is not a
+ * view of a pipelined buffer (a dot outside any loop, in a loop that is
+ * not pipelined, or on a tile computed in registers: dequantized, scaled,
+ * a product) is stored into a buffer of its own just before the dot, and
+ * so is a loaded A (stored once and read by wgmma there, rather than
+ * moved through shared memory into registers):
+ *   %s = local_view %zero {buffer}; local_store %s, %b; barrier; dot %a, %s
+ * local_store writes each thread's registers where the buffer's swizzled
+ * layout puts them and makes them visible to wgmma (fence.proxy.async);
+ * the barrier after a dot's stores, to every warp. barriers.c puts a
+ * barrier before a store that wgmma may still be reading the last one of
+ * (a next trip).
+ * Needs: dot.c's impl, pipeline_dot.c (views of what it staged). Keeps:
+ * semantics; every wgmma's B is a local_view. */
+#include "internal.h"
+
+typedef TK_VEC(tk_tir_op *) op_list;
+
+typedef struct operands_ctx {
+    tk_arena *arena;
+    tk_tir_kernel *k;
+} operands_ctx;
+
+/* the loop the dot runs in, innermost (NULL: none) */
+static const tk_tir_op *enclosing_loop(const tk_tir_op *dot) {
+    for (const tk_tir_op *op = dot->parent ? dot->parent->parent : NULL; op; op = op->parent ? op->parent->parent : NULL)
+        if (op->code == TIR_FOR || op->code == TIR_WHILE) return op;
+    return NULL;
+}
+
+/* Does operand i of dot go through a buffer, and laid out how: columns
+ * first (*column_major) or rows first? B always; A where it was loaded
+ * (a tile computed in registers, attention's P, stays there: wgmma reads
+ * A from registers too). The orientation it has in memory where wgmma
+ * reads that, else the other; none where wgmma reads neither (an A too
+ * small to swizzle stays in registers). */
+static bool buffered(const tk_tir_op *dot, uint32_t i, bool *column_major) {
+    const tk_tir_value *v = dot->operands.data[i];
+    if (v->def && v->def->code == TIR_LOCAL_VIEW) return false;
+    tk_dtype in = tir_elem(dot->operands.data[0]->type)->dtype;
+    bool trans;
+    const tk_tir_op *load = tir_operand_load(v, &trans);
+    if (i == 0 && !load) return false;
+    bool first = load ? tir_loaded_column_major(load, trans) : false;
+    for (int tries = 0; tries < 2; tries++, first = !first)
+        if (tir_wgmma_reads(in, i, first, tir_swizzle_for(v->type, first))) {
+            *column_major = first;
+            return true;
+        }
+    return false;
+}
+
+static tk_tir_op *new_op(operands_ctx *c, op_list *out, const tk_tir_op *dot, tk_tir_opcode code, const tk_type *t) {
+    tk_tir_op *op = tir_new_op(c->arena, code, 0, dot->loc);
+    op->parent = dot->parent;
+    if (t) tk_vec_push(c->arena, &op->results, tir_new_value(c->arena, c->k, t, op));
+    tk_vec_push(c->arena, out, op);
+    return op;
+}
+
+static void store_operand(operands_ctx *c, op_list *out, tk_tir_op *dot, uint32_t i, bool column_major) {
+    tk_tir_value *v = dot->operands.data[i];
+    uint32_t buffer = tir_add_buffer(c->arena, c->k, v->type, 1, column_major, enclosing_loop(dot), dot->loc);
+    c->k->buffers.data[buffer].from_registers = true;
+    tk_tir_op *zero = new_op(c, out, dot, TIR_CONST, tk_type_scalar(c->arena, TK_I32));
+    zero->value.i = 0;
+    tk_tir_op *view = new_op(c, out, dot, TIR_LOCAL_VIEW, v->type);
+    tk_vec_push(c->arena, &view->operands, zero->results.data[0]);
+    struct tk_sema_attr a = {"buffer", NULL, buffer};
+    tk_vec_push(c->arena, &view->attrs, a);
+    tk_tir_op *store = new_op(c, out, dot, TIR_LOCAL_STORE, NULL);
+    tk_vec_push(c->arena, &store->operands, view->results.data[0]);
+    tk_vec_push(c->arena, &store->operands, v);
+    dot->operands.data[i] = view->results.data[0];
+}
+
+static void rewrite_block(operands_ctx *c, tk_tir_block *blk) {
+    op_list ops = {0};
+    for (uint32_t i = 0; i < blk->ops.len; i++) {
+        tk_tir_op *op = blk->ops.data[i];
+        for (uint32_t r = 0; r < op->regions.len; r++) rewrite_block(c, op->regions.data[r]);
+        bool column_major, stored = false;
+        for (uint32_t j = 0; !op->dead && op->code == TIR_DOT && tk_tir_dot_impl(op) == TK_DOT_WGMMA && j < 2; j++)
+            if (buffered(op, j, &column_major)) store_operand(c, &ops, op, j, column_major), stored = true;
+        if (stored) new_op(c, &ops, op, TIR_BARRIER, NULL); /* every warp's stores there */
+        tk_vec_push(c->arena, &ops, op);
+    }
+    blk->ops.data = ops.data;
+    blk->ops.len = ops.len;
+    blk->ops.cap = ops.cap;
+}
+
+void tir_pass_dot_operands(tk_arena *arena, tk_tir_kernel *k) {
+    operands_ctx c = {arena, k};
+    rewrite_block(&c, k->body);
+}
