@@ -18,6 +18,11 @@
 #                       line, whichever comes first. One a kernel:
 #                       `CHECK-LABEL: .entry NAME(` (the "(" ends the name,
 #                       so NAME_d16 is another kernel).
+#   CHECK-LABEL-RE: ERE like CHECK-LABEL, with an extended regular
+#                       expression: `CHECK-LABEL-RE: ^\$L__BB[0-9]+_2:`
+#                       names a kernel's loop without the function index
+#                       in its label, which changes with the way kernels
+#                       are split among LLVM modules.
 #   CHECK: TEXT         TEXT must appear on a line of the section after the
 #                       line the previous CHECK of the section matched (or
 #                       after the label's line): the CHECKs of a section
@@ -94,7 +99,7 @@ function norm(s) {
     return s
 }
 function matches(line, kind, text) {
-    if (kind == "CHECK-RE" || kind == "CHECK-NOT-RE")
+    if (kind == "CHECK-RE" || kind == "CHECK-NOT-RE" || kind == "CHECK-LABEL-RE")
         return line ~ text
     return index(line, text) > 0
 }
@@ -195,7 +200,7 @@ END {
         lineno++
         t = norm(l)
         if (t == "" || t ~ /^[;#]/) continue
-        if (match(t, /^CHECK(-LABEL|-NOT|-RE|-NOT-RE|-COUNT-[0-9]+|-LOOP-ADDRESS)?:/)) {
+        if (match(t, /^CHECK(-LABEL|-LABEL-RE|-NOT|-RE|-NOT-RE|-COUNT-[0-9]+|-LOOP-ADDRESS)?:/)) {
             k = substr(t, 1, RLENGTH - 1)
             v = norm(substr(t, RLENGTH + 1))
             times = ""
@@ -210,9 +215,10 @@ END {
             text[m] = v
             ln[m] = lineno
             count[m] = times
-            if (k == "CHECK" || k == "CHECK-RE" || k == "CHECK-LABEL" || k == "CHECK-LOOP-ADDRESS" || times > 0) positive++
+            label[m] = k == "CHECK-LABEL" || k == "CHECK-LABEL-RE"
+            if (k == "CHECK" || k == "CHECK-RE" || label[m] || k == "CHECK-LOOP-ADDRESS" || times > 0) positive++
         } else {
-            printf "%s:%d: not a directive (CHECK:, CHECK-NOT:, CHECK-COUNT-N:, CHECK-RE:, CHECK-NOT-RE:, CHECK-LABEL:, CHECK-LOOP-ADDRESS:) nor a comment (; or #): %s\n", cf, lineno, t
+            printf "%s:%d: not a directive (CHECK:, CHECK-NOT:, CHECK-COUNT-N:, CHECK-RE:, CHECK-NOT-RE:, CHECK-LABEL:, CHECK-LABEL-RE:, CHECK-LOOP-ADDRESS:) nor a comment (; or #): %s\n", cf, lineno, t
             bad++
         }
     }
@@ -226,10 +232,10 @@ END {
     # the labels first: each section ends at the next label found
     last = 0
     for (j = 1; j <= m; j++) {
-        if (kind[j] != "CHECK-LABEL") continue
+        if (!label[j]) continue
         at[j] = 0
         for (i = last + 1; i <= n; i++)
-            if (index(ptx[i], text[j])) { at[j] = i; break }
+            if (kind[j] == "CHECK-LABEL" ? index(ptx[i], text[j]) : ptx[i] ~ text[j]) { at[j] = i; break }
         if (at[j]) last = at[j]
     }
 
@@ -237,7 +243,7 @@ END {
     secname = "before the first CHECK-LABEL (the whole PTX)"
     s = 1; e = n; pos = 0; skip = 0; labelline = 0
     for (j = 1; j <= m; j++) {
-        if (kind[j] == "CHECK-LABEL") {
+        if (label[j]) {
             if (!at[j]) {
                 report(j, "not found in " what \
                     (labelline ? " after line " labelline " (the previous label)" : "") \
@@ -247,11 +253,11 @@ END {
             }
             skip = 0
             labelline = at[j]
-            secname = "\"CHECK-LABEL: " text[j] "\""
+            secname = "\"" kind[j] ": " text[j] "\""
             s = at[j]; pos = s; posby = "the label"; e = n
             for (i = s + 1; i <= n; i++) if (fn[i]) { e = i - 1; break }
             for (jj = j + 1; jj <= m; jj++)
-                if (kind[jj] == "CHECK-LABEL" && at[jj]) {
+                if (label[jj] && at[jj]) {
                     if (at[jj] - 1 < e) e = at[jj] - 1
                     break
                 }
