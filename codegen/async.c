@@ -91,12 +91,15 @@ static void cp_async_if(cg *c, LLVMValueRef pred, LLVMValueRef dst, LLVMValueRef
 
 /* the same, zero-filling dst where `ignore` holds (the ignore-src operand):
  * one predicate instead of a size chosen per vector, which LLVM would build
- * from the mask's `and`s as a chain of selects */
-static void cp_async_unless(cg *c, LLVMValueRef ignore, LLVMValueRef dst, LLVMValueRef src, unsigned bytes) {
+ * from the mask's `and`s as a chain of selects; only where `pred` holds
+ * (NULL: everywhere) */
+static void cp_async_unless(cg *c, LLVMValueRef pred, LLVMValueRef ignore, LLVMValueRef dst, LLVMValueRef src,
+                            unsigned bytes) {
     char text[160];
-    snprintf(text, sizeof text, "cp.async.%s.shared.global [ $0 + 0 ], [ $1 + 0 ], %u, $2;", bytes == 16 ? "cg" : "ca", bytes);
-    LLVMValueRef args[3] = {LLVMBuildAddrSpaceCast(c->b, dst, c->t_ptr3, ""), src, ignore};
-    cg_asm_call(c, c->t_void, text, "r,l,b", args, 3, true);
+    snprintf(text, sizeof text, "%scp.async.%s.shared.global [ $0 + 0 ], [ $1 + 0 ], %u, $2;", pred ? "@$3 " : "",
+             bytes == 16 ? "cg" : "ca", bytes);
+    LLVMValueRef args[4] = {LLVMBuildAddrSpaceCast(c->b, dst, c->t_ptr3, ""), src, ignore, pred};
+    cg_asm_call(c, c->t_void, text, pred ? "r,l,b,b" : "r,l,b", args, pred ? 4 : 3, true);
 }
 
 /* elements [r, r + w) one by one where `pred` holds: each loaded where its
@@ -300,18 +303,25 @@ static void emit_async_copy(cg *c, const tk_tir_op *op) {
     const cgval *pv = cg_get(c, ptr);
     for (uint32_t r = 0; r < pv->n; r += w) {
         if (register_copy(ptr->layout, r)) continue;
+        /* of the threads holding the same elements (a row over more
+         * threads than it has vectors), one copies: the others would write
+         * the same bytes at the same time */
+        LLVMValueRef own = cg_owner(c, ptr->layout, r);
+        bool everyone = LLVMIsAConstantInt(own) && LLVMConstIntGetZExtValue(own);
         LLVMValueRef dst = smem_at(c, base, LLVMBuildMul(c->b, cg_reg_flat(c, offsets, r), cg_i32(c, bytes), ""));
         if (!async) {
-            copy_elements(c, op, LLVMConstInt(c->t_i1, 1, 0), dst, r, w, bytes, et);
+            copy_elements(c, op, own, dst, r, w, bytes, et);
             continue;
         }
         LLVMValueRef full = cg_i32(c, w * bytes), zero = cg_i32(c, 0);
         if (uniform && mask) {
-            cp_async_unless(c, LLVMBuildNot(c->b, cg_operand(c, op, 2, r), ""), dst, pv->r[r], w * bytes);
+            cp_async_unless(c, everyone ? NULL : own, LLVMBuildNot(c->b, cg_operand(c, op, 2, r), ""), dst, pv->r[r],
+                            w * bytes);
             continue;
         }
         if (uniform) {
-            cp_async(c, dst, pv->r[r], w * bytes, full);
+            if (everyone) cp_async(c, dst, pv->r[r], w * bytes, full);
+            else cp_async_if(c, own, dst, pv->r[r], w * bytes, full);
             continue;
         }
         if (prefix) {
@@ -327,7 +337,8 @@ static void emit_async_copy(cg *c, const tk_tir_op *op) {
                 for (uint32_t i = 0; i < w; i++)
                     n = LLVMBuildSelect(c->b, cg_operand(c, op, 2, r + i), cg_i32(c, (int64_t)(i + 1) * bytes),
                                         n ? n : cg_i32(c, 0), "");
-            cp_async(c, dst, pv->r[r], w * bytes, n);
+            if (everyone) cp_async(c, dst, pv->r[r], w * bytes, n);
+            else cp_async_if(c, own, dst, pv->r[r], w * bytes, n);
             continue;
         }
         LLVMValueRef all = cg_operand(c, op, 2, r), any = all;
@@ -336,8 +347,9 @@ static void emit_async_copy(cg *c, const tk_tir_op *op) {
             any = LLVMBuildOr(c->b, any, cg_operand(c, op, 2, r + i), "");
         }
         LLVMValueRef mixed = LLVMBuildAnd(c->b, any, LLVMBuildNot(c->b, all, ""), "");
-        copy_elements(c, op, mixed, dst, r, w, bytes, et);
-        cp_async_if(c, LLVMBuildNot(c->b, mixed, ""), dst, pv->r[r], w * bytes, LLVMBuildSelect(c->b, all, full, zero, ""));
+        copy_elements(c, op, LLVMBuildAnd(c->b, mixed, own, ""), dst, r, w, bytes, et);
+        cp_async_if(c, LLVMBuildAnd(c->b, LLVMBuildNot(c->b, mixed, ""), own, ""), dst, pv->r[r], w * bytes,
+                    LLVMBuildSelect(c->b, all, full, zero, ""));
     }
 }
 

@@ -26,8 +26,15 @@ uint32_t tir_add_buffer(tk_arena *arena, tk_tir_kernel *k, const tk_type *tile, 
     b.transposed = transposed;
     b.loop = loop;
     tk_ll *l = TK_NEW(arena, tk_ll);
-    b.swizzle_bytes = tir_swizzle_for(b.tile, b.transposed);
     uint32_t bits = tk_dtype_bits(tir_elem(b.tile)->dtype);
+    if (tile->rank == 1) { /* a row (pipeline_dot.c's row_load): in order */
+        tk_ll_shared(l, 1, tile->shape, 1, 1, 1);
+        b.layout = l;
+        b.stage_bytes = (uint32_t)(tile->shape[0] * bits / 8);
+        tk_vec_push(arena, &k->buffers, b);
+        return k->buffers.len - 1;
+    }
+    b.swizzle_bytes = tir_swizzle_for(b.tile, b.transposed);
     if (!b.swizzle_bytes || !tk_ll_nvmma_shared(l, b.tile->shape, bits, b.swizzle_bytes, b.transposed)) {
         b.swizzle_bytes = 0;
         int64_t rows_first[2] = {b.tile->shape[1], b.tile->shape[0]};

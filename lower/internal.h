@@ -145,7 +145,12 @@ bool tir_wgmma_reads(tk_dtype in, uint32_t operand, bool transposed, uint32_t sw
  * M has rows left for them, then along N. */
 void tir_wgmma_warps(const int64_t *shape, uint32_t num_warps, uint32_t *warps);
 
-/* Places buffers [0, n) (smem.c): each stage on a 1024-byte boundary, each
+/* A buffer's alignment (a tile's stages on 1024-byte boundaries, for the
+ * swizzles; a row's on 16) and one stage's bytes rounded up to it
+ * (smem.c). */
+uint32_t tir_buffer_align(const tk_tir_buffer *b);
+uint32_t tir_buffer_stage_span(const tk_tir_buffer *b);
+/* Places buffers [0, n) (smem.c): each stage on its alignment, each
  * buffer after every earlier one live at the same time as it (the same
  * loop, or loops one inside the other; loops one after another share
  * memory). The bytes they take; *base_for, when loop is given, the offset

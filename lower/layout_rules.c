@@ -166,7 +166,7 @@ const tk_ll *tir_relabelled_layout(tir_layout_rules *r, const tk_tir_op *op, con
 
 const tk_ll *tir_operand_layout_for(tir_layout_rules *r, const tk_tir_op *op, uint32_t i, const tk_ll *want) {
     const tk_type *t = op->operands.data[i]->type;
-    if (t->kind != TK_TYPE_TILE) return NULL;
+    if (t->kind != TK_TYPE_TILE || op->code == TIR_LOCAL_LOAD) return NULL; /* a view keeps its buffer's */
     tk_ll *l = TK_NEW(r->arena, tk_ll);
     switch (op->code) {
     case TIR_BROADCAST:
@@ -214,8 +214,16 @@ static bool cheap_op(const tk_tir_op *op) {
     }
 }
 
+/* A row read back from a pipeline stage (pipeline_dot.c's row_load) can
+ * be read again in any layout anywhere later in its trip: nothing writes
+ * the stage a trip reads before the trip ends. Its view stays as it is. */
+static bool reread_row(const tk_tir_op *op) {
+    return op->code == TIR_LOCAL_LOAD && op->results.len == 1 && op->results.data[0]->type->rank == 1;
+}
+
 int tir_remat_cost(const tk_tir_value *v, int budget) {
     if (v->type->kind != TK_TYPE_TILE) return 0;
+    if (v->def && reread_row(v->def) && budget >= 1) return 1;
     if (!v->def || !cheap_op(v->def) || budget < 1) return -1;
     int cost = 1;
     for (uint32_t i = 0; i < v->def->operands.len; i++) {

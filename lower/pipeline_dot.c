@@ -48,6 +48,7 @@
 #include "internal.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <string.h>
 
 typedef TK_VEC(tk_tir_op *) op_list;
@@ -185,6 +186,7 @@ typedef struct staged {
     uint32_t buffer;
     uint32_t alias;
     bool flip;
+    bool row;   /* a row no dot reads (row_load): read back where the load was */
 } staged;
 
 /* the dot operand a staged load gives: the load's tile or its transpose */
@@ -235,7 +237,9 @@ static void copy_for_trip(dp_ctx *c, op_list *out, tk_tir_block *at, const stage
         mask = mask ? binary(c, out, at, TK_BINOP_AND, m, mask) : m;
     }
     if (mask) mask = through_trans(c, out, at, s, mask);
-    tk_tir_value *other = load->operands.len > 2
+    /* a row's `other` is put in after it is read back (row_value): the
+     * copy zero-fills, staying asynchronous whatever `other` is */
+    tk_tir_value *other = load->operands.len > 2 && !s->row
                               ? through_trans(c, out, at, s, for_trip(c, load->operands.data[2], out, at)) : NULL;
     tk_tir_op *cp = emit(c, out, at, TIR_ASYNC_COPY, 0, NULL, dst, ptr);
     if (!mask && other) /* other needs a mask before it */
@@ -351,6 +355,36 @@ static bool pipelinable(dp_ctx *c, const tk_tir_op *dot, uint32_t i, staged *s) 
     return i != 1 || !is_wgmma(dot) || tir_wgmma_reads(operand_dtype(dot), 1, cm, tir_swizzle_for(v->type, cm));
 }
 
+/* A load the loop makes besides the dots' tiles, of a row: the
+ * backward's M and Delta, one value per query of the trip's tile. Staged
+ * with the tiles, it is copied S - 1 trips ahead instead of waited for in
+ * full every trip, and read back from shared memory where the load stood
+ * (Triton's pipeliner stages such loads too). Rank 1, of 4- or 8-byte
+ * elements (cp.async's smallest copy is 4 bytes), its address one the
+ * pipeline can run ahead, its memory not written in the loop. */
+static bool row_load(dp_ctx *c, tk_tir_op *load, staged *s) {
+    if (load->dead || load->code != TIR_LOAD || tk_tir_attr_int(load, "volatile", 0)) return false;
+    const tk_type *t = load->results.data[0]->type, *pt = load->operands.data[0]->type;
+    if (t->kind != TK_TYPE_TILE || t->rank != 1 || pt->kind != TK_TYPE_TILE) return false;
+    if (tir_elem(t)->kind == TK_TYPE_POINTER) return false;
+    uint32_t bits = tk_dtype_bits(tir_elem(t)->dtype);
+    if (bits != 32 && bits != 64) return false;
+    for (uint32_t k = 0; k < load->operands.len; k++)
+        if (!computable(c, load->operands.data[k], 0)) return false;
+    if (tir_block_may_write(c->k, c->body, loop_root(c, load->operands.data[0]))) return false;
+    s->load = load;
+    s->row = true;
+    return true;
+}
+
+/* is v a splat of the constant 0 (+0.0), what a zero-filled copy holds? */
+static bool zero_fill(const tk_tir_value *v) {
+    if (v->def && v->def->code == TIR_SPLAT) v = v->def->operands.data[0];
+    if (!v->def || v->def->code != TIR_CONST) return false;
+    if (tk_dtype_is_float(tir_elem(v->type)->dtype)) return v->def->value.f == 0.0 && !signbit(v->def->value.f);
+    return v->def->value.i == 0;
+}
+
 /* Could a store or atomic of op (or of the ops it holds) write through
  * root (NULL: anywhere)? */
 static bool op_may_write(const dp_ctx *c, tk_tir_op *op, const tk_tir_value *root) {
@@ -413,14 +447,12 @@ static bool view_readable(const dp_ctx *c, const tk_tir_op *dot, uint32_t i, con
     return tir_wgmma_reads(operand_dtype(dot), i, b->transposed != s->flip, b->swizzle_bytes);
 }
 
-/* Buffers start on 1024-byte boundaries (smem.c). */
-static uint64_t stage_bytes(const tk_tir_buffer *b) { return (b->stage_bytes + 1023) / 1024 * 1024; }
 
 /* The bytes of one stage of each of this loop's buffers (those from
  * `first` on), together */
 static uint64_t loop_stage_bytes(const dp_ctx *c, uint32_t first) {
     uint64_t one = 0;
-    for (uint32_t b = first; b < c->k->buffers.len; b++) one += stage_bytes(&c->k->buffers.data[b]);
+    for (uint32_t b = first; b < c->k->buffers.len; b++) one += tir_buffer_stage_span(&c->k->buffers.data[b]);
     return one;
 }
 
@@ -559,6 +591,20 @@ static tk_tir_value *scalar_advance(const dp_ctx *c, uint32_t i, const tk_tir_op
     return splat->operands.data[0];
 }
 
+/* A staged row read back from this trip's stage where its load stood,
+ * its `other` put in where the mask is off; every use of the load then
+ * takes it. */
+static void row_value(dp_ctx *c, op_list *out, const staged *s, tk_tir_value *view) {
+    tk_tir_op *load = s->load;
+    tk_tir_value *v = emit(c, out, c->body, TIR_LOCAL_LOAD, 0, load->results.data[0]->type, view, NULL)->results.data[0];
+    if (load->operands.len > 2 && !zero_fill(load->operands.data[2])) {
+        tk_tir_op *pick = emit(c, out, c->body, TIR_SELECT, 0, v->type, load->operands.data[1], v);
+        tk_vec_push(c->arena, &pick->operands, load->operands.data[2]);
+        v = pick->results.data[0];
+    }
+    replace_uses_after(c->body, load->results.data[0], v, NULL);
+}
+
 static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *before, op_list *after) {
     tk_tir_block *body = loop->regions.data[0];
     c->loop = loop;
@@ -576,7 +622,7 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
     staged_list held = {0};
     for (uint32_t i = 0; i < body->ops.len; i++) {
         tk_tir_op *dot = body->ops.data[i];
-        staged a = {NULL, NULL, 0, 0, false}, b = {NULL, NULL, 0, 0, false};
+        staged a = {0}, b = {0};
         if (!is_mma_dot(dot) || !pipelinable(c, dot, 1, &b) || !resident(c, dot, &a)) continue;
         bool seen = false;
         for (uint32_t h = 0; h < held.len; h++) seen |= held.data[h].load == a.load;
@@ -602,7 +648,7 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
         if (!is_mma_dot(dot)) continue;
         bool any = false;
         for (uint32_t j = 0; j < 2; j++) {
-            staged s = {NULL, NULL, 0, 0, false};
+            staged s = {0};
             if (!pipelinable(c, dot, j, &s)) continue;
             bool seen = false; /* a load two dots read as it is: one buffer */
             for (uint32_t l = 0; l < loads.len; l++) seen |= staged_value(&loads.data[l]) == staged_value(&s);
@@ -623,6 +669,13 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
             any = true;
         }
         if (any) tk_vec_push(c->arena, &dots, dot);
+    }
+    /* the loop's rows, with the tiles (row_load) */
+    for (uint32_t i = 0; i < body->ops.len && loads.len; i++) {
+        staged s = {0};
+        if (!row_load(c, body->ops.data[i], &s)) continue;
+        s.buffer = add_buffer(c, &s, stages);
+        tk_vec_push(c->arena, &loads, s);
     }
     if (!loads.len) {
         for (uint32_t h = 0; h < held.len; h++)
@@ -833,8 +886,12 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
     bool copies_first = in_flight && !copies_late;
     if (copies_first)
         for (uint32_t i = 0; i < tail.len; i++) tk_vec_push(c->arena, &head, tail.data[i]);
-    for (uint32_t i = 0; i < body->ops.len; i++)
-        if (body->ops.data[i] != yield) tk_vec_push(c->arena, &head, body->ops.data[i]);
+    for (uint32_t i = 0; i < body->ops.len; i++) {
+        tk_tir_op *op = body->ops.data[i];
+        for (uint32_t l = 0; l < loads.len; l++)
+            if (loads.data[l].row && loads.data[l].load == op) row_value(c, &head, &loads.data[l], views[l]);
+        if (op != yield) tk_vec_push(c->arena, &head, op);
+    }
     if (copies_late) emit(c, &head, body, TIR_BARRIER, 0, NULL, NULL, NULL);
     if (!copies_first)
         for (uint32_t i = 0; i < tail.len; i++) tk_vec_push(c->arena, &head, tail.data[i]);

@@ -118,9 +118,14 @@ static void shift_live_scratch(lifetime *lt, tk_tir_block *blk, bool in_buffer_l
 }
 
 /* A 128-byte swizzle repeats every 1024 bytes, and wgmma descriptors take
- * its pattern from the address bits: every stage starts on such a
- * boundary. */
-enum { BUFFER_ALIGN = 1024 };
+ * its pattern from the address bits: every stage of a tile starts on such
+ * a boundary. A row (rank 1, never a tensor-core operand) needs only
+ * 16 bytes, its widest access. */
+uint32_t tir_buffer_align(const tk_tir_buffer *b) { return b->tile->rank == 1 ? 16 : 1024; }
+
+static uint32_t round_up(uint32_t x, uint32_t to) { return (x + to - 1) / to * to; }
+
+uint32_t tir_buffer_stage_span(const tk_tir_buffer *b) { return round_up(b->stage_bytes, tir_buffer_align(b)); }
 
 /* is loop `outer` the loop `inner` or one enclosing it? */
 static bool loop_encloses(const tk_tir_op *outer, const tk_tir_op *inner) {
@@ -140,14 +145,14 @@ uint32_t tir_place_buffers(tk_tir_kernel *k, uint32_t n, const tk_tir_op *loop, 
     uint32_t total = 0, base = 0;
     for (uint32_t i = 0; i < n; i++) {
         tk_tir_buffer *b = &k->buffers.data[i];
-        b->stage_bytes = (b->stage_bytes + BUFFER_ALIGN - 1) / BUFFER_ALIGN * BUFFER_ALIGN;
+        b->stage_bytes = tir_buffer_stage_span(b);
         uint32_t at = 0;
         for (uint32_t j = 0; j < i; j++) {
             const tk_tir_buffer *o = &k->buffers.data[j];
             uint32_t end = o->offset + o->stage_bytes * o->stages;
             if (end > at && loops_overlap(o->loop, b->loop)) at = end;
         }
-        b->offset = at;
+        b->offset = round_up(at, tir_buffer_align(b));
         uint32_t end = at + b->stage_bytes * b->stages;
         if (end > total) total = end;
         if (loop && end > base && loops_overlap(b->loop, loop)) base = end;

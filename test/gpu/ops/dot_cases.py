@@ -383,6 +383,66 @@ def check_scaled_b_in_loop(run, torch):
     return check_product(run, torch.float32, a, b, ad @ bd, 1e-5 * (scale(ad, bd) + 4))
 
 
+# Rows a pipelined dot loop loads besides its tiles (pipeline_dot.c's
+# row_load: attention's M and Delta), copied ahead with the tiles and read
+# back from their stages. Masked columns past n must read the rows'
+# `other` (+inf for M, 1.0 for D, put back after the zero-filled copy), so
+# that each contributes exp2(-inf) + 1.0 - 1.0 = 0: a zero-filled M would
+# add exp2(s), a zero-filled D -1. n not a multiple of the tile nor of 4
+# (D starts at y + n: 4-byte copies); a causal-style mask inside the loop.
+ROWS_SOURCE = """
+@kernel(grid=(1,), num_warps={warps})
+def op(x: *f16 % 16, y: *f32 % 16, out: *f32, n: i32):
+    rows = tl.arange(0, 64)
+    cols = tl.arange(0, {bn})
+    e = tl.arange(0, 64)
+    a = tl.load(x + rows[:, None] * 64 + e[None, :])
+    acc = tl.zeros([64, {bn}], dtype=tl.float32)
+    for start in tl.range(0, n, {bn}, num_stages={stages}):
+        offs = start + cols
+        ok = offs < n
+        b = tl.load(x + 4096 + offs[:, None] * 64 + e[None, :], mask=ok[:, None], other=0.0)
+        row_m = tl.load(y + offs, mask=ok, other=float('inf'))
+        row_d = tl.load(y + n + offs, mask=ok, other=1.0)
+        s = tl.dot(a, tl.trans(b)) * 0.125 - row_m[None, :]
+        s = tl.where(offs[None, :] <= rows[:, None] + start, s, float('-inf'))
+        acc += tl.exp2(s) + row_d[None, :] - 1.0
+    tl.store(out + rows[:, None] * {bn} + cols[None, :], acc)
+"""
+
+for warps, bn, stages in [(4, 32, 3), (8, 64, 2), (4, 64, 4)]:
+    @case(f"tl.dot: rows M and D staged with the tiles, {warps} warps, 64 x {bn}, {stages} stages",
+          ROWS_SOURCE.format(warps=warps, bn=bn, stages=stages))
+    def check_staged_rows(run, torch, bn=bn):
+        for n in (1, 31, bn + 3, 7 * bn + 5, 8 * bn):
+            a = inputs("f16", 64 * 64, 51).view(64, 64)
+            q = inputs("f16", n * 64, 52).view(n, 64)
+            m = inputs("f32", n, 53) + 1.0
+            d = inputs("f32", n, 54)
+            x = torch.cat([a.flatten(), q.flatten()])
+            y = torch.cat([m, d])
+            s = (a.double() @ q.double().T) * 0.125 - m.double()[None, :]
+            cols = torch.arange(n)
+            trip_start = cols // bn * bn
+            s = torch.where(cols[None, :] <= torch.arange(64)[:, None] + trip_start[None, :], s, -float("inf"))
+            # column j of the output sums the columns start + j of each trip
+            terms = torch.exp2(s) + d.double()[None, :] - 1.0
+            trips = (n + bn - 1) // bn
+            padded = torch.zeros(64, trips * bn, dtype=torch.float64)
+            padded[:, :n] = terms
+            ref = padded.view(64, trips, bn).sum(1)
+            out = dev(torch.full((64, bn), -7.0))
+            if run(dev(x), dev(y), out, n) != 0:
+                return "launch failed"
+            torch.cuda.synchronize()
+            got = out.cpu().double()
+            tol = 1e-4 * (ref.abs().max().item() + trips)
+            err = (got - ref).abs().max().item()
+            if not err <= tol:
+                return f"n={n}: max error {err:.3g} > {tol:.3g}"
+        return None
+
+
 # ---- pipelined K loops (lower/pipeline_dot.c) --------------------------------
 # One program computes out[M, N] = A[M, :K] @ B[:K, N], walking K in BK
 # steps with masked loads that feed tl.dot: the loop is pipelined num_stages
