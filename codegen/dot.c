@@ -311,15 +311,21 @@ static const tk_tir_buffer *view_buffer(cg *c, const tk_tir_value *v) {
 /* A shared-memory matrix descriptor (PTX ISA, wgmma: address, leading and
  * stride byte offsets >> 4, swizzle mode in bits 62-63: 1 = 128B, 2 = 64B,
  * 3 = 32B) of the stage at `addr` plus byte_offset (which may depend on
- * the warp). */
+ * the warp; a multiple of 16). The stage's descriptor is built once and
+ * the offset added to it, as Triton does: each further k step of a
+ * trip's wgmmas is then one add of a constant, not an add, a shift, a
+ * mask and an or. Exact: the stage starts on a 1024-byte boundary and
+ * the operand ends inside shared memory, below 2^18 bytes, so the
+ * 14-bit address field never carries into the leading byte offset. */
 static LLVMValueRef descriptor(cg *c, LLVMValueRef addr, LLVMValueRef byte_offset, int64_t lbo, int64_t sbo,
                                uint32_t swizzle) {
     uint64_t mode = swizzle == 128 ? 1 : swizzle == 64 ? 2 : 3;
-    LLVMValueRef a = LLVMBuildAdd(c->b, LLVMBuildPtrToInt(c->b, addr, c->t_i64, ""),
-                                  LLVMBuildZExt(c->b, byte_offset, c->t_i64, ""), "");
+    LLVMValueRef a = LLVMBuildPtrToInt(c->b, addr, c->t_i64, "");
     a = LLVMBuildAnd(c->b, LLVMBuildLShr(c->b, a, LLVMConstInt(c->t_i64, 4, 0), ""), LLVMConstInt(c->t_i64, 0x3FFF, 0), "");
     uint64_t high = ((uint64_t)(lbo >> 4) & 0x3FFF) << 16 | ((uint64_t)(sbo >> 4) & 0x3FFF) << 32 | mode << 62;
-    return LLVMBuildOr(c->b, a, LLVMConstInt(c->t_i64, high, 0), "");
+    LLVMValueRef stage = LLVMBuildOr(c->b, a, LLVMConstInt(c->t_i64, high, 0), "");
+    LLVMValueRef units = LLVMBuildLShr(c->b, byte_offset, cg_i32(c, 4), "");
+    return LLVMBuildAdd(c->b, stage, LLVMBuildZExt(c->b, units, c->t_i64, ""), "");
 }
 
 /* One operand of a wgmma as its buffer holds it: K-major when K is the
