@@ -35,6 +35,10 @@
  * A buffer is laid out as its load reads memory: rows contiguous, or
  * (column_major) columns, each swizzled as wgmma and ldmatrix read it.
  *
+ * The loop's other loads of rows (row_load: the backward's M and Delta,
+ * one value per query of the trip) are staged with the tiles and read
+ * back from their stages where the loads stood.
+ *
  * A dot dot.c made a wgmma (sm_90a) reads what this pass stages as the
  * stages themselves (shared-memory descriptors): B always (a B whose
  * buffer wgmma could not read is left a load, for dot_operands.c to
