@@ -451,7 +451,6 @@ static bool view_readable(const dp_ctx *c, const tk_tir_op *dot, uint32_t i, con
     return tir_wgmma_reads(operand_dtype(dot), i, b->transposed != s->flip, b->swizzle_bytes);
 }
 
-
 /* The bytes of one stage of each of this loop's buffers (those from
  * `first` on), together */
 static uint64_t loop_stage_bytes(const dp_ctx *c, uint32_t first) {
