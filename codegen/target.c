@@ -74,12 +74,15 @@ static void parse_ptxas_report(const char *text, tk_cg_output *out) {
 
 /* ptxas takes time superlinear in a module's entries (3,000 entries: 12 s,
  * 10,000: more than a minute): past this many, the module goes to ptxas
- * in pieces of about this many entries, compiled in parallel and linked.
- * A module of a few large entries (matmul.tk's twelve variants, 1.2 MB of
- * PTX) goes in pieces too, one a processor: ptxas then takes about as long
- * as its largest entry (nvlink's few milliseconds are worth it past
- * PTXAS_PARALLEL_BYTES). */
-enum { PTXAS_CHUNK_ENTRIES = 256, PTXAS_PARALLEL_BYTES = 256 * 1024 };
+ * in pieces of about this many entries, compiled in parallel as
+ * relocatable objects and linked by nvlink. Relocatable code costs
+ * registers (attention_bwd's 128x64 dQ: 149 where the whole module
+ * compiles it in 125, one CTA an SM instead of two, 1.1-1.3x slower), so a
+ * module of fewer entries goes whole, however large (matmul.tk's variants,
+ * 0.7 MB of PTX): past PTXAS_PARALLEL_BYTES ptxas compiles its entries on
+ * PTXAS_THREADS threads (-split-compile, where the toolkit's ptxas has it),
+ * a fixed count so that the cubin does not depend on the machine's. */
+enum { PTXAS_CHUNK_ENTRIES = 256, PTXAS_PARALLEL_BYTES = 256 * 1024, PTXAS_THREADS = 8 };
 
 static bool is_entry_start(const char *line) { return strncmp(line, ".visible .entry ", 16) == 0; }
 
@@ -91,9 +94,6 @@ static uint32_t ptx_chunks(const char *ptx) {
     uint32_t entries = 0;
     for (const char *l = ptx; l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
         if (is_entry_start(l)) entries++;
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    if (entries > 1 && entries <= PTXAS_CHUNK_ENTRIES && strlen(ptx) > PTXAS_PARALLEL_BYTES && cpus > 1)
-        return entries < (uint32_t)cpus ? entries : (uint32_t)(cpus < 64 ? cpus : 64);
     return entries <= PTXAS_CHUNK_ENTRIES ? 1 : (entries + PTXAS_CHUNK_ENTRIES - 1) / PTXAS_CHUNK_ENTRIES;
 }
 
@@ -230,7 +230,10 @@ static bool run_ptxas(tk_arena *arena, tk_diag *diag, const tk_cg_options *opt, 
         char flags[64];
         snprintf(flags, sizeof flags, "-arch=%s %s-O%d %s", opt->target->name, opt->resource_report ? "-v " : "",
                  opt->opt_level < 3 ? opt->opt_level : 3, opt->line_info ? "-lineinfo " : "");
-        if (chunks == 1) {
+        if (chunks == 1 && out->ptx_len > PTXAS_PARALLEL_BYTES) {
+            fprintf(script, "split=; '%s' --help 2>/dev/null | grep -q -- -split-compile && split='-split-compile %d'; "
+                    "'%s' $split %s'%s' -o '%s' 2>&1", ptxas, PTXAS_THREADS, ptxas, flags, ptx_path, cubin_path);
+        } else if (chunks == 1) {
             fprintf(script, "'%s' %s'%s' -o '%s' 2>&1", ptxas, flags, ptx_path, cubin_path);
         } else {
             /* relocatable pieces, as many at once as there are processors,
@@ -248,7 +251,8 @@ static bool run_ptxas(tk_arena *arena, tk_diag *diag, const tk_cg_options *opt, 
             for (uint32_t i = 0; i < chunks; i++) fprintf(script, " c%u.o", i);
             fputs(" -o k.cubin 2>&1", script);
         }
-        fclose(script);        double t0 = tk_now_ms();
+        fclose(script);
+        double t0 = tk_now_ms();
         FILE *p = cmd ? popen(cmd, "r") : NULL;
         free(cmd);
         char *report = NULL;

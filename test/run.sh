@@ -270,6 +270,30 @@ for src in kernels/*.tk; do
 done
 KFLAGS=
 
+# A module of many large kernels (matmul.tk's variants: more than 256 KB
+# of PTX) is assembled whole, so each kernel gets the registers ptxas
+# gives it in the whole module. Assembled as relocatable pieces and
+# linked, kernels took up to 24 registers more (attention_bwd's 128x64
+# dQ: 149 for 125, one CTA an SM where two fit).
+name="large module assembled whole: registers as ptxas gives them"
+if [ "$UPDATE" != 1 ] && [ -x "$PTXAS" ] && want "$name"; then
+    rm -rf "$tmp/whole" && mkdir -p "$tmp/whole"
+    if ! "$TKC" --stats --arch=sm_90a kernels/matmul.tk -o "$tmp/whole/" 2>"$tmp/err"; then
+        failed "$name (tkc failed)" "$tmp/err" 20
+    else
+        sed -n 's/^tkc: stats: \([^:]*\): \([0-9]*\) registers.*/\1 \2/p' "$tmp/err" | sort >"$tmp/whole/tkc"
+        "$PTXAS" -arch=sm_90a -O3 -v "$tmp/whole/matmul.ptx" -o "$tmp/whole/k.cubin" 2>&1 |
+            awk "/Compiling entry function/ { split(\$0, q, \"'\"); f = q[2] } /Used [0-9]+ registers/ { for (i = 1; i <= NF; i++) if (\$i == \"Used\") print f, \$(i + 1) }" |
+            sort >"$tmp/whole/ptxas"
+        if [ -s "$tmp/whole/tkc" ] && cmp -s "$tmp/whole/ptxas" "$tmp/whole/tkc"; then
+            passed
+        else
+            failed "$name (left: ptxas on the whole PTX, right: tkc --stats)"
+            diff "$tmp/whole/ptxas" "$tmp/whole/tkc" | head -20
+        fi
+    fi
+fi
+
 # the checker of the .ptx-check files, on a fixed PTX text: a check file
 # that must pass, one that must fail with the messages of selftest_fail.out
 # (after a change of the messages: sh test/ptx_check.sh
