@@ -320,12 +320,12 @@ static const tk_tir_buffer *view_buffer(cg *c, const tk_tir_value *v) {
 static LLVMValueRef descriptor(cg *c, LLVMValueRef addr, LLVMValueRef byte_offset, int64_t lbo, int64_t sbo,
                                uint32_t swizzle) {
     uint64_t mode = swizzle == 128 ? 1 : swizzle == 64 ? 2 : 3;
-    LLVMValueRef a = LLVMBuildPtrToInt(c->b, addr, c->t_i64, "");
-    a = LLVMBuildAnd(c->b, LLVMBuildLShr(c->b, a, LLVMConstInt(c->t_i64, 4, 0), ""), LLVMConstInt(c->t_i64, 0x3FFF, 0), "");
-    uint64_t high = ((uint64_t)(lbo >> 4) & 0x3FFF) << 16 | ((uint64_t)(sbo >> 4) & 0x3FFF) << 32 | mode << 62;
-    LLVMValueRef stage = LLVMBuildOr(c->b, a, LLVMConstInt(c->t_i64, high, 0), "");
-    LLVMValueRef units = LLVMBuildLShr(c->b, byte_offset, cg_i32(c, 4), "");
-    return LLVMBuildAdd(c->b, stage, LLVMBuildZExt(c->b, units, c->t_i64, ""), "");
+    LLVMValueRef a = LLVMBuildTrunc(c->b, LLVMBuildPtrToInt(c->b, addr, c->t_i64, ""), c->t_i32, "");
+    a = LLVMBuildAnd(c->b, LLVMBuildLShr(c->b, a, cg_i32(c, 4), ""), cg_i32(c, 0x3FFF), "");
+    LLVMValueRef low = LLVMBuildOr(c->b, a, cg_i32(c, (uint32_t)((lbo >> 4) & 0x3FFF) << 16), "");
+    low = LLVMBuildAdd(c->b, low, LLVMBuildLShr(c->b, byte_offset, cg_i32(c, 4), ""), "");
+    uint64_t high = ((uint64_t)(sbo >> 4) & 0x3FFF) << 32 | mode << 62;
+    return LLVMBuildOr(c->b, LLVMBuildZExt(c->b, low, c->t_i64, ""), LLVMConstInt(c->t_i64, high, 0), "");
 }
 
 /* One operand of a wgmma as its buffer holds it: K-major when K is the
