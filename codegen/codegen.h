@@ -22,12 +22,15 @@ typedef struct tk_cg_options {
     bool resource_report;    /* ptxas -v: registers, spills (slow for many kernels: --stats only) */
     bool llvm_ir;            /* keep the optimized LLVM IR's text (out->llvm_ir) */
     /* LLVM modules compiled at once, their PTX joined: 0 lets the work's
-     * size and the processors decide (one for small programs, or with line
-     * tables); tests ask for more */
+     * size decide (one for small programs, or with line tables); tests ask
+     * for more */
     unsigned llvm_modules;
     /* float a * b + c may be fused into an fma (Triton's enable_fp_fusion,
      * on by default there); a kernel's @kernel(enable_fp_fusion=False) wins */
     bool fp_contract;
+    /* threads the modules are compiled on: 0, one a processor. The PTX is
+     * the same for any count (tests compare) */
+    unsigned threads;
 } tk_cg_options;
 
 typedef struct tk_cg_kernel_info {

@@ -519,9 +519,25 @@ static uint64_t block_weight(const tk_tir_block *blk) {
 }
 
 /* Past this much work (block_weight) LLVM's passes and emission run on
- * several modules at once, one a processor: matmul.tk's twelve kernels
- * weigh about 100,000 and take seconds in one module. */
+ * several modules, one per PARALLEL_WEIGHT of work (matmul.tk's 18
+ * kernels weigh about 70,000: 4 modules), on as many threads as there are
+ * processors. The count depends on the work alone, not on the machine,
+ * so that the PTX (its kernels' order, labels and symbol suffixes) is
+ * the same wherever tkc runs. */
 enum { PARALLEL_WEIGHT = 20000, MAX_MODULES = 64 };
+
+/* Modules to PTX on one thread of a pool: each takes the next job. */
+typedef struct job_pool {
+    llvm_job *jobs;
+    uint32_t count, next; /* next: taken with an atomic add */
+} job_pool;
+
+static void *pool_worker(void *arg) {
+    job_pool *pool = arg;
+    for (uint32_t m; (m = __atomic_fetch_add(&pool->next, 1, __ATOMIC_RELAXED)) < pool->count;)
+        module_to_ptx(&pool->jobs[m]);
+    return NULL;
+}
 
 void tk_cg_init_process(void) {
     /* Loop strength reduction rewrites each pointer that a pipelined loop
@@ -569,26 +585,23 @@ bool tk_cg_compile(tk_arena *arena, tk_diag *diag, const tk_tir_program *program
     for (uint32_t i = 0; i < nk; i++) total += weight[i] = block_weight(program->kernels.data[i]->body);
     /* how many modules: one, unless the work is large; never with line
      * tables (each module would bring its own .file directives) */
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     uint32_t modules = 1;
-    if (!options->line_info && total > PARALLEL_WEIGHT && nk > 1 && cpus > 1)
-        modules = (uint32_t)(cpus < MAX_MODULES ? cpus : MAX_MODULES);
+    if (!options->line_info && total > PARALLEL_WEIGHT && nk > 1) {
+        uint64_t by_work = (total + PARALLEL_WEIGHT - 1) / PARALLEL_WEIGHT;
+        modules = (uint32_t)(by_work < MAX_MODULES ? by_work : MAX_MODULES);
+    }
     if (options->llvm_modules && !options->line_info) modules = options->llvm_modules < MAX_MODULES ? options->llvm_modules : MAX_MODULES;
     if (modules > nk) modules = nk ? nk : 1;
-    /* kernels to modules: the heaviest first, each to the lightest module */
+    /* kernels to modules in program order, cut where the work done so far
+     * passes the next module's share: the joined PTX then lists the
+     * kernels in program order, whatever the count (a thread that finishes
+     * its module early takes the next one, so uneven cuts cost little) */
     uint32_t *module_of = TK_NEW_ARRAY(arena, uint32_t, nk + 1);
-    uint64_t *load = TK_NEW_ARRAY(arena, uint64_t, modules + 1);
-    bool *placed = TK_NEW_ARRAY(arena, bool, nk + 1);
-    for (uint32_t n = 0; n < nk; n++) {
-        uint32_t heaviest = nk;
-        for (uint32_t i = 0; i < nk; i++)
-            if (!placed[i] && (heaviest == nk || weight[i] > weight[heaviest])) heaviest = i;
-        uint32_t lightest = 0;
-        for (uint32_t m = 1; m < modules; m++)
-            if (load[m] < load[lightest]) lightest = m;
-        placed[heaviest] = true;
-        module_of[heaviest] = lightest;
-        load[lightest] += weight[heaviest];
+    uint64_t done = 0;
+    for (uint32_t i = 0, m = 0; i < nk; i++) {
+        module_of[i] = m;
+        done += weight[i];
+        if (m + 1 < modules && done * modules >= total * (m + 1)) m++;
     }
     llvm_job *jobs = TK_NEW_ARRAY(arena, llvm_job, modules);
     bool *only = TK_NEW_ARRAY(arena, bool, nk + 1);
@@ -603,14 +616,15 @@ bool tk_cg_compile(tk_arena *arena, tk_diag *diag, const tk_tir_program *program
         built = jobs[m].mod != NULL;
     }
     if (built) {
-        pthread_t *threads = TK_NEW_ARRAY(arena, pthread_t, modules);
-        bool *started = TK_NEW_ARRAY(arena, bool, modules);
-        for (uint32_t m = 1; m < modules; m++) started[m] = pthread_create(&threads[m], NULL, module_to_ptx, &jobs[m]) == 0;
-        module_to_ptx(&jobs[0]);
-        for (uint32_t m = 1; m < modules; m++) {
-            if (started[m]) pthread_join(threads[m], NULL);
-            else module_to_ptx(&jobs[m]); /* no thread to be had: here */
-        }
+        long cpus = options->threads ? (long)options->threads : sysconf(_SC_NPROCESSORS_ONLN);
+        uint32_t workers = cpus > 1 ? (uint32_t)(cpus < (long)modules ? cpus : modules) : 1;
+        job_pool pool = {jobs, modules, 0};
+        pthread_t *threads = TK_NEW_ARRAY(arena, pthread_t, workers);
+        bool *started = TK_NEW_ARRAY(arena, bool, workers);
+        for (uint32_t w = 1; w < workers; w++) started[w] = pthread_create(&threads[w], NULL, pool_worker, &pool) == 0;
+        pool_worker(&pool); /* this thread works too, and alone where no thread is to be had */
+        for (uint32_t w = 1; w < workers; w++)
+            if (started[w]) pthread_join(threads[w], NULL);
     }
     bool ok = built;
     for (uint32_t m = 0; m < modules; m++) {

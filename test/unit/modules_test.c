@@ -3,7 +3,10 @@
  * .extern declared once (vprintf, tk_smem), every kernel's entry, the
  * modules' private strings and libdevice functions kept apart by name;
  * and ptxas assembles it where the toolkit is (else that part is
- * skipped with a note). */
+ * skipped with a note). A large program (kernels/matmul.tk) gives the
+ * same PTX on any number of threads, its kernels in program order: how
+ * many modules it is split into depends on its work alone (it was one a
+ * processor, so the PTX of one machine differed from another's). */
 #include "../../lexer/lexer.h"
 #include "../../parser/parser.h"
 #include "../../sema/sema.h"
@@ -43,12 +46,13 @@ static int count(const char *text, const char *what) {
     return n;
 }
 
-static const char *compile(tk_arena *arena, unsigned modules) {
+static const char *compile(tk_arena *arena, const char *name, const char *text, unsigned modules, unsigned threads,
+                           uint32_t kernels) {
     tk_diag diag;
     tk_diag_init(&diag, stderr, false);
     tk_interner names;
     tk_interner_init(&names, arena);
-    tk_source *src = tk_source_from_string(arena, "modules.tk", source, (uint32_t)strlen(source));
+    tk_source *src = tk_source_from_string(arena, name, text, (uint32_t)strlen(text));
     tk_token_list tokens = tk_lex_source(arena, &names, &diag, src);
     tk_module *module = tk_parse_tokens(arena, &names, &diag, src, &tokens);
     tk_sema_options sema_opts = {0};
@@ -61,23 +65,40 @@ static const char *compile(tk_arena *arena, unsigned modules) {
     const char *home = getenv("CUDA_HOME") ? getenv("CUDA_HOME") : "/usr/local/cuda";
     char ptxas[512];
     snprintf(ptxas, sizeof ptxas, "%s/bin/ptxas", home);
-    bool toolkit = access(ptxas, X_OK) == 0;
+    bool toolkit = access(ptxas, X_OK) == 0 && kernels == 3; /* the large program: its PTX only */
     tk_cg_options cg = {tk_target_default(), 3, false, false, home, NULL, NULL, toolkit, false, false, modules};
+    cg.threads = threads;
     tk_cg_output out = {0};
     bool ok = tk_cg_compile(arena, &diag, tir, &cg, &out);
     CHECK(ok);
     CHECK(!toolkit || out.cubin);
     if (!toolkit && modules == 3) printf("note: no CUDA toolkit at %s: the joined PTX is not assembled\n", home);
-    CHECK(out.kernels.len == 3);
+    CHECK(out.kernels.len == kernels);
     for (uint32_t i = 0; i < out.kernels.len; i++) CHECK(out.kernels.data[i].kernel == tir->kernels.data[i]);
     tk_diag_flush(&diag);
     return ok ? out.ptx : NULL;
 }
 
+/* kernels/matmul.tk's text (the tests run from the repository's root) */
+static char *read_text(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    char buf[4096];
+    size_t n;
+    while (mem && (n = fread(buf, 1, sizeof buf, f)) > 0) fwrite(buf, 1, n, mem);
+    if (mem) fclose(mem);
+    fclose(f);
+    return text;
+}
+
 int main(void) {
     tk_cg_init_process();
     tk_arena arena = {0};
-    const char *one = compile(&arena, 1), *three = compile(&arena, 3);
+    const char *one = compile(&arena, "modules.tk", source, 1, 0, 3),
+               *three = compile(&arena, "modules.tk", source, 3, 0, 3);
     CHECK(one && three);
     if (one && three) {
         CHECK(count(three, ".version") == 1);
@@ -89,6 +110,24 @@ int main(void) {
         CHECK(count(three, ".visible .entry third(") == 1);
         /* every .global string once by name: the modules' are renamed apart */
         CHECK(count(three, ".global .align 1 .b8 tk_str[") <= 1);
+    }
+    char *matmul = read_text("kernels/matmul.tk");
+    CHECK(matmul != NULL);
+    if (matmul) {
+        const char *alone = compile(&arena, "matmul.tk", matmul, 0, 1, 18),
+                   *shared = compile(&arena, "matmul.tk", matmul, 0, 3, 18);
+        CHECK(alone && shared && strcmp(alone, shared) == 0);
+        /* in program order: each config's _d16 variant, then its general one */
+        const char *at = alone;
+        char entry[64];
+        for (int v = 0; v < 9 && at; v++)
+            for (int general = 0; general < 2 && at; general++) {
+                snprintf(entry, sizeof entry, ".visible .entry matmul__v%d%s(", v, general ? "" : "_d16");
+                const char *found = strstr(at, entry);
+                CHECK(found != NULL);
+                at = found;
+            }
+        free(matmul);
     }
     tk_arena_free(&arena);
     if (!failures) printf("ok\n");
