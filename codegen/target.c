@@ -81,8 +81,9 @@ static void parse_ptxas_report(const char *text, tk_cg_output *out) {
  * module of fewer entries goes whole, however large (matmul.tk's variants,
  * 0.7 MB of PTX): past PTXAS_PARALLEL_BYTES ptxas compiles its entries on
  * PTXAS_THREADS threads (-split-compile, where the toolkit's ptxas has it),
- * a fixed count so that the cubin does not depend on the machine's. */
-enum { PTXAS_CHUNK_ENTRIES = 256, PTXAS_PARALLEL_BYTES = 256 * 1024, PTXAS_THREADS = 8 };
+ * a fixed count so that the cubin does not depend on the machine's (as
+ * fast as 8 on 2 cores; on 16, attention.tk 4.1 s where 8 took 4.5). */
+enum { PTXAS_CHUNK_ENTRIES = 256, PTXAS_PARALLEL_BYTES = 256 * 1024, PTXAS_THREADS = 32 };
 
 static bool is_entry_start(const char *line) { return strncmp(line, ".visible .entry ", 16) == 0; }
 
@@ -520,11 +521,11 @@ static uint64_t block_weight(const tk_tir_block *blk) {
 
 /* Past this much work (block_weight) LLVM's passes and emission run on
  * several modules, one per PARALLEL_WEIGHT of work (matmul.tk's 18
- * kernels weigh about 70,000: 4 modules), on as many threads as there are
+ * kernels weigh about 70,000: 8 modules), on as many threads as there are
  * processors. The count depends on the work alone, not on the machine,
  * so that the PTX (its kernels' order, labels and symbol suffixes) is
  * the same wherever tkc runs. */
-enum { PARALLEL_WEIGHT = 20000, MAX_MODULES = 64 };
+enum { PARALLEL_WEIGHT = 10000, MAX_MODULES = 64 };
 
 /* Modules to PTX on one thread of a pool: each takes the next job. */
 typedef struct job_pool {
