@@ -594,7 +594,8 @@ bool tk_cg_compile(tk_arena *arena, tk_diag *diag, const tk_tir_program *program
     if (options->llvm_modules && !options->line_info) modules = options->llvm_modules < MAX_MODULES ? options->llvm_modules : MAX_MODULES;
     if (modules > nk) modules = nk ? nk : 1;
     /* kernels to modules in program order, cut where the work done so far
-     * passes the next module's share: the joined PTX then lists the
+     * passes the next module's share, or where as many kernels are left
+     * as modules (none stays empty): the joined PTX then lists the
      * kernels in program order, whatever the count (a thread that finishes
      * its module early takes the next one, so uneven cuts cost little) */
     uint32_t *module_of = TK_NEW_ARRAY(arena, uint32_t, nk + 1);
@@ -602,7 +603,8 @@ bool tk_cg_compile(tk_arena *arena, tk_diag *diag, const tk_tir_program *program
     for (uint32_t i = 0, m = 0; i < nk; i++) {
         module_of[i] = m;
         done += weight[i];
-        if (m + 1 < modules && done * modules >= total * (m + 1)) m++;
+        bool share_done = done * modules >= total * (m + 1), kernels_left = nk - 1 - i <= modules - 1 - m;
+        if (m + 1 < modules && (share_done || kernels_left)) m++;
     }
     llvm_job *jobs = TK_NEW_ARRAY(arena, llvm_job, modules);
     bool *only = TK_NEW_ARRAY(arena, bool, nk + 1);

@@ -111,6 +111,44 @@ int main(void) {
         /* every .global string once by name: the modules' are renamed apart */
         CHECK(count(three, ".global .align 1 .b8 tk_str[") <= 1);
     }
+    /* light kernels first, the heavy one last, in as many modules as
+     * kernels: the cuts by work alone would put all four in the first
+     * module and leave three empty */
+    static const char *skewed =
+        "@kernel(grid=(1,), num_warps=4)\n"
+        "def a(x: *f32 % 16):\n"
+        "    tl.store(x + tl.arange(0, 128), 1.0)\n"
+        "\n"
+        "@kernel(grid=(1,), num_warps=4)\n"
+        "def b(x: *f32 % 16):\n"
+        "    tl.store(x + tl.arange(0, 128), 2.0)\n"
+        "\n"
+        "@kernel(grid=(1,), num_warps=4)\n"
+        "def c(x: *f32 % 16):\n"
+        "    tl.store(x + tl.arange(0, 128), 3.0)\n"
+        "\n"
+        "@kernel(grid=(1,), num_warps=8)\n"
+        "def heavy(a: *f16 % 16, b: *f16 % 16, c: *f32 % 16, K: i32):\n"
+        "    offs = tl.arange(0, 128)\n"
+        "    acc = tl.zeros([128, 128], dtype=tl.float32)\n"
+        "    for k in range(0, K, 64):\n"
+        "        x = tl.load(a + offs[:, None] * K + k + tl.arange(0, 64)[None, :])\n"
+        "        y = tl.load(b + (k + tl.arange(0, 64))[:, None] * 128 + offs[None, :])\n"
+        "        acc = tl.dot(x, y, acc)\n"
+        "    tl.store(c + offs[:, None] * 128 + offs[None, :], tl.exp(acc) * tl.sin(acc))\n";
+    const char *four = compile(&arena, "skewed.tk", skewed, 4, 0, 4);
+    CHECK(four != NULL);
+    if (four) {
+        CHECK(count(four, ".version") == 1);
+        CHECK(count(four, ".visible .entry heavy(") == 1);
+        /* the kernels in program order, each in a module of its own */
+        const char *ea = strstr(four, ".entry a("), *eb = strstr(four, ".entry b("), *ec = strstr(four, ".entry c("),
+                   *eh = strstr(four, ".entry heavy(");
+        CHECK(ea && eb && ec && eh && ea < eb && eb < ec && ec < eh);
+        /* heavy's loop is the first function of its module: $L__BB0_,
+         * where sharing a module with the three before it made it $L__BB3_ */
+        CHECK(eh && strstr(eh, "$L__BB0_") && !strstr(four, "$L__BB3_"));
+    }
     char *matmul = read_text("kernels/matmul.tk");
     CHECK(matmul != NULL);
     if (matmul) {
