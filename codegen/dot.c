@@ -311,12 +311,14 @@ static const tk_tir_buffer *view_buffer(cg *c, const tk_tir_value *v) {
 /* A shared-memory matrix descriptor (PTX ISA, wgmma: address, leading and
  * stride byte offsets >> 4, swizzle mode in bits 62-63: 1 = 128B, 2 = 64B,
  * 3 = 32B) of the stage at `addr` plus byte_offset (which may depend on
- * the warp; a multiple of 16). The stage's descriptor is built once and
- * the offset added to it, as Triton does: each further k step of a
- * trip's wgmmas is then one add of a constant, not an add, a shift, a
- * mask and an or. Exact: the stage starts on a 1024-byte boundary and
- * the operand ends inside shared memory, below 2^18 bytes, so the
- * 14-bit address field never carries into the leading byte offset. */
+ * the warp; a multiple of 16). The low 32 bits (address field and
+ * leading byte offset) are built once a stage and each k step's offset
+ * added to them, then paired with the constant high half: one 32-bit add
+ * a step, and no 64-bit value live across the trip (64-bit adds made
+ * attention_bwd's 128x32 dK/dV configs spill). Exact: the stage starts on
+ * a 1024-byte boundary and the operand ends inside shared memory, below
+ * 2^18 bytes, so the 14-bit address field never carries into the leading
+ * byte offset. */
 static LLVMValueRef descriptor(cg *c, LLVMValueRef addr, LLVMValueRef byte_offset, int64_t lbo, int64_t sbo,
                                uint32_t swizzle) {
     uint64_t mode = swizzle == 128 ? 1 : swizzle == 64 ? 2 : 3;
