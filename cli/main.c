@@ -250,6 +250,7 @@ static int compile_input(const driver *d, const char *input, tk_arena *arena, tk
     /* the back end once a target: lowering and its passes depend on it */
     uint32_t ntargets = opt->targets.len;
     tk_cg_build *builds = TK_NEW_ARRAY(arena, tk_cg_build, ntargets);
+    tk_tir_program **programs = TK_NEW_ARRAY(arena, tk_tir_program *, ntargets);
     bool gpu = opt->emit != CLI_EMIT_TIR;
     if (opt->tir_after) tk_tir_pass_known(opt->tir_after, &gpu);
     for (uint32_t t = 0; t < ntargets && !diag->error_count; t++) {
@@ -257,8 +258,10 @@ static int compile_input(const driver *d, const char *input, tk_arena *arena, tk
         tk_tir_options tir_opts = {gpu, opt->targets.data[t], opt->tir_after};
         if (!diag->error_count) tk_tir_run_passes(arena, diag, tir, &tir_opts);
         builds[t].target = opt->targets.data[t];
-        builds[t].program = tir;
+        builds[t].program = programs[t] = tir;
     }
+    if (!diag->error_count && gpu && !opt->tir_after)
+        tk_tir_leave_out_unfit_configs(arena, diag, programs, (const tk_target *const *)opt->targets.data, ntargets);
     times.lower = tk_now_ms() - t4;
     if (diag->error_count) {
         if (opt->time_phases) print_times(&times);

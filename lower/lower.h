@@ -297,6 +297,16 @@ typedef struct tk_tir_options {
 
 /* The pipeline (passes.c). Returns false after reporting errors. */
 bool tk_tir_run_passes(tk_arena *arena, tk_diag *diag, tk_tir_program *program, const tk_tir_options *opts);
+/* After the pipeline, for the builds of one program (programs[t] lowered
+ * for targets[t]): the autotune configs too big for the shared memory of
+ * every target are left out of every build, each named in a warning
+ * (-Wconfig-fit), as Triton prunes a config "out of resource" at run
+ * time. A config that fits some of the targets stays in all (a module
+ * holds the same kernels for each): its launch fails where it does not
+ * fit, and the tuner skips it. A kernel none of whose configs fit was
+ * already an error (tk_tir_run_passes). */
+void tk_tir_leave_out_unfit_configs(tk_arena *arena, tk_diag *diag, tk_tir_program *const *programs,
+                                    const tk_target *const *targets, uint32_t n);
 /* Is `name` a pass of the pipeline, and one of the target passes (after
  * which the dump shows layouts)? */
 bool tk_tir_pass_known(const char *name, bool *target);

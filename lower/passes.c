@@ -32,13 +32,15 @@ static bool run_dot_operands(pass_env *e, tk_tir_kernel *k) { return tir_pass_do
 static bool run_axis_info(pass_env *e, tk_tir_kernel *k) { return tir_pass_axis_info(e->arena, k), true; }
 static bool run_propagate_layouts(pass_env *e, tk_tir_kernel *k) { return tir_pass_propagate_layouts(e->arena, k), true; }
 static bool run_layouts(pass_env *e, tk_tir_kernel *k) { return tir_pass_layouts(e->arena, e->diag, k); }
-/* An autotune config too big for the target's shared memory is kept: its
- * launch fails and the tuner skips it, as Triton's skips a config "out of
- * resource". Only a kernel none of whose configs fit is an error
- * (configs_fit, after every variant). */
-static bool too_big_config(const pass_env *e, const tk_tir_kernel *k) {
-    return k->sema->config >= 0 && e->opts->target && k->shared_bytes > e->opts->target->smem_per_block;
+/* An autotune config too big for the target's shared memory passes the
+ * pipeline: tk_tir_leave_out_unfit_configs leaves it out of the build
+ * afterwards, as Triton prunes a config "out of resource" at run time.
+ * Only a kernel none of whose configs fit is an error (configs_fit, after
+ * every variant). */
+static bool too_big(const tk_tir_kernel *k, const tk_target *target) {
+    return k->sema->config >= 0 && target && k->shared_bytes > target->smem_per_block;
 }
+static bool too_big_config(const pass_env *e, const tk_tir_kernel *k) { return too_big(k, e->opts->target); }
 static bool run_shared_memory(pass_env *e, tk_tir_kernel *k) {
     tir_pass_shared_memory(e->arena, k);
     return too_big_config(e, k) || tir_check_shared_memory(e->arena, e->diag, e->opts->target, k);
@@ -131,4 +133,58 @@ bool tk_tir_run_passes(tk_arena *arena, tk_diag *diag, tk_tir_program *program, 
     if (last >= find_pass("shared-memory") && (opts->gpu || opts->stop_after) && !configs_fit(&env, program))
         return false;
     return tk_tir_verify(diag, program);
+}
+
+/* Of the n builds (one a target, lowered from one sema program, so a
+ * variant has the same sema kernel in each): is the variant `k` of
+ * build b too big for every target? */
+static bool fits_no_target(tk_tir_program *const *programs, const tk_target *const *targets, uint32_t n,
+                           const tk_tir_kernel *k) {
+    for (uint32_t b = 0; b < n; b++)
+        for (uint32_t i = 0; i < programs[b]->kernels.len; i++) {
+            const tk_tir_kernel *o = programs[b]->kernels.data[i];
+            if (o->sema == k->sema && !too_big(o, targets[b])) return false;
+        }
+    return true;
+}
+
+void tk_tir_leave_out_unfit_configs(tk_arena *arena, tk_diag *diag, tk_tir_program *const *programs,
+                                    const tk_target *const *targets, uint32_t n) {
+    if (!n) return;
+    /* the target with the most shared memory, for the message */
+    uint32_t widest = 0;
+    for (uint32_t b = 1; b < n; b++)
+        if (targets[b]->smem_per_block > targets[widest]->smem_per_block) widest = b;
+    /* decided once, on the first build's variants, then applied to every
+     * build alike: a module holds the same kernels for each of its targets */
+    const tk_tir_program *first = programs[0];
+    const tk_sema_kernel **out = TK_NEW_ARRAY(arena, const tk_sema_kernel *, first->kernels.len + 1);
+    uint32_t nout = 0;
+    for (uint32_t i = 0; i < first->kernels.len; i++) {
+        const tk_tir_kernel *k = first->kernels.data[i];
+        if (!fits_no_target(programs, targets, n, k)) continue;
+        bool warned = false;
+        for (uint32_t j = 0; j < nout && !warned; j++)
+            warned = out[j]->name == k->sema->name && out[j]->config == k->sema->config;
+        out[nout++] = k->sema;
+        if (warned) continue;
+        const tk_tir_kernel *wk = k;
+        for (uint32_t j = 0; j < programs[widest]->kernels.len; j++)
+            if (programs[widest]->kernels.data[j]->sema == k->sema) wk = programs[widest]->kernels.data[j];
+        tk_warning(diag, TK_W_CONFIG_FIT, k->sema->config_loc,
+                   "autotune config '%s' of '%s' left out: it needs %u bytes of shared memory, more than the %u "
+                   "a block may have on %s%s",
+                   k->sema->config_text ? k->sema->config_text : "?", k->sema->name, wk->shared_bytes,
+                   targets[widest]->smem_per_block, targets[widest]->name, n > 1 ? ", the largest of its targets" : "");
+    }
+    for (uint32_t b = 0; b < n && nout; b++) {
+        uint32_t kept = 0;
+        for (uint32_t i = 0; i < programs[b]->kernels.len; i++) {
+            tk_tir_kernel *k = programs[b]->kernels.data[i];
+            bool leave = false;
+            for (uint32_t j = 0; j < nout && !leave; j++) leave = out[j] == k->sema;
+            if (!leave) programs[b]->kernels.data[kept++] = k;
+        }
+        programs[b]->kernels.len = kept;
+    }
 }

@@ -37,6 +37,7 @@ typedef struct variant {
     value num_warps, num_stages;
     int config;          /* autotune config index, -1 for none */
     const char *config_text;
+    tk_loc config_loc;   /* its config(...) in the decorator */
     tk_sx *prune_keep, *prune_estimate; /* prune_configs_by for this config (NULL: none) */
 } variant;
 
@@ -547,6 +548,7 @@ static void check_variant(checker *c, const kernel_decl *k, const variant *v, ui
     }
     out->config = v->config;
     out->config_text = v->config_text;
+    out->config_loc = v->config_loc;
     out->prune_keep = v->prune_keep;
     out->prune_estimate = v->prune_estimate;
     out->prune_top_k = v->prune_estimate ? k->prune_top_k : 0;
@@ -846,6 +848,7 @@ void check_kernel(checker *c, const tk_def *def) {
             }
             variant v = copy_variant(c, &base);
             v.config = (int)i;
+            v.config_loc = cfg->loc;
             bool ok = true, picked = true;
             const char *text = "";
             /* config(NAME=value, ...), or Triton's Config({'NAME': value, ...}, num_warps=...) */

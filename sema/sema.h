@@ -173,6 +173,7 @@ typedef struct tk_sema_kernel {
     TK_VEC(const char *) autotune_key;
     int32_t config;                /* the autotune config this variant compiles (-1: none) */
     const char *config_text;       /* that config: "BM=128, BN=256, num_warps=8, num_stages=3" */
+    tk_loc config_loc;             /* its config(...) in the @autotune decorator */
     /* pointer parameters the autotune trials may write: restored after each
      * (restore_value), zeroed before each (reset_to_zero), or left as the
      * trials leave them (may_clobber); `elements` the size of the first two */

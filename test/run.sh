@@ -294,6 +294,30 @@ if [ "$UPDATE" != 1 ] && [ -x "$PTXAS" ] && want "$name"; then
     fi
 fi
 
+# autotune configs too big for the target's shared memory are left out of
+# the build (test/golden/cli/autotune_too_big*.out has the warnings): on
+# sm_86 alone the 128-row config goes and the 64-row one is the launcher's
+# only kernel (no tuner); on sm_86 and sm_90a together only the 256-row
+# config, which fits neither, goes, and the tuner times the other two
+name="autotune configs that do not fit are left out of the build"
+if [ "$UPDATE" != 1 ] && want "$name"; then
+    rm -rf "$tmp/fit" && mkdir -p "$tmp/fit/one" "$tmp/fit/two"
+    if ! "$TKC" -Wno-config-fit --arch=sm_86 -o "$tmp/fit/one/" test/golden/cli/autotune_too_big.tk 2>"$tmp/err" ||
+        ! "$TKC" -Wno-config-fit --arch=sm_86,sm_90a -o "$tmp/fit/two/" test/golden/cli/autotune_too_big_all.tk 2>>"$tmp/err"; then
+        failed "$name (tkc failed)" "$tmp/err" 20
+    else
+        one=$(grep -o 'extern tkrt_kernel [a-z0-9_]*' "$tmp/fit/one/autotune_too_big.h" | tr '\n' ' ')
+        two=$(grep -o 'extern tkrt_kernel [a-z0-9_]*' "$tmp/fit/two/autotune_too_big_all.h" | tr '\n' ' ')
+        if [ "$one" = "extern tkrt_kernel tk_autotune_too_big__mm " ] && ! grep -q 'tkrt_tuner' "$tmp/fit/one/autotune_too_big.h" &&
+            [ "$two" = "extern tkrt_kernel tk_autotune_too_big_all__mm__v1 extern tkrt_kernel tk_autotune_too_big_all__mm__v2 " ] &&
+            grep -q 'TKRT_TUNER_INIT("mm", "[0-9a-f]*", 2u' "$tmp/fit/two/autotune_too_big_all.h" && [ ! -s "$tmp/err" ]; then
+            passed
+        else
+            failed "$name (kernels: '$one' and '$two')" "$tmp/err" 20
+        fi
+    fi
+fi
+
 # the checker of the .ptx-check files, on a fixed PTX text: a check file
 # that must pass, one that must fail with the messages of selftest_fail.out
 # (after a change of the messages: sh test/ptx_check.sh
