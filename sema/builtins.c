@@ -142,10 +142,12 @@ static bool dtype_arg(checker *c, call *k, uint32_t i, tk_dtype *out) {
     if (v->kind == V_STR) {
         char *s = tk_arena_strndup(c->arena, v->u.str.text, v->u.str.len);
         tk_dtype d;
-        if (dtype_from_name(s, &d))
+        if (dtype_from_name(s, &d)) {
             sema_error(c, v->loc, "'%s' of %s must be a dtype, not the string \"%s\"; write tl.%s",
                        pname(k, i), k->name, s, dtype_triton_name(d));
-        else
+            /* where the string came from: a -D value or a default */
+            if (v->origin.src && v->origin_name) tk_note(c->diag, v->origin, "%s", v->origin_name);
+        } else
             sema_error(c, v->loc, "'%s' of %s must be a dtype such as tl.float32, not a string",
                        pname(k, i), k->name);
         return false;

@@ -200,8 +200,20 @@ static bool parse_kernel_decl(checker *c, const tk_def *def, kernel_decl *k) {
     return ok;
 }
 
-/* Parses a -D value: an integer, a float, True/False, or else a string. */
-static value define_value(checker *c, const char *text, tk_loc loc) {
+/* Parses a -D value: an integer, a float, True/False, a dtype, or else a
+ * string. A dtype is written as in Triton (tl.bfloat16, triton.language.
+ * float16), or bare (bf16, float16) for a parameter whose default is a
+ * dtype (`dtype_default`); other bare names stay strings. */
+static value define_value(checker *c, const char *text, tk_loc loc, bool dtype_default) {
+    const char *bare = text;
+    if (strncmp(bare, "tl.", 3) == 0) bare += 3;
+    else if (strncmp(bare, "triton.language.", 16) == 0) bare += 16;
+    tk_dtype d;
+    if ((bare != text || dtype_default) && dtype_from_name(bare, &d)) {
+        value v = {.kind = V_DTYPE, .loc = loc};
+        v.u.dtype = d;
+        return v;
+    }
     char *end;
     errno = 0;
     long long i = strtoll(text, &end, 0);
@@ -611,6 +623,13 @@ static void add_constexpr(checker *c, variant *v, const char *name, value val, t
     tk_vec_push(c->arena, &v->constexprs, b);
 }
 
+/* The value v binds `name` to so far (NULL: none). */
+static const value *variant_constexpr(const variant *v, const char *name) {
+    for (uint32_t i = 0; i < v->constexprs.len; i++)
+        if (v->constexprs.data[i].name == name) return &v->constexprs.data[i].val;
+    return NULL;
+}
+
 static variant copy_variant(checker *c, const variant *v) {
     variant out = *v;
     memset(&out.constexprs, 0, sizeof out.constexprs);
@@ -817,7 +836,7 @@ void check_kernel(checker *c, const tk_def *def) {
          * keeps the configs that ask for that) */
         bool launch_option = strcmp(name, "num_warps") == 0 || strcmp(name, "num_stages") == 0;
         if (launch_option) {
-            value dv = define_value(c, d->value, def->name_loc);
+            value dv = define_value(c, d->value, def->name_loc, false);
             *(name[4] == 'w' ? &base.num_warps : &base.num_stages) = dv;
             binding b = {0};
             b.name = name;
@@ -828,7 +847,8 @@ void check_kernel(checker *c, const tk_def *def) {
         const tk_param *p = find_param(def, name);
         const tk_type *t;
         if (!p || !annotation_type(c, p->annotation, &t) || t) continue;
-        value dv = define_value(c, d->value, p->loc);
+        const value *given = variant_constexpr(&base, name);
+        value dv = define_value(c, d->value, p->loc, given && given->kind == V_DTYPE && !given->count);
         add_constexpr(c, &base, name, dv, p->loc, tk_arena_printf(c->arena, "is set by -D %s=%s", d->name, d->value));
         binding b = {0};
         b.name = name;
