@@ -403,6 +403,19 @@ const char *suggest(checker *c, const char *name, const char *const *candidates,
 }
 
 static void unknown_name(checker *c, const char *name, tk_loc loc) {
+    /* a module of triton.language used without its import: say how to
+     * reach it, not which name it looks like */
+    static const char *const tl_modules[] = {"core", "standard", "math"};
+    for (size_t i = 0; i < sizeof tl_modules / sizeof tl_modules[0]; i++)
+        if (strcmp(name, tl_modules[i]) == 0) {
+            sema_error(c, loc, "unknown name '%s'; write tl.%s, or import triton.language.%s as %s", name, name,
+                       name, name);
+            return;
+        }
+    if (strcmp(name, "libdevice") == 0) {
+        sema_error(c, loc, "unknown name 'libdevice'; from triton.language.extra import libdevice");
+        return;
+    }
     const char *cands[512];
     size_t n = 0;
     if (c->frame)
@@ -1003,6 +1016,9 @@ static value eval_attr(checker *c, const tk_expr *e) {
             v.u.module = c->n_math;
             return v;
         }
+        /* tl.core and tl.standard: the modules triton.language re-exports
+         * its names from, so the same names */
+        if (obj.u.module == c->n_tl && (strcmp(name, "core") == 0 || strcmp(name, "standard") == 0)) return obj;
         /* libdevice.NAME, and tl.math.NAME where tl has no NAME */
         if (obj.u.module == c->n_libdevice ||
             (obj.u.module == c->n_math && builtin_lookup(c, name, true) < 0)) {

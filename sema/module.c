@@ -111,7 +111,13 @@ static void check_import(checker *c, const tk_stmt *s) {
     const char *full = name ? tk_arena_printf(c->arena, "%s.%s", module, name) : module;
     const char *bound_as = alias ? alias : name ? name : module;
     value v = {.kind = V_MODULE, .loc = s->loc};
-    if (strcmp(full, "triton.language") == 0) v.u.module = c->n_tl;
+    /* triton.language.core and .standard hold what triton.language
+     * re-exports: the same names */
+    bool tl_part = strcmp(module, "triton.language") == 0 || strcmp(module, "triton.language.core") == 0 ||
+                   strcmp(module, "triton.language.standard") == 0;
+    if (strcmp(full, "triton.language") == 0 || strcmp(full, "triton.language.core") == 0 ||
+        strcmp(full, "triton.language.standard") == 0)
+        v.u.module = c->n_tl;
     else if (strcmp(full, "triton") == 0) v.u.module = c->n_triton;
     else if (strcmp(full, "triton.language.math") == 0) v.u.module = c->n_math;
     else if (strcmp(full, "triton.language.extra.libdevice") == 0 ||
@@ -123,15 +129,20 @@ static void check_import(checker *c, const tk_stmt *s) {
             return;
         }
     }
-    else if (name && strcmp(module, "triton.language") == 0 && builtin_lookup(c, name, true) >= 0) {
+    else if (name && tl_part && builtin_lookup(c, name, true) >= 0) {
         v.kind = V_BUILTIN;
         v.u.builtin = builtin_lookup(c, name, true);
     } else if (strncmp(module, "triton", 6) != 0 || (module[6] != '\0' && module[6] != '.')) {
         import_user_module(c, s);
         return;
     } else {
-        sema_error(c, s->loc, "tkc knows the modules triton, triton.language and "
-                   "triton.language.extra.libdevice; '%s' cannot be imported", full);
+        sema_error(c, s->loc, "tkc knows the modules triton, triton.language (with its core, standard and "
+                   "math) and triton.language.extra.libdevice; '%s' cannot be imported", full);
+        /* the name stays bound, to an error: its uses report nothing more */
+        binding b = {0};
+        b.name = tk_intern_cstr(c->names, bound_as);
+        b.val = v_error();
+        tk_vec_push(c->arena, &c->globals, b);
         return;
     }
     if (!alias && !name && strchr(module, '.')) bound_as = c->n_triton, v.u.module = c->n_triton;
