@@ -405,13 +405,11 @@ const char *suggest(checker *c, const char *name, const char *const *candidates,
 static void unknown_name(checker *c, const char *name, tk_loc loc) {
     /* a module of triton.language used without its import: say how to
      * reach it, not which name it looks like */
-    static const char *const tl_modules[] = {"core", "standard", "math"};
-    for (size_t i = 0; i < sizeof tl_modules / sizeof tl_modules[0]; i++)
-        if (strcmp(name, tl_modules[i]) == 0) {
-            sema_error(c, loc, "unknown name '%s'; write tl.%s, or import triton.language.%s as %s", name, name,
-                       name, name);
-            return;
-        }
+    if (tl_reexporting_module(name) || name == c->n_math) {
+        sema_error(c, loc, "unknown name '%s'; write tl.%s, or import triton.language.%s as %s", name, name, name,
+                   name);
+        return;
+    }
     if (strcmp(name, "libdevice") == 0) {
         sema_error(c, loc, "unknown name 'libdevice'; from triton.language.extra import libdevice");
         return;
@@ -1018,7 +1016,7 @@ static value eval_attr(checker *c, const tk_expr *e) {
         }
         /* tl.core and tl.standard: the modules triton.language re-exports
          * its names from, so the same names */
-        if (obj.u.module == c->n_tl && (strcmp(name, "core") == 0 || strcmp(name, "standard") == 0)) return obj;
+        if (obj.u.module == c->n_tl && tl_reexporting_module(name)) return obj;
         /* libdevice.NAME, and tl.math.NAME where tl has no NAME */
         if (obj.u.module == c->n_libdevice ||
             (obj.u.module == c->n_math && builtin_lookup(c, name, true) < 0)) {

@@ -142,6 +142,9 @@ bool ty_elem_is_pointer(const tk_type *t);
 /* Same shape as `like`, element replaced. */
 const tk_type *ty_with_elem(checker *c, const tk_type *like, const tk_type *elem);
 bool dtype_from_name(const char *name, tk_dtype *out);
+/* "core" or "standard": a module of triton.language holding names that
+ * triton.language re-exports, so tl under another name (module.c) */
+bool tl_reexporting_module(const char *name);
 const char *dtype_triton_name(tk_dtype d); /* float16: tl.float16 in messages */
 /* The dtype a constexpr number takes when it becomes runtime on its own. */
 bool literal_dtype(const value *v, tk_dtype *out);

@@ -106,18 +106,23 @@ static void import_user_module(checker *c, const tk_stmt *s) {
                best ? "; did you mean '" : "", best ? best : "", best ? "'?" : "");
 }
 
+bool tl_reexporting_module(const char *name) { return strcmp(name, "core") == 0 || strcmp(name, "standard") == 0; }
+
+/* triton.language, or one of its modules that are tl under another name */
+static bool is_tl_module(const char *dotted) {
+    static const char tl[] = "triton.language";
+    if (strncmp(dotted, tl, sizeof tl - 1) != 0) return false;
+    const char *rest = dotted + sizeof tl - 1;
+    return *rest == '\0' || (*rest == '.' && tl_reexporting_module(rest + 1));
+}
+
 static void check_import(checker *c, const tk_stmt *s) {
     const char *module = s->u.import.module, *name = s->u.import.name, *alias = s->u.import.alias;
     const char *full = name ? tk_arena_printf(c->arena, "%s.%s", module, name) : module;
     const char *bound_as = alias ? alias : name ? name : module;
     value v = {.kind = V_MODULE, .loc = s->loc};
-    /* triton.language.core and .standard hold what triton.language
-     * re-exports: the same names */
-    bool tl_part = strcmp(module, "triton.language") == 0 || strcmp(module, "triton.language.core") == 0 ||
-                   strcmp(module, "triton.language.standard") == 0;
-    if (strcmp(full, "triton.language") == 0 || strcmp(full, "triton.language.core") == 0 ||
-        strcmp(full, "triton.language.standard") == 0)
-        v.u.module = c->n_tl;
+    bool tl_part = is_tl_module(module);
+    if (is_tl_module(full)) v.u.module = c->n_tl;
     else if (strcmp(full, "triton") == 0) v.u.module = c->n_triton;
     else if (strcmp(full, "triton.language.math") == 0) v.u.module = c->n_math;
     else if (strcmp(full, "triton.language.extra.libdevice") == 0 ||
