@@ -867,19 +867,44 @@ static int compare_float(const void *a, const void *b)
 
 /* One config's timing: its repetitions and their times so far. */
 struct config_timing {
-    unsigned n_rep, done;
+    unsigned n_warmup, n_rep, done;
     float *times; /* NULL: the config does not launch (or timing it failed) */
 };
 
+/* The configs' timed runs go in TUNE_ROUNDS interleaved rounds (each
+ * config a share of its runs a round), so that clocks drifting while the
+ * configs are timed, one after another, do not decide between configs a
+ * few percent apart: timed one block each, matmul.tk's choice at 8192^3
+ * flipped between runs (0.95x the best config in one).
+ *
+ * Each share starts with warm-up runs of that config (about 60 ms unless
+ * @autotune's warmup= says otherwise; Triton's do_bench warms up for 25
+ * ms, once): the GPU's power controller sets the clock from the power
+ * drawn over the last tens of milliseconds, so runs timed straight after
+ * another config's run at a power cap go at the clock that config left.
+ * Measured on an H100 at its 700 W cap, the clock took 40-80 ms to settle
+ * after a switch, and an attention config drawing more power than the
+ * others was timed 5% faster than it sustains (one run a share at 42 ms a
+ * run), and picked. */
+enum { TUNE_ROUNDS = 3, TUNE_WARMUP_MS = 60 };
+
+/* How many runs of `estimate` ms fill about `ms` (at least one). */
+static unsigned runs_for(double ms, float estimate)
+{
+    unsigned n = estimate > 0 && ms / estimate < 1e6 ? (unsigned)(ms / estimate) : 1000000;
+    return n < 1 ? 1 : n;
+}
+
 /* Readies config c for timing as Triton's do_bench does: one run, an
- * estimate over 5, warm-up runs for about 25 ms (warmup_ms); the timed
- * runs, for about 100 ms (rep_ms, at least one), are counted into ct. 0
- * where it does not launch. */
+ * estimate over 5; then counts the warm-up runs that start each round's
+ * share (about warmup_ms, at least one) and the timed runs (about 100 ms,
+ * rep_ms, at least one) into ct. 0 where it does not launch. */
 static int prepare_config(struct trial_state *x, unsigned c, struct config_timing *ct)
 {
     float estimate = 0;
-    double warmup_ms = x->t->warmup_ms >= 0 ? x->t->warmup_ms : 25, rep_ms = x->t->rep_ms >= 0 ? x->t->rep_ms : 100;
-    unsigned n_warmup, i;
+    double warmup_ms = x->t->warmup_ms >= 0 ? x->t->warmup_ms : (double)TUNE_WARMUP_MS;
+    double rep_ms = x->t->rep_ms >= 0 ? x->t->rep_ms : 100;
+    unsigned i;
     memset(ct, 0, sizeof *ct);
     if (!run_once(x, c) || cut.cuStreamSynchronize(x->stream) != CUDA_SUCCESS)
         return 0;
@@ -896,17 +921,22 @@ static int prepare_config(struct trial_state *x, unsigned c, struct config_timin
         cut.cuEventElapsedTime(&estimate, x->events[0], x->events[1]) != CUDA_SUCCESS)
         return 0;
     estimate /= 5;
-    n_warmup = estimate > 0 && warmup_ms / estimate < 1e6 ? (unsigned)(warmup_ms / estimate) : 1000000;
-    ct->n_rep = estimate > 0 && rep_ms / estimate < 1e6 ? (unsigned)(rep_ms / estimate) : 1000000;
-    if (n_warmup < 1)
-        n_warmup = 1;
-    if (ct->n_rep < 1)
-        ct->n_rep = 1;
-    for (i = 0; i < n_warmup; i++)
-        if (!run_once(x, c))
-            return 0;
+    ct->n_warmup = runs_for(warmup_ms, estimate);
+    ct->n_rep = runs_for(rep_ms, estimate);
     ct->times = (float *)malloc(sizeof *ct->times * ct->n_rep);
     return ct->times != NULL;
+}
+
+/* `count` untimed runs of config c, the L2 flushed before each as before a
+ * timed one, so that they draw the power the timed ones will. */
+static int warm_up(struct trial_state *x, unsigned c, unsigned count)
+{
+    unsigned i;
+    for (i = 0; i < count; i++)
+        if ((x->flush && cut.cuMemsetD32Async(x->flush, 0, 64u << 20, x->stream) != CUDA_SUCCESS) ||
+            !run_once(x, c))
+            return 0;
+    return 1;
 }
 
 /* Times up to `count` more runs of config c (the L2 flushed before each,
@@ -944,13 +974,6 @@ static double median_time(struct config_timing *ct)
     qsort(ct->times, n, sizeof *ct->times, compare_float);
     return n % 2 ? ct->times[n / 2] : (ct->times[n / 2 - 1] + ct->times[n / 2]) / 2.0;
 }
-
-/* The configs' timed runs go in TUNE_ROUNDS interleaved rounds (each
- * config a share of its runs a round), so that clocks drifting while the
- * configs are timed, one after another, do not decide between configs a
- * few percent apart: timed one block each, matmul.tk's choice at 8192^3
- * flipped between runs (0.95x the best config in one). */
-enum { TUNE_ROUNDS = 5 };
 
 /* Times every candidate (keep) on these arguments and returns the fastest
  * (-1 where none launches, or the tools to time are missing: the caller
@@ -995,7 +1018,9 @@ static int tune(tkrt_tuner *t, CUstream stream, const long long *key, void **arg
     for (round = 0; round < TUNE_ROUNDS; round++)
         for (c = 0; c < t->num_configs; c++) {
             unsigned share = (timing[c].n_rep + TUNE_ROUNDS - 1) / TUNE_ROUNDS;
-            if (timing[c].times && !time_runs(&x, c, &timing[c], share)) {
+            if (timing[c].times && timing[c].done < timing[c].n_rep &&
+                (!warm_up(&x, c, timing[c].n_warmup) ||
+                 !time_runs(&x, c, &timing[c], share))) {
                 free(timing[c].times);
                 timing[c].times = NULL;
             }

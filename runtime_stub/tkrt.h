@@ -173,8 +173,9 @@ typedef struct tkrt_tuner {
     int (*keep)(void **args, unsigned config);
     double (*estimate)(void **args, unsigned config);
     unsigned top_k;
-    /* do_bench's milliseconds of warm-up and of timed runs for each config
-     * (@autotune's warmup= and rep=; negative: 25 and 100) */
+    /* milliseconds of warm-up before each round of a config's timed runs,
+     * and of timed runs in all (@autotune's warmup= and rep=; negative: 60
+     * and 100) */
     double warmup_ms, rep_ms;
     int tune;                         /* 0: never time (tkc --tune=off, or writes no list names) */
     /* runtime state, zero-initialized by the header: */
@@ -193,9 +194,10 @@ typedef struct tkrt_tuner {
  * current context, choosing it first where this context has not seen that
  * key: each config that launches is timed as Triton's do_bench times (CUDA
  * events on `stream` after a warm-up, the L2 cache flushed before each run,
- * about 25 ms of warm-up and 100 ms of runs unless warmup_ms and rep_ms
- * say otherwise, the median; the configs' runs
- * interleaved in 5 rounds against clock drift), the fastest is
+ * about 100 ms of runs unless rep_ms says otherwise, the median), but in 3
+ * interleaved rounds against clock drift, each config's share of a round
+ * after about 60 ms of its own warm-up (warmup_ms) so that the clock has
+ * settled to what it draws; the fastest is
  * kept, and then it runs on the arguments, whose pointers then hold what
  * that one launch gives (buffers named reset_to_zero or restore_value are
  * zeroed or restored first). Configs that do not launch on this device (too

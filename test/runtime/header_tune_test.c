@@ -23,6 +23,7 @@ static int failures;
 static unsigned *last_grid;
 static int *launches, *events_live, *allocations_live;
 static void (*set_kernel_ms)(const char *name, double ms);
+static void (*set_kernel_fresh_ms)(const char *name, double fresh_ms, double settle_ms);
 static void (*set_capturing)(void *stream);
 static void *(*context_create)(void);
 static int (*set_current)(void *ctx);
@@ -121,6 +122,7 @@ int main(int argc, char **argv)
     events_live = (int *)hook(lib, "fake_events_live");
     allocations_live = (int *)hook(lib, "fake_allocations_live");
     *(void **)&set_kernel_ms = hook(lib, "fake_set_kernel_ms");
+    *(void **)&set_kernel_fresh_ms = hook(lib, "fake_set_kernel_fresh_ms");
     *(void **)&set_capturing = hook(lib, "fake_set_capturing");
     *(void **)&context_create = hook(lib, "fake_context_create");
     *(void **)&set_current = hook(lib, "cuCtxSetCurrent");
@@ -358,17 +360,28 @@ int main(int argc, char **argv)
     s = prune_static(NULL, x, 500);
     TUNED("prune_static n=500: B=64", 8);
     /* warmup=0, rep=5 at 1 ms a run: each config runs once, 5 times for
-     * the estimate, once to warm up and 5 times timed, not the default's
-     * 131 times */
+     * the estimate, then in each of 3 rounds once to warm up and 2, 2 and
+     * 1 times timed, not the default's 286 times */
     {
         static const double ms[2] = {1.0, 1.0};
         times("quick", ms, 2);
     }
     before = *launches;
     s = quick(NULL, x, 64);
-    CHECK(s == TK_SUCCESS && *launches - before == 2 * 12 + 1,
-          "quick: %d launches, not 2 configs of 12 and the launch (%s)", *launches - before,
+    CHECK(s == TK_SUCCESS && *launches - before == 2 * 14 + 1,
+          "quick: %d launches, not 2 configs of 14 and the launch (%s)", *launches - before,
           tkrt_status_string(s));
+    /* B=16 takes 0.9 ms a run for 50 ms after B=32 ran, 1.2 ms after
+     * that; B=32 1 ms: timed after each share's warm-up, B=32 wins */
+    {
+        static const double ms[2] = {1.2, 1.0};
+        times("power_lag", ms, 2);
+        set_kernel_fresh_ms("power_lag__v0", 0.9, 50);
+        set_kernel_fresh_ms("power_lag__v0_d16", 0.9, 50);
+    }
+    before = *launches;
+    s = power_lag(NULL, x, 64);
+    TUNED("power_lag: B=32, faster sustained", 2);
     /* writes nothing names: the first config, one launch, no trials */
     {
         static const double ms[2] = {5.0, 1.0};
