@@ -10,7 +10,7 @@ names another config, and a copy of the shim library (its own runtime
 state, so its own cache) reads it. Config numbers count the configs the
 build kept (after prune_configs_by), from 0; TKC_TUNE_VERBOSE=1 lists them.
 
-    python3 bench/attention_fwd_configs.py 6,18,19          # D64, Z16 H16, N 4096 and 16384
+    python3 bench/attention_fwd_configs.py 3,12,13          # D64, Z16 H16, N 4096 and 16384
     D=128 SHAPES=4x32x4096 python3 bench/attention_fwd_configs.py 3,7
 
 DIR (default build/gpu) holds the variants attention_dD and

@@ -16,7 +16,7 @@ Medians of each. Run it beside an nvidia-smi log of clocks and power:
 
     nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,temperature.gpu \\
         --format=csv -lms 200 > clk.csv &
-    python3 bench/tune_timing.py 6 18          # D64 Z16 H16 N4096, configs 6 and 18
+    python3 bench/tune_timing.py 3 12          # D64 Z16 H16 N4096, configs 3 and 12
 
 DIR (default build/gpu) holds the variant attention_d64.
 """

@@ -299,6 +299,27 @@ fi
 # sm_86 alone the 128-row config goes and the 64-row one is the launcher's
 # only kernel (no tuner); on sm_86 and sm_90a together only the 256-row
 # config, which fits neither, goes, and the tuner times the other two
+# attention.tk's forward keeps every tile in registers through its loop at
+# every config it builds (--stats counts the conversions through shared
+# memory inside loops), at each head dim and mask
+name="attention.tk's forward: no conversion through shared memory in its loop, any config"
+if [ "$UPDATE" != 1 ] && [ -x "$PTXAS" ] && want "$name"; then
+    bad=""
+    for flags in "-D HEAD_DIM=64" "-D HEAD_DIM=128" "-D HEAD_DIM=256" "-D HEAD_DIM=64 -D CAUSAL=True" \
+        "-D HEAD_DIM=128 -D CAUSAL=True" "-D HEAD_DIM=256 -D CAUSAL=True"; do
+        rm -rf "$tmp/attn"
+        # shellcheck disable=SC2086
+        if ! "$TKC" --arch=sm_90a --stats $flags kernels/attention.tk -o "$tmp/attn/" 2>"$tmp/err"; then
+            bad="$bad [$flags: tkc failed]"
+        elif ! grep -q '^tkc: stats: attention_fwd__v[0-9_a-z]*: .*(0 inside loops)' "$tmp/err"; then
+            bad="$bad [$flags: no stats]"
+        elif grep '^tkc: stats: attention_fwd' "$tmp/err" | grep -v '(0 inside loops), ' >"$tmp/loops"; then
+            bad="$bad [$flags: $(sed 's/^tkc: stats: \([^:]*\):.*/\1/' "$tmp/loops" | tr '\n' ' ')]"
+        fi
+    done
+    if [ -z "$bad" ]; then passed; else failed "$name:$bad" "$tmp/err" 10; fi
+fi
+
 name="autotune configs that do not fit are left out of the build"
 if [ "$UPDATE" != 1 ] && want "$name"; then
     rm -rf "$tmp/fit" && mkdir -p "$tmp/fit/one" "$tmp/fit/two"
