@@ -260,6 +260,11 @@ def layernorm_group(M, N, use_tkc):
     impls.append(triton_impl("tutorial 05",
                              lambda: tk.layer_norm_fwd(x, y, w, b, mean, rstd, N, M, N, eps),
                              [y, mean, rstd]))
+    # the tutorial's kernel at tkc's loop block, for the like-for-like ratio
+    y2, mean2, rstd2 = outputs()
+    impls.append(triton_impl("tutorial 05 BLOCK=1024",
+                             lambda: tk.layer_norm_fwd(x, y2, w, b, mean2, rstd2, N, M, N, eps, block=1024),
+                             [y2, mean2, rstd2]))
     impls.append(torch_impl("F.layer_norm",
                             lambda: torch.nn.functional.layer_norm(x, (N,), w, b, eps)))
     xd = x.double()

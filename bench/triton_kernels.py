@@ -181,12 +181,13 @@ def _layer_norm_fwd_fused(
         tl.store(Y + cols, y, mask=mask)
 
 
-def layer_norm_fwd(X, Y, W, B, Mean, Rstd, stride, M, N, eps):
+def layer_norm_fwd(X, Y, W, B, Mean, Rstd, stride, M, N, eps, block=None):
     # The tutorial's heuristics: the whole row in one block up to 64 KB of
-    # features, and warps scaled with the block.
+    # features, and warps scaled with the block; `block` forces a smaller
+    # block (the kernel loops over the row).
     MAX_FUSED_SIZE = 65536 // X.element_size()
-    BLOCK_SIZE = min(MAX_FUSED_SIZE, triton.next_power_of_2(N))
-    if N > BLOCK_SIZE:
+    BLOCK_SIZE = block or min(MAX_FUSED_SIZE, triton.next_power_of_2(N))
+    if not block and N > BLOCK_SIZE:
         raise RuntimeError("This layer norm doesn't support feature dim >= 64KB.")
     num_warps = min(max(BLOCK_SIZE // 256, 1), 8)
     _layer_norm_fwd_fused[(M,)](X, Y, W, B, Mean, Rstd, stride, N, eps,
