@@ -1,0 +1,262 @@
+/* The builtins that read and write memory through pointers: load, store,
+ * make_block_ptr and advance. Needs: builtin.h's argument readers.
+ * Guarantees: masks and other values reach the typed call broadcast to the
+ * pointer tile's shape; cache and eviction options are checked names. */
+#include "builtin.h"
+
+#include <string.h>
+
+/* mask/other/value may broadcast up to the pointer's shape, not beyond. */
+tk_sx *fit_to(checker *c, call *k, uint32_t i, tk_sx *x, const tk_type *ptr, const char *what) {
+    uint32_t rank;
+    int64_t shape[TK_MAX_RANK];
+    if (!broadcast_shapes(c, ptr, x->type, k->args[i].loc, what, &rank, shape)) return NULL;
+    if (rank != ty_rank(ptr) || memcmp(shape, ptr->shape, sizeof(int64_t) * rank) != 0) {
+        sema_error(c, k->args[i].loc, "shape mismatch: '%s' of %s is %s, larger than the pointer "
+                   "tile %s", pname(k, i), k->name, tk_type_str(c->arena, x->type),
+                   tk_type_str(c->arena, ptr));
+        return NULL;
+    }
+    return broadcast_to_shape(c, x, rank, shape, k->loc);
+}
+
+tk_sx *mask_arg(checker *c, call *k, uint32_t i, const tk_type *ptr) {
+    if (!given(k, i) || k->args[i].kind == V_NONE) return NULL;
+    tk_sx *m = rt_arg(c, k, i);
+    if (!m) return NULL;
+    if (ty_elem(m->type)->kind != TK_TYPE_SCALAR || elem_dtype(m) != TK_I1) {
+        sema_error(c, k->args[i].loc, "the mask of %s must be boolean (a comparison such as offs < n), "
+                   "not %s", k->name, tk_type_str(c->arena, m->type));
+        return NULL;
+    }
+    return fit_to(c, k, i, m, ptr, "the mask");
+}
+
+static const char *const load_cache[] = {"", ".ca", ".cg", ".cv"};
+static const char *const store_cache[] = {"", ".wb", ".cg", ".cs", ".wt"};
+static const char *const eviction[] = {"", "evict_first", "evict_last", "evict_normal"};
+static const char *const padding[] = {"", "zero", "nan"};
+
+tk_sx *pointer_arg(checker *c, call *k, uint32_t i) {
+    tk_sx *p = rt_arg(c, k, i);
+    if (!p) return NULL;
+    if (p->type->kind == TK_TYPE_BLOCK_PTR || ty_elem_is_pointer(p->type)) return p;
+    sema_error(c, k->args[i].loc, "the first argument of %s must be a pointer or a tile of pointers, "
+               "not %s", k->name, tk_type_str(c->arena, p->type));
+    return NULL;
+}
+
+static bool boundary_check(checker *c, call *k, uint32_t i, tk_sx *ptr, tk_sx *x) {
+    if (!given(k, i)) return true;
+    value *v = &k->args[i];
+    if (ptr->type->kind != TK_TYPE_BLOCK_PTR) {
+        if (v->kind == V_TUPLE && v->count == 0) return true;
+        sema_error(c, v->loc, "boundary_check applies to block pointers (tl.make_block_ptr)");
+        return false;
+    }
+    if (v->kind != V_TUPLE) {
+        sema_error(c, v->loc, "boundary_check is a tuple of dimensions, e.g. (0, 1)");
+        return false;
+    }
+    for (uint32_t j = 0; j < v->count; j++) {
+        if (v->items[j].kind != V_INT || v->items[j].u.i < 0 || v->items[j].u.i >= ptr->type->rank) {
+            sema_error(c, v->loc, "boundary_check names dimensions 0 to %u", ptr->type->rank - 1);
+            return false;
+        }
+        sx_add_attr_int(c, x, "boundary_check", v->items[j].u.i);
+    }
+    return true;
+}
+
+value b_load(checker *c, call *k) {
+    tk_sx *p = pointer_arg(c, k, 0);
+    if (!p) return v_error();
+    const char *cache, *evict, *pad;
+    bool is_volatile;
+    if (!const_str(c, k, 5, load_cache, 4, &cache) || !const_str(c, k, 6, eviction, 4, &evict) ||
+        !const_str(c, k, 4, padding, 3, &pad) || !const_bool(c, k, 7, false, &is_volatile))
+        return v_error();
+    bool block = p->type->kind == TK_TYPE_BLOCK_PTR;
+    const tk_type *elem = block ? p->type->elem : ty_elem(p->type)->elem;
+    if (elem->kind != TK_TYPE_SCALAR && elem->kind != TK_TYPE_POINTER) return v_error();
+    const tk_type *shape_like = block ? ty_tile(c, elem, p->type->rank, p->type->shape) : p->type;
+    tk_sx *x = builtin_sx(c, k, ty_with_elem(c, shape_like, elem));
+    sx_add_arg(c, x, p);
+    bool has_mask = given(k, 1) && k->args[1].kind != V_NONE;
+    bool has_other = given(k, 2) && k->args[2].kind != V_NONE;
+    if (block && (has_mask || has_other)) {
+        sema_error(c, k->loc, "a block-pointer load takes boundary_check= and padding_option=, "
+                   "not mask= or other=");
+        return v_error();
+    }
+    if (!block && *pad) {
+        sema_error(c, k->args[4].loc, "padding_option applies to block pointers only");
+        return v_error();
+    }
+    if (has_other && !has_mask) {
+        sema_error(c, k->args[2].loc, "other= without mask= has no effect: give mask= too, or drop other=");
+        return v_error();
+    }
+    if (has_mask) {
+        tk_sx *m = mask_arg(c, k, 1, p->type);
+        if (!m) return v_error();
+        sx_add_arg(c, x, m);
+    }
+    if (has_other) {
+        value *o = &k->args[2];
+        tk_sx *ov;
+        if (elem->kind == TK_TYPE_SCALAR && v_is_number(o)) {
+            if (o->kind == V_FLOAT && !tk_dtype_is_float(elem->dtype)) {
+                sema_error(c, o->loc, "other=%s does not fit the loaded %s values",
+                           v_describe(c, o), tk_dtype_name(elem->dtype));
+                return v_error();
+            }
+            ov = to_runtime(c, o, &elem->dtype);
+        } else {
+            ov = rt_arg(c, k, 2);
+            if (ov && elem->kind == TK_TYPE_SCALAR) ov = convert(c, ov, elem->dtype, o->loc);
+        }
+        if (!ov) return v_error();
+        ov = fit_to(c, k, 2, ov, p->type, "other");
+        if (!ov) return v_error();
+        sx_add_arg(c, x, ov);
+    }
+    if (*pad && elem->kind == TK_TYPE_SCALAR && !tk_dtype_is_float(elem->dtype) && strcmp(pad, "nan") == 0) {
+        sema_error(c, k->args[4].loc, "padding_option=\"nan\" needs a floating-point pointee");
+        return v_error();
+    }
+    if (!boundary_check(c, k, 3, p, x)) return v_error();
+    if (*cache) sx_add_attr_text(c, x, "cache", cache);
+    if (*evict) sx_add_attr_text(c, x, "eviction", evict);
+    if (*pad) sx_add_attr_text(c, x, "padding", pad);
+    if (is_volatile) sx_add_attr_int(c, x, "volatile", 1);
+    if (is_volatile) return emit_effect(c, x);
+    return result_rt(x);
+}
+
+value b_store(checker *c, call *k) {
+    tk_sx *p = pointer_arg(c, k, 0);
+    if (!p) return v_error();
+    const char *cache, *evict;
+    if (!const_str(c, k, 4, store_cache, 5, &cache) || !const_str(c, k, 5, eviction, 4, &evict))
+        return v_error();
+    bool block = p->type->kind == TK_TYPE_BLOCK_PTR;
+    const tk_type *elem = block ? p->type->elem : ty_elem(p->type)->elem;
+    const tk_type *shape_like = block ? ty_tile(c, elem, p->type->rank, p->type->shape) : p->type;
+    value *val = &k->args[1];
+    tk_sx *v;
+    if (elem->kind == TK_TYPE_SCALAR && v_is_number(val)) {
+        v = to_runtime(c, val, &elem->dtype);
+    } else {
+        v = rt_arg(c, k, 1);
+        if (v && elem->kind == TK_TYPE_SCALAR) {
+            if (ty_elem(v->type)->kind != TK_TYPE_SCALAR) {
+                sema_error(c, val->loc, "tl.store of %s through a pointer to %s",
+                           tk_type_str(c->arena, v->type), tk_dtype_name(elem->dtype));
+                return v_error();
+            }
+            v = convert(c, v, elem->dtype, val->loc);
+        }
+    }
+    if (!v) return v_error();
+    v = fit_to(c, k, 1, v, shape_like, "the stored value");
+    if (!v) return v_error();
+    tk_sx *x = builtin_sx(c, k, ty_void(c));
+    sx_add_arg(c, x, p);
+    sx_add_arg(c, x, v);
+    if (given(k, 2) && k->args[2].kind != V_NONE) {
+        if (block) {
+            sema_error(c, k->args[2].loc, "a block-pointer store takes boundary_check=, not mask=");
+            return v_error();
+        }
+        tk_sx *m = mask_arg(c, k, 2, p->type);
+        if (!m) return v_error();
+        sx_add_arg(c, x, m);
+    }
+    if (!boundary_check(c, k, 3, p, x)) return v_error();
+    if (*cache) sx_add_attr_text(c, x, "cache", cache);
+    if (*evict) sx_add_attr_text(c, x, "eviction", evict);
+    return emit_effect(c, x);
+}
+
+/* A tuple of integer values (runtime or constant), each converted to d. */
+static bool int_tuple(checker *c, call *k, uint32_t i, uint32_t want, tk_dtype d, tk_sx *out_call) {
+    value *v = &k->args[i];
+    if (v->kind != V_TUPLE) {
+        if (v->kind != V_ERROR)
+            sema_error(c, v->loc, "'%s' of %s must be a tuple", pname(k, i), k->name);
+        return false;
+    }
+    if (want && v->count != want) {
+        sema_error(c, v->loc, "'%s' of %s has %u entries; the block has rank %u", pname(k, i),
+                   k->name, v->count, want);
+        return false;
+    }
+    tk_sx *t = sx_new(c, TK_SX_TUPLE, NULL, v->loc);
+    const tk_type *items[TK_MAX_RANK];
+    for (uint32_t j = 0; j < v->count && j < TK_MAX_RANK; j++) {
+        value *e = &v->items[j];
+        tk_sx *x = NULL;
+        if (e->kind == V_INT) x = to_runtime(c, e, &d);
+        else if (e->kind == V_RT && e->u.rt->type->kind == TK_TYPE_SCALAR &&
+                 tk_dtype_is_int(e->u.rt->type->dtype))
+            x = convert(c, e->u.rt, d, e->loc);
+        if (!x) {
+            sema_error(c, e->kind == V_ERROR ? v->loc : e->loc, "'%s' of %s holds integers, not %s",
+                       pname(k, i), k->name, v_describe(c, e));
+            return false;
+        }
+        items[j] = x->type;
+        sx_add_arg(c, t, x);
+    }
+    t->type = ty_tuple(c, v->count, items);
+    sx_add_arg(c, out_call, t);
+    return true;
+}
+
+value b_make_block_ptr(checker *c, call *k) {
+    tk_sx *base = rt_arg(c, k, 0);
+    if (!base) return v_error();
+    if (base->type->kind != TK_TYPE_POINTER || base->type->elem->kind != TK_TYPE_SCALAR) {
+        sema_error(c, k->args[0].loc, "the base of tl.make_block_ptr is a scalar pointer, not %s",
+                   tk_type_str(c->arena, base->type));
+        return v_error();
+    }
+    uint32_t rank;
+    int64_t shape[TK_MAX_RANK];
+    if (!shape_of(c, &k->args[4], "block_shape", &rank, shape)) return v_error();
+    tk_sx *x = builtin_sx(c, k, ty_block_ptr(c, base->type->elem->dtype, rank, shape));
+    sx_add_arg(c, x, base);
+    if (!int_tuple(c, k, 1, rank, TK_I64, x) || !int_tuple(c, k, 2, rank, TK_I64, x) ||
+        !int_tuple(c, k, 3, rank, TK_I32, x))
+        return v_error();
+    value *order = &k->args[5];
+    bool seen[TK_MAX_RANK] = {0};
+    if (order->kind != V_TUPLE || order->count != rank) {
+        sema_error(c, order->loc, "order= lists the %u dimensions from fastest to slowest, e.g. (1, 0)", rank);
+        return v_error();
+    }
+    for (uint32_t j = 0; j < rank; j++) {
+        const value *o = &order->items[j];
+        if (o->kind != V_INT || o->u.i < 0 || o->u.i >= rank || seen[o->u.i]) {
+            sema_error(c, order->loc, "order= must be a permutation of 0..%u", rank - 1);
+            return v_error();
+        }
+        seen[o->u.i] = true;
+        sx_add_attr_int(c, x, "order", o->u.i);
+    }
+    return result_rt(x);
+}
+
+value b_advance(checker *c, call *k) {
+    tk_sx *b = rt_arg(c, k, 0);
+    if (!b) return v_error();
+    if (b->type->kind != TK_TYPE_BLOCK_PTR) {
+        sema_error(c, k->args[0].loc, "tl.advance moves a block pointer, not %s", tk_type_str(c->arena, b->type));
+        return v_error();
+    }
+    tk_sx *x = builtin_sx(c, k, b->type);
+    sx_add_arg(c, x, b);
+    if (!int_tuple(c, k, 1, b->type->rank, TK_I32, x)) return v_error();
+    return result_rt(x);
+}
