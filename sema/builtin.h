@@ -21,23 +21,12 @@ typedef struct call {
 
 typedef value (*builtin_fn)(checker *c, call *k);
 
-enum {
-    B_TL = 1,       /* tl.name */
-    B_BARE = 2,     /* the bare name too */
-    B_METHOD = 4,   /* x.name(...) on tiles */
-    B_GRID = 8,     /* usable in grid expressions (host arithmetic) */
-    B_PYTHON = 16,  /* the bare name is Python's builtin, only bare */
-    B_LIBDEVICE = 32, /* libdevice.name (triton.language.extra.libdevice), and tl.math.name */
-    B_MEMORY = 64   /* reads or writes memory: never evaluated speculatively */
-};
 
 typedef struct builtin_def {
     const char *name;
     const char *params; /* "pointer,mask=,*rest" */
-    unsigned flags;
+    unsigned flags;     /* namespaces (B_TL, ...) */
     builtin_fn fn;
-    unsigned lowering;          /* TK_BP_ bits */
-    tk_scratch_kind scratch;
 } builtin_def;
 
 /* Every family's checkers, one a row of builtins.def. */

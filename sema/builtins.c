@@ -4,7 +4,7 @@
  * its family, that computes its result type and writes the typed call.
  * This file holds the table, the look-ups the checker uses, the binding of
  * a call's arguments to the signature, and the argument readers every
- * family shares (builtin.h). Needs: check.c's value helpers. Guarantees:
+ * family shares (builtin.h). Needs: value.c's values and typed tree. Guarantees:
  * arguments reach the family's checker in the builtin's parameter order,
  * each given once, the required ones present. */
 #include "builtin.h"
@@ -230,11 +230,8 @@ bool axis_value(checker *c, call *k, uint32_t i, uint32_t rank, int64_t *axis) {
 
 /* ---- the table ---------------------------------------------------------- */
 
-#define TL (B_TL | B_BARE)
-#define TLM (B_TL | B_BARE | B_METHOD)
-
 static const builtin_def builtins[] = {
-#define BUILTIN(id, name, params, namespaces, check, lowering, scratch) {name, params, namespaces, check, lowering, scratch},
+#define BUILTIN(id, name, params, namespaces, check, lowering, scratch) {name, params, namespaces, check},
 #include "builtins.def"
 #undef BUILTIN
 };
@@ -243,22 +240,6 @@ enum { BUILTIN_COUNT = sizeof builtins / sizeof builtins[0] };
 _Static_assert((int)BUILTIN_COUNT == (int)TK_BUILTIN_COUNT, "builtins.def gives the table and the enum alike");
 
 static const builtin_def *def_of(int id) { return &builtins[id]; }
-
-int tk_sema_builtin_id(const char *name) {
-    for (int i = 0; i < BUILTIN_COUNT; i++)
-        if (strcmp(builtins[i].name, name) == 0 && (builtins[i].flags & (B_TL | B_METHOD))) return i;
-    return -1;
-}
-
-const char *tk_sema_builtin_name(int id) {
-    return id >= 0 && id < BUILTIN_COUNT ? builtins[id].name : "?";
-}
-
-unsigned tk_builtin_lowering(int id) { return id >= 0 && id < BUILTIN_COUNT ? builtins[id].lowering : 0; }
-
-tk_scratch_kind tk_builtin_scratch(int id) {
-    return id >= 0 && id < BUILTIN_COUNT ? builtins[id].scratch : TK_SCRATCH_NONE;
-}
 
 bool builtin_touches_memory(int id) { return id >= 0 && id < BUILTIN_COUNT && (builtins[id].flags & B_MEMORY); }
 

@@ -1,5 +1,12 @@
 /* Private to sema/: the checker's values, scopes and context, shared by its
- * files (types.c, check.c, builtins.c, print.c). */
+ * files. The checker interprets each kernel variant over the AST with
+ * constexprs known, and writes the runtime work it finds as the typed tree
+ * of sema.h: value.c (values, the typed tree), scope.c (names), fold.c
+ * (constant evaluation), expr.c, stmt.c, call.c (@func calls), the
+ * builtins (builtins.c and a builtins_*.c a family, through builtin.h),
+ * kernel.c (a @kernel's variants), module.c (imports), types.c, print.c.
+ * Errors never stop the checker: an erroneous value becomes V_ERROR, which
+ * silences what follows from it. */
 #ifndef TK_SEMA_INTERNAL_H
 #define TK_SEMA_INTERNAL_H
 
@@ -157,7 +164,7 @@ tk_dtype int_promote(tk_dtype a, tk_dtype b);
 int64_t dtype_int_min(tk_dtype d);
 uint64_t dtype_int_max(tk_dtype d);
 
-/* ---- check.c (used by builtins.c) ---- */
+/* ---- value.c: values and the typed tree (the builtins' interface) ---- */
 void sema_error(checker *c, tk_loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 value v_error(void);
 value v_int(tk_loc loc, int64_t i);
@@ -167,11 +174,24 @@ value v_rt(tk_sx *rt);
 value v_tuple(checker *c, tk_loc loc, uint32_t count);
 bool v_is_const(const value *v);
 bool v_is_number(const value *v);   /* INT, FLOAT, BOOL */
+double v_as_double(const value *v);
+int64_t v_as_int(const value *v);
 const char *v_describe(checker *c, const value *v);
+/* a constexpr as the dump prints it: 128, True, "relu" */
+const char *const_text(checker *c, const value *v);
 tk_sx *sx_new(checker *c, tk_sx_kind kind, const tk_type *type, tk_loc loc);
 void sx_add_arg(checker *c, tk_sx *sx, tk_sx *arg);
 void sx_add_attr_int(checker *c, tk_sx *sx, const char *name, int64_t i);
 void sx_add_attr_text(checker *c, tk_sx *sx, const char *name, const char *text);
+tk_sx *sx_var(checker *c, const tk_sema_var *var, tk_loc loc);
+bool const_fits(int64_t i, tk_dtype d);
+tk_sx *sx_const(checker *c, const value *v, tk_dtype d, tk_loc loc);
+tk_sema_var *new_var(checker *c, const char *name, const tk_type *type, tk_loc loc);
+tk_ss *ss_new(checker *c, tk_ss_kind kind, tk_loc loc);
+/* the checker's budgets: static_range trips of one loop, and of a kernel
+ * variant's nested loops multiplied; statements written */
+enum { STATIC_UNROLL_LIMIT = 4096, UNROLLED_TRIPS_LIMIT = 1 << 16, STATEMENTS_LIMIT = 1 << 18 };
+void emit_stmt(checker *c, tk_ss *s);
 /* Makes a runtime sx of v (a constexpr number becomes a constant of its
  * literal dtype, or of `want` when want_dtype is set). NULL after an error. */
 tk_sx *to_runtime(checker *c, const value *v, const tk_dtype *want);
@@ -185,18 +205,63 @@ bool check_tile_shape(checker *c, uint32_t rank, const int64_t *shape, tk_loc lo
 /* The two halves of check_tile_shape: one dimension, and the total size. */
 bool check_tile_dim(checker *c, int64_t dim, tk_loc loc, const value *origin);
 bool check_tile_total(checker *c, uint32_t rank, const int64_t *shape, tk_loc loc);
-value arith(checker *c, tk_binop op, value a, value b, tk_loc loc);
+/* a note at where the constexpr `origin` was set (a -D value, a default) */
+void note_origin(checker *c, const value *origin);
+/* the nearest of the candidates to a misspelt name, NULL if none is near */
+const char *suggest(checker *c, const char *name, const char *const *candidates, size_t n);
+
+/* ---- scope.c: names and scopes ---- */
+binding *bind(checker *c, scope *s, const char *name, value v, tk_loc def_loc);
+/* the innermost binding of name in s (NULL: none) */
+binding *lookup_in(scope *s, const char *name);
+/* name in the current frame, else in the module's globals */
+binding *lookup(checker *c, const char *name);
+scope copy_scope(checker *c, const scope *s);
+/* "unknown name", with a suggestion or the import it lacks */
+void unknown_name(checker *c, const char *name, tk_loc loc);
 /* the imported module whose V_MODULE name is key, and the module a @func
  * was defined in (NULL: the file compiled); module.c fills both in */
 user_module *sema_user_module(checker *c, const char *key);
 user_module *sema_home_of(checker *c, const tk_def *def);
+
+/* ---- fold.c: constant evaluation ---- */
+value fold_binary(checker *c, tk_binop op, const value *a, const value *b, tk_loc loc);
+bool const_equal(const value *a, const value *b);
+/* reports msg and gives V_ERROR */
+value fold_error(checker *c, tk_loc loc, const char *msg);
+
+/* ---- expr.c: expressions ---- */
+value eval(checker *c, const tk_expr *e);
+/* a binary operator on constexprs (folded) or runtime values */
+value arith(checker *c, tk_binop op, value a, value b, tk_loc loc);
+
+/* ---- stmt.c: statements ---- */
+void exec_block(checker *c, const tk_stmt_list *body);
+/* var = rhs, written as a statement */
+void emit_assign(checker *c, tk_sema_var *var, tk_sx *rhs, tk_loc loc);
+
+/* ---- call.c: @func calls and parameters ---- */
 value call_func(checker *c, const tk_def *def, value *args, uint32_t count,
                 const char **kw_names, value *kw_values, const tk_loc *kw_locs,
                 uint32_t kw_count, tk_loc loc);
-tk_sema_var *new_var(checker *c, const char *name, const tk_type *type, tk_loc loc);
-void emit_stmt(checker *c, tk_ss *s);
-tk_ss *ss_new(checker *c, tk_ss_kind kind, tk_loc loc);
-const char *suggest(checker *c, const char *name, const char *const *candidates, size_t n);
+/* the type a parameter's annotation names, NULL for constexpr; false on an error */
+bool annotation_type(checker *c, const tk_expr *a, const tk_type **out);
+
+/* ---- builtin_props.c: what a builtin is, from builtins.def ---- */
+/* The namespaces column of builtins.def: where a builtin's name is found */
+enum {
+    B_TL = 1,       /* tl.name */
+    B_BARE = 2,     /* the bare name too */
+    B_METHOD = 4,   /* x.name(...) on tiles */
+    B_GRID = 8,     /* usable in grid expressions (host arithmetic) */
+    B_PYTHON = 16,  /* the bare name is Python's builtin, only bare */
+    B_LIBDEVICE = 32, /* libdevice.name (triton.language.extra.libdevice), and tl.math.name */
+    B_MEMORY = 64   /* reads or writes memory: never evaluated speculatively */
+};
+#define TL (B_TL | B_BARE)                 /* tl.name, and the bare name */
+#define TLM (B_TL | B_BARE | B_METHOD)     /* ... and x.name(...) */
+/* builtin id's namespaces (0 for an id out of range) */
+unsigned builtin_namespaces(int id);
 
 /* ---- builtins.c ---- */
 /* Finds a builtin by name: in the tl namespace (tl_only) or bare. -1 if none. */
@@ -215,23 +280,6 @@ value builtin_call(checker *c, int id, const value *receiver, value *args, uint3
                    uint32_t kw_count, tk_loc loc);
 /* The names of all builtins, for "did you mean". */
 size_t builtin_names(const char **out, size_t max, bool libdevice);
-
-/* ---- check.c (values, names, statements), for kernel.c and module.c -- */
-
-value eval(checker *c, const tk_expr *e);
-void exec_block(checker *c, const tk_stmt_list *body);
-binding *bind(checker *c, scope *s, const char *name, value v, tk_loc def_loc);
-scope copy_scope(checker *c, const scope *s);
-/* a constexpr as the dump prints it: 128, True, "relu" */
-const char *const_text(checker *c, const value *v);
-bool const_fits(int64_t i, tk_dtype d);
-tk_sx *sx_const(checker *c, const value *v, tk_dtype d, tk_loc loc);
-tk_sx *sx_var(checker *c, const tk_sema_var *var, tk_loc loc);
-double v_as_double(const value *v);
-int64_t v_as_int(const value *v);
-
-/* the type a parameter's annotation names, NULL for constexpr; false on an error */
-bool annotation_type(checker *c, const tk_expr *a, const tk_type **out);
 
 /* ---- kernel.c, for module.c ---- */
 

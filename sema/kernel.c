@@ -3,7 +3,7 @@
  * trials write, @heuristics) read into the variants to compile, and each
  * variant checked with its constexprs bound.
  *
- * Needs: the checker of check.c (values, names, statements). Guarantees:
+ * Needs: the checker (value.c, scope.c, expr.c, stmt.c). Guarantees:
  * one tk_sema_kernel per variant, each constexpr with a value; the host
  * expressions (grid, heuristics, sizes, pruning) are ones codegen/header.c
  * prints in C; at most 64 variants per kernel. */
