@@ -207,18 +207,30 @@ bool tir_check_shared_memory(tk_arena *arena, tk_diag *diag, const tk_target *ta
         }
         const tk_tir_buffer *b0 = NULL;
         uint32_t bytes = 0;
-        const char *tiles = "";
+        bool same_depth = true;
         for (uint32_t i = 0; i < k->buffers.len; i++) {
             const tk_tir_buffer *b = &k->buffers.data[i];
             if (!loops_overlap(b->loop, top->loop)) continue;
             if (!b0) b0 = b;
+            same_depth &= b->stages == b0->stages;
             bytes += b->stage_bytes * b->stages;
-            tiles = tk_arena_printf(arena, "%s%s%s", tiles, *tiles ? " and " : "", tk_type_str(arena, b->tile));
         }
+        /* each tile with its copies where they differ (a loop-invariant
+         * operand keeps one beside the loop's ring) */
+        const char *tiles = "";
+        for (uint32_t i = 0; i < k->buffers.len; i++) {
+            const tk_tir_buffer *b = &k->buffers.data[i];
+            if (!loops_overlap(b->loop, top->loop)) continue;
+            const char *tile = tk_type_str(arena, b->tile);
+            tiles = same_depth ? tk_arena_printf(arena, "%s%s%s", tiles, *tiles ? " and " : "", tile)
+                               : tk_arena_printf(arena, "%s%s%u of %s", tiles, *tiles ? ", " : "", b->stages, tile);
+        }
+        const char *copies = same_depth ? tk_arena_printf(arena, "%u copies of the dot's tiles %s", b0->stages, tiles)
+                                        : tk_arena_printf(arena, "copies of the dot's tiles: %s", tiles);
         tk_error(diag, b0->loc, "kernel '%s' needs %u bytes of shared memory, more than the %u a block may have "
-                 "on %s: num_stages=%u keeps %u copies of the dot's tiles %s (%u bytes)",
-                 k->sema->name, k->shared_bytes, target->smem_per_block, target->name, b0->stages, b0->stages,
-                 tiles, bytes);
+                 "on %s: num_stages=%u keeps %s (%u bytes)",
+                 k->sema->name, k->shared_bytes, target->smem_per_block, target->name,
+                 same_depth ? b0->stages : k->num_stages, copies, bytes);
         tk_note(diag, b0->loc, "use fewer stages (num_stages) or smaller tiles (BM, BN, BK)");
         return false;
     }
