@@ -5,6 +5,7 @@
  * with EOF and has balanced INDENT/DEDENT. */
 %code requires {
 #include "internal.h"
+#include <string.h>
 }
 
 %code provides {
@@ -579,6 +580,21 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, tk_parser *p) {
         found_desc = found_text;
     }
     const char *header = header_name(p->line_start_kind);
+    /* Python forms the language lacks, named rather than reported as a
+     * stray token: a `for` inside a line is a comprehension */
+    if (found == TK_TOK_KW_FOR && loc.begin != p->line_start_loc.begin) {
+        tk_error(p->diag, loc, "comprehensions ([x for x in ...], and generator expressions) are not supported "
+                 "yet; write the items out (in @autotune, one config(...) each)");
+        return 0;
+    }
+    if (p->line_start_kind == TK_TOK_NAME && loc.begin > p->line_start_loc.begin &&
+        p->line_start_loc.end - p->line_start_loc.begin == 5 &&
+        strncmp(p->src->text + p->line_start_loc.begin, "raise", 5) == 0) {
+        tk_error(p->diag, p->line_start_loc, "'raise' is not supported: a kernel cannot raise an exception; "
+                 "use tl.static_assert(cond, msg) for a compile-time check, or tl.device_assert(cond, msg) "
+                 "at run time");
+        return 0;
+    }
     if (found == TK_TOK_INDENT) {
         tk_error(p->diag, loc, "unexpected indentation");
         return 0;
