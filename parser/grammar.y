@@ -5,7 +5,6 @@
  * with EOF and has balanced INDENT/DEDENT. */
 %code requires {
 #include "internal.h"
-#include <string.h>
 }
 
 %code provides {
@@ -21,6 +20,8 @@ int tk_yylex(TK_YYSTYPE *value, tk_loc *loc, tk_parser *p);
 %expect 0
 
 %code {
+#include <string.h>
+
 #define YYLLOC_DEFAULT(Cur, Rhs, N)                                           \
     do {                                                                      \
         if (N) {                                                              \
