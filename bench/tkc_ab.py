@@ -6,7 +6,8 @@ drift taken out. On the GPU machine, with an older tkc at OLD:
     python3 bench/tkc_ab.py
 FILE lists matmul_c2, matmul_c4 and matmul (test/gpu/variants' lines; matmul
 tuned at its first launch),
-attention_d64 and attention_d128, and for the backward's kernels (each
+attention_d64 and attention_d128 (with _causal, and pinned: attention_d64p,
+attention_d64p_causal), and for the backward's kernels (each
 tuned at its first launch, so a build's own pick is timed)
 attention_bwd_d64 and attention_bwd_d128. Outputs must agree bit for bit
 (matmul) before anything is timed.
@@ -37,18 +38,25 @@ for cfg in ("matmul_c4", "matmul_c2", "matmul"):
         fl = 2 * M * N * K
         new, old = (sorted(x[i] for x in t)[3] for i in (0, 1))
         print(f"{cfg} {M}x{N}x{K}: new {fl / new * 1e-9:.0f} old {fl / old * 1e-9:.0f} TFLOP/s new/old {old / new:.3f}", flush=True)
+# the forward tuned, and where built, pinned to one config (attention_d64p
+# and attention_d64p_causal: 128x64, 4 warps, 3 stages)
 for Z, H, N, D in ((4, 32, 4096, 128), (16, 16, 4096, 64)):
     q, k, v = (torch.randn(Z, H, N, D, device="cuda", dtype=torch.float16) for _ in range(3))
     st = [q.stride(i) for i in range(4)]
-    ks = pair(f"attention_d{D}")
-    outs = [(torch.empty_like(q), torch.empty(Z * H * N, device="cuda")) for _ in range(2)]
-    fs = [lambda kk=kk, oo=oo: kk(q, k, v, D ** -0.5, oo[1], oo[0], *st, *st, *st, *st, Z, H, N) for kk, oo in zip(ks, outs)]
-    for f in fs: assert f() == 0
-    torch.cuda.synchronize()
-    t = [[bench(f) for f in fs] for _ in range(7)]
-    fl = 4 * Z * H * N * N * D
-    new, old = (sorted(x[i] for x in t)[3] for i in (0, 1))
-    print(f"attention fwd Z{Z} H{H} N{N} D{D}: new {fl / new * 1e-9:.0f} old {fl / old * 1e-9:.0f} TFLOP/s new/old {old / new:.3f}", flush=True)
+    for variant in (f"attention_d{D}{p}{c}" for p in ("", "p") for c in ("", "_causal")):
+        if not all((Path(d) / variant).is_dir() for d in ("build/gpu", "build/gpu_old")):
+            continue
+        ks = pair(variant)
+        outs = [(torch.empty_like(q), torch.empty(Z * H * N, device="cuda")) for _ in range(2)]
+        fs = [lambda kk=kk, oo=oo: kk(q, k, v, D ** -0.5, oo[1], oo[0], *st, *st, *st, *st, Z, H, N) for kk, oo in zip(ks, outs)]
+        for f in fs: assert f() == 0
+        torch.cuda.synchronize()
+        err = (outs[0][0].float() - outs[1][0].float()).abs().max().item()
+        t = [[bench(f) for f in fs] for _ in range(7)]
+        fl = 4 * Z * H * N * N * D / (2 if variant.endswith("_causal") else 1)
+        new, old = (sorted(x[i] for x in t)[3] for i in (0, 1))
+        print(f"{variant} fwd Z{Z} H{H} N{N} D{D}: new {fl / new * 1e-9:.0f} old {fl / old * 1e-9:.0f} TFLOP/s "
+              f"new/old {old / new:.3f} (outputs differ by {err:.2g})", flush=True)
 for Z, H, N, D in ((16, 16, 4096, 64), (4, 32, 4096, 128)):
     if not all((Path(d) / f"attention_bwd_d{D}").is_dir() for d in ("build/gpu", "build/gpu_old")):
         continue
