@@ -202,6 +202,25 @@ tk_expr *tk_ast_starred(tk_parser *p, tk_loc loc, tk_expr *value) {
     return e;
 }
 
+/* A comprehension's clauses are gathered into a COMPREHENSION node (comp,
+ * NULL for the first clause) before its element is known. */
+tk_expr *tk_ast_comp_clause(tk_parser *p, tk_loc loc, tk_expr *comp, tk_expr *target, tk_expr *value) {
+    if (!comp) comp = tk_ast_expr(p, TK_EXPR_COMPREHENSION, loc);
+    comp->loc = tk_loc_span(comp->loc, loc);
+    tk_comp_clause clause = {target, value};
+    tk_vec_push(p->arena, &comp->u.comp.clauses, clause);
+    nest(p, comp, target);
+    nest(p, comp, value);
+    return comp;
+}
+
+tk_expr *tk_ast_comprehension(tk_parser *p, tk_loc loc, tk_expr *element, tk_expr *comp) {
+    comp->loc = loc;
+    comp->u.comp.element = element;
+    nest(p, comp, element);
+    return comp;
+}
+
 tk_expr *tk_ast_pointer_type(tk_parser *p, tk_loc loc, tk_expr *pointee) {
     tk_expr *e = tk_ast_expr(p, TK_EXPR_POINTER_TYPE, loc);
     e->u.pointee = pointee;

@@ -87,7 +87,7 @@ static const tk_expr_list no_exprs;
 %type <expr> test or_test and_test not_test comparison bor bxor band shift arith
 %type <expr> term factor power primary atom strings testlist lambdef
 %type <expr> arg subscript test_opt type_expr annotation_opt default_opt returns_opt
-%type <expr> exprlist dotted
+%type <expr> exprlist dotted comp_clauses
 %type <exprs> assign_targets args_opt args subscripts lambda_params dict_items
 %type <seq> test_seq expr_seq
 %type <binop> comp_op augop
@@ -408,9 +408,19 @@ atom
     | T_LPAREN test_seq T_RPAREN        { $$ = tk_ast_tuple_or_expr(p, @$, $2.items, $2.trailing_comma); }
     | T_LBRACKET T_RBRACKET             { $$ = tk_ast_list(p, @$, no_exprs); }
     | T_LBRACKET test_seq T_RBRACKET    { $$ = tk_ast_list(p, @$, $2.items); }
+    | T_LBRACKET test comp_clauses T_RBRACKET { $$ = tk_ast_comprehension(p, @$, $2, $3); }
     | T_LBRACE T_RBRACE                 { $$ = tk_ast_dict(p, @$, no_exprs); }
     | T_LBRACE dict_items T_RBRACE      { $$ = tk_ast_dict(p, @$, $2); }
     | T_LBRACE dict_items T_COMMA T_RBRACE { $$ = tk_ast_dict(p, @$, $2); }
+    ;
+
+/* a list comprehension's clauses: `for` first, then `for` and `if` in any
+ * order (the iterable and the condition stop below a conditional
+ * expression, as in Python) */
+comp_clauses
+    : T_KW_FOR exprlist T_KW_IN or_test                { $$ = tk_ast_comp_clause(p, @$, NULL, $2, $4); }
+    | comp_clauses T_KW_FOR exprlist T_KW_IN or_test   { $$ = tk_ast_comp_clause(p, @2, $1, $3, $5); }
+    | comp_clauses T_KW_IF or_test                     { $$ = tk_ast_comp_clause(p, @2, $1, NULL, $3); }
     ;
 
 dict_items
@@ -584,8 +594,8 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, tk_parser *p) {
     /* Python forms the language lacks, named rather than reported as a
      * stray token: a `for` inside a line is a comprehension */
     if (found == TK_TOK_KW_FOR && loc.begin != p->line_start_loc.begin) {
-        tk_error(p->diag, loc, "comprehensions ([x for x in ...], and generator expressions) are not supported "
-                 "yet; write the items out (in @autotune, one config(...) each)");
+        tk_error(p->diag, loc, "generator expressions, and dict and set comprehensions, are not supported; "
+                 "a list comprehension [x for x in ...] is, evaluated at compile time");
         return 0;
     }
     if (p->line_start_kind == TK_TOK_NAME && loc.begin > p->line_start_loc.begin &&

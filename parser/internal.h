@@ -48,6 +48,8 @@ tk_expr *tk_ast_slice(tk_parser *p, tk_loc loc, tk_expr *lo, tk_expr *hi, tk_exp
 tk_expr *tk_ast_keyword(tk_parser *p, tk_loc loc, tk_expr *name, tk_expr *value);
 tk_expr *tk_ast_starred(tk_parser *p, tk_loc loc, tk_expr *value);
 tk_expr *tk_ast_pointer_type(tk_parser *p, tk_loc loc, tk_expr *pointee);
+tk_expr *tk_ast_comp_clause(tk_parser *p, tk_loc loc, tk_expr *comp, tk_expr *target, tk_expr *value);
+tk_expr *tk_ast_comprehension(tk_parser *p, tk_loc loc, tk_expr *element, tk_expr *comp);
 /* (items) with `trailing_comma` telling `(a,)` from `(a)` */
 tk_expr *tk_ast_tuple_or_expr(tk_parser *p, tk_loc loc, tk_expr_list items,
                               bool trailing_comma);

@@ -38,8 +38,17 @@ typedef enum tk_expr_kind {
     /* {key: value, ...}: items are the keys and values, alternating */
     TK_EXPR_DICT,
     /* a type in a parameter annotation: `*f16`, `f32`, `constexpr` */
-    TK_EXPR_POINTER_TYPE
+    TK_EXPR_POINTER_TYPE,
+    /* [element for target in iterable if cond ...]: a list comprehension */
+    TK_EXPR_COMPREHENSION
 } tk_expr_kind;
+
+/* One `for target in iterable` (target set) or `if cond` (target NULL)
+ * of a comprehension, in the order written. */
+typedef struct tk_comp_clause {
+    tk_expr *target;  /* a NAME, or a TUPLE of names; NULL for an if */
+    tk_expr *value;   /* the iterable, or the if's condition */
+} tk_comp_clause;
 
 /* Limits every later stage can walk recursively (sema's evaluator, the
  * lowering, the printers) within a thread's stack, with room to spare;
@@ -71,6 +80,7 @@ struct tk_expr {
         struct { const char *name; tk_loc name_loc; tk_expr *value; } keyword;
         tk_expr *starred;                      /* STARRED: *args in a call */
         tk_expr *pointee;                      /* POINTER_TYPE */
+        struct { tk_expr *element; TK_VEC(tk_comp_clause) clauses; } comp; /* COMPREHENSION */
     } u;
 };
 

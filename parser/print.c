@@ -155,6 +155,22 @@ void tk_ast_print_expr(FILE *out, const tk_expr *e) {
         fputc('*', out);
         tk_ast_print_expr(out, e->u.pointee);
         break;
+    case TK_EXPR_COMPREHENSION:
+        fputc('[', out);
+        tk_ast_print_expr(out, e->u.comp.element);
+        for (uint32_t i = 0; i < e->u.comp.clauses.len; i++) {
+            const tk_comp_clause *cl = &e->u.comp.clauses.data[i];
+            if (cl->target) {
+                fputs(" for ", out);
+                tk_ast_print_expr(out, cl->target);
+                fputs(" in ", out);
+            } else {
+                fputs(" if ", out);
+            }
+            tk_ast_print_expr(out, cl->value);
+        }
+        fputc(']', out);
+        break;
     }
 }
 

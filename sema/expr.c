@@ -620,6 +620,8 @@ static value eval_subscript(checker *c, const tk_expr *e) {
 
 static value eval_call(checker *c, const tk_expr *e) {
     value callee = eval(c, e->u.call.callee);
+    if (callee.kind == V_BUILTIN && (callee.u.builtin == TK_B_CONFIG || callee.u.builtin == TK_B_TRITON_CONFIG))
+        return eval_config(c, e);
     const tk_expr_list *args = &e->u.call.args;
     uint32_t npos = 0, nkw = 0;
     for (uint32_t i = 0; i < args->len; i++) {
@@ -672,6 +674,9 @@ static value eval_call(checker *c, const tk_expr *e) {
         return builtin_call(c, callee.u.builtin, &callee.items[0], pos, ip, kwn, kwv, kwl, ik, e->loc);
     case V_FUNC:
         return call_func(c, callee.u.def, pos, ip, kwn, kwv, kwl, ik, e->loc);
+    case V_PYFUNC:
+        tk_vec_push(c->arena, &c->called_plain_funcs, callee.u.def);
+        return call_pyfunc(c, callee.u.def, pos, ip, kwn, kwv, kwl, ik, e->loc);
     case V_DTYPE:
         if (ip == 1 && ik == 0 && v_is_number(&pos[0]) && !callee.count) {
             /* tl.float32(1.0): a typed constant */
@@ -788,12 +793,14 @@ value eval(checker *c, const tk_expr *e) {
         return v_error();
     case TK_EXPR_TUPLE:
     case TK_EXPR_LIST: {
+        /* every item evaluated, so each one's errors are reported */
         value t = v_tuple(c, e->loc, e->u.items.len);
+        bool failed = false;
         for (uint32_t i = 0; i < e->u.items.len; i++) {
             t.items[i] = eval(c, e->u.items.data[i]);
-            if (t.items[i].kind == V_ERROR) return v_error();
+            failed |= t.items[i].kind == V_ERROR;
         }
-        return t;
+        return failed ? v_error() : t;
     }
     case TK_EXPR_LAMBDA:
         sema_error(c, e->loc, "a lambda is allowed only as grid= or a @heuristics value");
@@ -808,6 +815,7 @@ value eval(checker *c, const tk_expr *e) {
     case TK_EXPR_POINTER_TYPE:
         sema_error(c, e->loc, "a pointer type is allowed only in a parameter annotation");
         return v_error();
+    case TK_EXPR_COMPREHENSION: return eval_comprehension(c, e);
     }
     return v_error();
 }

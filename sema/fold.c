@@ -40,7 +40,7 @@ bool const_equal(const value *a, const value *b) {
         for (uint32_t i = 0; i < a->count; i++)
             if (!const_equal(&a->items[i], &b->items[i])) return false;
         return true;
-    case V_FUNC: return a->u.def == b->u.def;
+    case V_FUNC: case V_PYFUNC: return a->u.def == b->u.def;
     case V_BUILTIN: return a->u.builtin == b->u.builtin;
     default: return false;
     }

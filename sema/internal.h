@@ -4,7 +4,9 @@
  * of sema.h: value.c (values, the typed tree), scope.c (names), fold.c
  * (constant evaluation), expr.c, stmt.c, call.c (@func calls), the
  * builtins (builtins.c and a builtins_*.c a family, through builtin.h),
- * kernel.c (a @kernel's variants), module.c (imports), types.c, print.c.
+ * kernel.c (a @kernel's variants), module.c (imports), types.c, print.c;
+ * comprehension.c, config.c and pyfunc.c evaluate the Python that builds
+ * autotune configs (list comprehensions, config values, plain functions).
  * Errors never stop the checker: an erroneous value becomes V_ERROR, which
  * silences what follows from it. */
 #ifndef TK_SEMA_INTERNAL_H
@@ -22,7 +24,9 @@ typedef enum value_kind {
     V_METHOD,   /* a builtin bound to a receiver: builtin, items[0] */
     V_MODULE,   /* tl, triton, math: name */
     V_FUNC,     /* a user @func: def */
-    V_META      /* the parameter of a grid/heuristics lambda */
+    V_META,     /* the parameter of a grid/heuristics lambda */
+    V_CONFIG,   /* an autotune config: items are (V_STR name, value) pairs, count of them */
+    V_PYFUNC    /* a plain function (no decorator), evaluated at compile time: def */
 } value_kind;
 
 typedef struct value value;
@@ -42,7 +46,7 @@ struct value {
         const char *module;
         const tk_def *def;
     } u;
-    /* V_TUPLE items; V_METHOD receiver in items[0] */
+    /* V_TUPLE items; V_METHOD receiver in items[0]; V_CONFIG's pairs */
     value *items;
     uint32_t count;
 };
@@ -113,6 +117,11 @@ struct checker {
     TK_VEC(func_instance_key) instances;
     def_list call_stack;                 /* recursion detection */
     scope globals;                       /* module-level constexprs, imports (of the module being checked) */
+    scope comp_names;                    /* the variables of the comprehensions being evaluated,
+                                          * or the locals of the plain function being run */
+    int pyfunc_depth;                    /* plain-function calls nested now */
+    uint32_t pyfunc_steps;               /* statements run by the outermost one */
+    def_list plain_funcs, called_plain_funcs; /* of the module compiled */
     TK_VEC(user_module *) user_modules;  /* the imported .tk modules checked so far */
     TK_VEC(struct def_home { const tk_def *def; user_module *home; }) homes; /* @funcs of imported modules */
     frame *frame;
@@ -173,6 +182,8 @@ value v_bool(tk_loc loc, bool b);
 value v_rt(tk_sx *rt);
 value v_tuple(checker *c, tk_loc loc, uint32_t count);
 bool v_is_const(const value *v);
+/* Python's truth of a compile-time value */
+bool v_truth(const value *v);
 bool v_is_number(const value *v);   /* INT, FLOAT, BOOL */
 double v_as_double(const value *v);
 int64_t v_as_int(const value *v);
@@ -234,6 +245,18 @@ value fold_error(checker *c, tk_loc loc, const char *msg);
 value eval(checker *c, const tk_expr *e);
 /* a binary operator on constexprs (folded) or runtime values */
 value arith(checker *c, tk_binop op, value a, value b, tk_loc loc);
+
+/* ---- comprehension.c, config.c: compile-time lists and autotune configs ---- */
+value eval_comprehension(checker *c, const tk_expr *e);
+/* a for's iterable as a tuple: a compile-time tuple or list, or range()
+ * of constant bounds (bounded in size); V_ERROR reported */
+value const_sequence(checker *c, const tk_expr *iter);
+/* config(...) or triton.Config(...), the call e */
+value eval_config(checker *c, const tk_expr *e);
+
+/* ---- pyfunc.c: plain functions, evaluated at compile time ---- */
+value call_pyfunc(checker *c, const tk_def *def, const value *args, uint32_t count, const char **kw_names,
+                  const value *kw_values, const tk_loc *kw_locs, uint32_t kw_count, tk_loc loc);
 
 /* ---- stmt.c: statements ---- */
 void exec_block(checker *c, const tk_stmt_list *body);

@@ -52,18 +52,43 @@ const char *decorator_name(checker *c, const tk_expr *e) {
     return NULL;
 }
 
+/* A decorator's arguments by name into out[] (the index of each in
+ * `allowed`). The first arguments may come by position where `positional`
+ * lists, in order, the names they stand for (as in Triton's signature). */
 static bool keyword_args(checker *c, const tk_expr *call, const char *what,
                          const char *const *allowed, size_t n_allowed,
+                         const char *const *positional, size_t n_positional,
                          const tk_expr **out) {
     bool ok = true;
     if (call->kind != TK_EXPR_CALL) return true;
     for (uint32_t i = 0; i < call->u.call.args.len; i++) {
         const tk_expr *a = call->u.call.args.data[i];
+        if (a->kind != TK_EXPR_KEYWORD && i < n_positional) {
+            size_t k = 0;
+            while (k < n_allowed && strcmp(allowed[k], positional[i]) != 0) k++;
+            if (k < n_allowed) out[k] = a;
+            else {
+                sema_error(c, a->loc, "%s's argument %s is not supported yet; name the others", what,
+                           positional[i]);
+                ok = false;
+            }
+            continue;
+        }
         if (a->kind != TK_EXPR_KEYWORD) {
-            sema_error(c, a->loc, "%s takes keyword arguments only (name=value)", what);
+            if (n_positional)
+                sema_error(c, a->loc, "%s takes at most %zu arguments by position (%s, ...); name the rest (name=value)",
+                           what, n_positional, positional[0]);
+            else
+                sema_error(c, a->loc, "%s takes keyword arguments only (name=value)", what);
             ok = false;
             continue;
         }
+        for (size_t j = 0; j < i && j < n_positional; j++)
+            if (call->u.call.args.data[j]->kind != TK_EXPR_KEYWORD && strcmp(positional[j], a->u.keyword.name) == 0) {
+                sema_error(c, a->u.keyword.name_loc, "%s's '%s' is given by position and by name", what,
+                           a->u.keyword.name);
+                ok = false;
+            }
         size_t k = 0;
         while (k < n_allowed && strcmp(allowed[k], a->u.keyword.name) != 0) k++;
         if (k == n_allowed) {
@@ -102,7 +127,7 @@ static bool parse_kernel_decl(checker *c, const tk_def *def, kernel_decl *k) {
             static const char *const opts[] = {"grid", "num_warps", "num_stages", "requires", "name",
                                                "enable_fp_fusion"};
             const tk_expr *vals[6] = {0};
-            ok &= keyword_args(c, d, "@kernel", opts, 6, vals);
+            ok &= keyword_args(c, d, "@kernel", opts, 6, NULL, 0, vals);
             k->launcher_name = vals[4];
             k->fp_fusion = vals[5];
             k->grid = vals[0];
@@ -120,17 +145,19 @@ static bool parse_kernel_decl(checker *c, const tk_def *def, kernel_decl *k) {
             static const char *const opts[] = {"configs", "key", "warmup", "rep", "prune_configs_by",
                                                "restore_value", "reset_to_zero", "may_clobber"};
             const tk_expr *vals[8] = {0};
-            ok &= keyword_args(c, d, "@autotune", opts, 8, vals);
+            /* Triton's autotune(configs, key, prune_configs_by, reset_to_zero, restore_value, ...) */
+            static const char *const order[] = {"configs", "key", "prune_configs_by", "reset_to_zero",
+                                                "restore_value", "pre_hook", "post_hook", "warmup", "rep"};
+            ok &= keyword_args(c, d, "@autotune", opts, 8, order, 9, vals);
             k->configs = vals[0];
             k->key = vals[1];
             for (uint32_t j = 0; j < 3; j++) k->tuned[j] = vals[5 + j];
             k->prune = vals[4];
             k->warmup = vals[2];
             k->rep = vals[3];
-            if (!k->configs || (k->configs->kind != TK_EXPR_LIST && k->configs->kind != TK_EXPR_TUPLE)) {
+            if (!k->configs) {
                 sema_error(c, def->decorators.data[i].loc, "@autotune needs configs=[config(...), ...]");
                 ok = false;
-                k->configs = NULL;
             }
         } else if (name && strcmp(name, "heuristics") == 0) {
             if (d->kind != TK_EXPR_CALL) continue;
@@ -555,6 +582,10 @@ static void check_variant(checker *c, const kernel_decl *k, const variant *v, ui
             const char *name = e->kind == TK_EXPR_NAME ? e->u.name
                                : e->kind == TK_EXPR_STRING ? tk_intern(c->names, e->u.string.text, e->u.string.len)
                                : NULL;
+            /* the run-time key: scalar parameters (the others are fixed per compiled kernel) */
+            const tk_param *p = name ? find_param(k->def, name) : NULL;
+            const tk_type *t = NULL;
+            if (p && annotation_type(c, p->annotation, &t) && (!t || t->kind != TK_TYPE_SCALAR)) continue;
             tk_vec_push(c->arena, &out->autotune_key, name);
         }
     }
@@ -857,13 +888,20 @@ void check_kernel(checker *c, const tk_def *def) {
     }
     TK_VEC(variant) variants = {0};
     bool any_config = false;
-    if (k.configs) {
-        for (uint32_t i = 0; i < k.configs->u.items.len; i++) {
-            const tk_expr *cfg = k.configs->u.items.data[i];
-            const char *cname = cfg->kind == TK_EXPR_CALL ? decorator_name(c, cfg) : NULL;
-            if (!cname || (strcmp(cname, "config") != 0 && strcmp(cname, "Config") != 0)) {
+    value configs = k.configs ? eval_global(c, k.configs) : v_error();
+    if (k.configs && configs.kind != V_ERROR && configs.kind != V_TUPLE) {
+        sema_error(c, k.configs->loc, "@autotune's configs is a list of config(...), not %s",
+                   v_describe(c, &configs));
+        configs = v_error();
+    }
+    if (k.configs && configs.kind == V_TUPLE && configs.count == 0)
+        sema_error(c, k.configs->loc, "@autotune's configs is an empty list");
+    if (configs.kind == V_TUPLE) {
+        for (uint32_t i = 0; i < configs.count; i++) {
+            const value *cfg = &configs.items[i];
+            if (cfg->kind != V_CONFIG) {
                 sema_error(c, cfg->loc, "an autotune config is written config(NAME=value, ..., "
-                           "num_warps=4, num_stages=3)");
+                           "num_warps=4, num_stages=3), not %s", v_describe(c, cfg));
                 continue;
             }
             variant v = copy_variant(c, &base);
@@ -871,43 +909,11 @@ void check_kernel(checker *c, const tk_def *def) {
             v.config_loc = cfg->loc;
             bool ok = true, picked = true;
             const char *text = "";
-            /* config(NAME=value, ...), or Triton's Config({'NAME': value, ...}, num_warps=...) */
-            const tk_expr_list *args = &cfg->u.call.args;
-            const tk_expr *dict = args->len && args->data[0]->kind == TK_EXPR_DICT ? args->data[0] : NULL;
-            uint32_t nd = dict ? dict->u.items.len / 2 : 0;
-            for (uint32_t j = 0; j < nd + args->len - (dict ? 1 : 0); j++) {
-                const tk_expr *a = NULL, *key = NULL, *val_expr;
-                const char *name;
-                tk_loc name_loc;
-                if (j < nd) {
-                    key = dict->u.items.data[2 * j];
-                    val_expr = dict->u.items.data[2 * j + 1];
-                    if (key->kind != TK_EXPR_STRING) {
-                        sema_error(c, key->loc, "the keys of a Config's dict are parameter names in quotes");
-                        ok = false;
-                        continue;
-                    }
-                    name = tk_intern(c->names, key->u.string.text, key->u.string.len);
-                    name_loc = key->loc;
-                } else {
-                    a = args->data[j - nd + (dict ? 1 : 0)];
-                    if (a->kind != TK_EXPR_KEYWORD) {
-                        sema_error(c, a->loc, "config() takes NAME=value arguments, or a dict first as in "
-                                   "triton.Config({'BM': 128}, num_warps=4)");
-                        ok = false;
-                        continue;
-                    }
-                    val_expr = a->u.keyword.value;
-                    name = a->u.keyword.name;
-                    name_loc = a->u.keyword.name_loc;
-                }
-                value val = eval_global(c, val_expr);
-                if (val.kind == V_ERROR) { ok = false; continue; }
-                if (key && (strcmp(name, "num_warps") == 0 || strcmp(name, "num_stages") == 0)) {
-                    sema_error(c, key->loc, "'%s' is an argument of Config, not a key of its dict", name);
-                    ok = false;
-                    continue;
-                }
+            for (uint32_t j = 0; j < cfg->count; j++) {
+                const value *key = &cfg->items[2 * j];
+                value val = cfg->items[2 * j + 1];
+                const char *name = key->u.str.text;
+                tk_loc name_loc = key->loc;
                 text = tk_arena_printf(c->arena, "%s%s%s=%s", text, *text ? ", " : "", name, const_text(c, &val));
                 bool launch_option = strcmp(name, "num_warps") == 0 || strcmp(name, "num_stages") == 0;
                 /* -D NAME=V picks the configs that set NAME to V */
@@ -919,11 +925,6 @@ void check_kernel(checker *c, const tk_def *def) {
                     *(name[4] == 'w' ? &v.num_warps : &v.num_stages) = val;
                     continue;
                 }
-                if (strcmp(name, "num_ctas") == 0 || strcmp(name, "maxnreg") == 0) {
-                    sema_error(c, name_loc, "config option '%s' is not supported yet", name);
-                    ok = false;
-                    continue;
-                }
                 const tk_param *p = find_param(def, name);
                 const tk_type *t = NULL;
                 if (!p || !annotation_type(c, p->annotation, &t) || t) {
@@ -931,8 +932,7 @@ void check_kernel(checker *c, const tk_def *def) {
                     ok = false;
                     continue;
                 }
-                add_constexpr(c, &v, name, val, a ? a->loc : tk_loc_span(key->loc, val_expr->loc),
-                              "comes from this autotune config");
+                add_constexpr(c, &v, name, val, tk_loc_span(name_loc, val.loc), "comes from this autotune config");
             }
             v.config_text = text;
             if (ok && picked) tk_vec_push(c->arena, &variants, v);
@@ -940,6 +940,8 @@ void check_kernel(checker *c, const tk_def *def) {
         }
         if (any_config && !variants.len)
             sema_error(c, k.configs->loc, "no autotune config of '%s' has the values the -D options give", def->name);
+    }
+    if (k.configs) {
         if (k.prune && variants.len && !prune_configs(c, &k, variants.data, &variants.len)) return;
         if (k.key) {
             if (k.key->kind != TK_EXPR_LIST && k.key->kind != TK_EXPR_TUPLE) {
@@ -952,10 +954,14 @@ void check_kernel(checker *c, const tk_def *def) {
                                        : NULL;
                     const tk_param *p = name ? find_param(def, name) : NULL;
                     const tk_type *t = NULL;
+                    /* a constexpr or a pointer keys on what is fixed per compiled
+                     * kernel (its value, its element type), as in Triton */
                     if (!p) {
                         sema_error(c, e->loc, "autotune key entries name parameters of '%s'", def->name);
-                    } else if (annotation_type(c, p->annotation, &t) && (!t || t->kind != TK_TYPE_SCALAR)) {
-                        sema_error(c, e->loc, "autotune key '%s' must be a scalar runtime parameter", name);
+                    } else if (annotation_type(c, p->annotation, &t) && t && t->kind != TK_TYPE_SCALAR &&
+                               t->kind != TK_TYPE_POINTER) {
+                        sema_error(c, e->loc, "autotune key '%s' must be a scalar, a pointer or a constexpr "
+                                   "parameter, not %s", name, tk_type_str(c->arena, t));
                     }
                 }
             }

@@ -22,7 +22,8 @@ static bool bind_global(checker *c, const char *name, value v, tk_loc loc) {
     for (uint32_t i = 0; i < c->globals.len; i++)
         if (c->globals.data[i].name == name && c->globals.data[i].val.kind != V_ERROR &&
             (c->globals.data[i].val.kind == V_FUNC || c->globals.data[i].val.kind == V_MODULE ||
-             v.kind == V_FUNC || v.kind == V_MODULE)) {
+             c->globals.data[i].val.kind == V_PYFUNC || v.kind == V_FUNC || v.kind == V_MODULE ||
+             v.kind == V_PYFUNC)) {
             sema_error(c, loc, "'%s' is bound twice in this module", name);
             tk_note(c->diag, c->globals.data[i].def_loc, "the first is here");
             return false;
@@ -225,8 +226,12 @@ static void check_top_level(checker *c, const tk_module *module, user_module *um
                                    "@autotune and @heuristics");
                 }
             } else {
-                sema_error(c, def->name_loc, "'%s' needs @kernel(grid=...) to be a kernel or @func "
-                           "to be a device function", def->name);
+                /* a plain function: evaluated at compile time where called
+                 * (pyfunc.c); one nothing calls is likely a kernel or a
+                 * @func missing its decorator (reported at the end) */
+                value v = {.kind = V_PYFUNC, .loc = def->name_loc};
+                v.u.def = def;
+                if (bind_global(c, def->name, v, def->name_loc) && !um) tk_vec_push(arena, &c->plain_funcs, def);
             }
         } else if (s->kind == TK_STMT_ASSIGN) {
             value v = eval_global(c, s->u.assign.value);
@@ -320,6 +325,17 @@ tk_sema_program *tk_sema_check(tk_arena *arena, tk_interner *names, tk_diag *dia
             i = pr->kernels.len; /* once */
             break;
         }
+    /* a plain function nothing called (checked only where every kernel was) */
+    for (uint32_t i = 0; i < c->plain_funcs.len && !options->only_kernel; i++) {
+        const tk_def *def = c->plain_funcs.data[i];
+        bool called = false;
+        for (uint32_t j = 0; j < c->called_plain_funcs.len && !called; j++)
+            called = c->called_plain_funcs.data[j] == def;
+        if (!called)
+            sema_error(c, def->name_loc, "'%s' needs @kernel(grid=...) to be a kernel or @func to be a device "
+                       "function (a function without a decorator is evaluated at compile time where it is "
+                       "called, and nothing calls this one)", def->name);
+    }
     if (options->only_kernel && !matched)
         sema_error(c, (tk_loc){0}, "--kernel %s: %s has no kernel of that name",
                    options->only_kernel, module->src->name);

@@ -24,7 +24,9 @@ binding *lookup_in(scope *s, const char *name) {
 }
 
 binding *lookup(checker *c, const char *name) {
-    binding *b = c->frame ? lookup_in(&c->frame->names, name) : NULL;
+    binding *b = lookup_in(&c->comp_names, name);
+    if (b) return b;
+    b = c->frame ? lookup_in(&c->frame->names, name) : NULL;
     if (b) return b;
     for (uint32_t i = c->globals.len; i-- > 0;)
         if (c->globals.data[i].name == name) return &c->globals.data[i];

@@ -167,13 +167,6 @@ static void assign_target(checker *c, const tk_expr *target, value v, tk_loc loc
 
 /* ---- control flow ------------------------------------------------------- */
 
-static bool const_truth(const value *v) {
-    if (v_is_number(v)) return v_as_double(v) != 0;
-    if (v->kind == V_STR) return v->u.str.len > 0;
-    if (v->kind == V_TUPLE) return v->count > 0;
-    return v->kind != V_NONE;
-}
-
 static bool same_binding(const binding *a, const binding *b) {
     if (a->state != b->state) return false;
     if (a->var || b->var) return a->var == b->var;
@@ -292,7 +285,7 @@ static void exec_if(checker *c, const tk_stmt *s) {
         return;
     }
     if (v_is_const(&cond)) {
-        exec_block(c, const_truth(&cond) ? &s->u.if_.then : &s->u.if_.otherwise);
+        exec_block(c, v_truth(&cond) ? &s->u.if_.then : &s->u.if_.otherwise);
         return;
     }
     const tk_type *ct = cond.u.rt->type;
@@ -643,7 +636,7 @@ static void exec_while(checker *c, const tk_stmt *s) {
             cx = cond.u.rt;
         }
     } else if (cond.kind != V_ERROR) {
-        if (v_is_number(&cond) && !const_truth(&cond)) {
+        if (v_is_number(&cond) && !v_truth(&cond)) {
             c->frame->out = out;
             c->frame->runtime_loop_depth--;
             c->frame->names = ls.before;
@@ -702,7 +695,7 @@ static void exec_assert(checker *c, const tk_stmt *s) {
     value msg = s->u.assert_.message ? eval(c, s->u.assert_.message) : (value){.kind = V_NONE};
     if (cond.kind == V_ERROR || msg.kind == V_ERROR) return;
     if (v_is_const(&cond)) {
-        if (!const_truth(&cond)) {
+        if (!v_truth(&cond)) {
             if (msg.kind == V_STR)
                 sema_error(c, s->loc, "assertion failed: %.*s", (int)msg.u.str.len, msg.u.str.text);
             else

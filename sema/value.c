@@ -58,12 +58,19 @@ bool v_is_number(const value *v) {
 }
 
 bool v_is_const(const value *v) {
-    if (v->kind == V_TUPLE) {
-        for (uint32_t i = 0; i < v->count; i++)
+    if (v->kind == V_TUPLE || v->kind == V_CONFIG) {
+        for (uint32_t i = 0; i < (v->kind == V_CONFIG ? 2 * v->count : v->count); i++)
             if (!v_is_const(&v->items[i])) return false;
         return true;
     }
     return v->kind != V_RT && v->kind != V_ERROR;
+}
+
+bool v_truth(const value *v) {
+    if (v_is_number(v)) return v_as_double(v) != 0;
+    if (v->kind == V_STR) return v->u.str.len > 0;
+    if (v->kind == V_TUPLE) return v->count > 0;
+    return v->kind != V_NONE;
 }
 
 double v_as_double(const value *v) {
@@ -100,10 +107,18 @@ static void print_const(FILE *out, const value *v) {
         if (v->count == 1) fputc(',', out);
         fputc(')', out);
         break;
-    case V_FUNC: fprintf(out, "%s", v->u.def->name); break;
+    case V_FUNC: case V_PYFUNC: fprintf(out, "%s", v->u.def->name); break;
     case V_BUILTIN: fprintf(out, "tl.%s", tk_sema_builtin_name(v->u.builtin)); break;
     case V_MODULE: fputs(v->u.module, out); break;
     case V_RT: tk_type_print(out, v->u.rt->type); break;
+    case V_CONFIG:
+        fputs("config(", out);
+        for (uint32_t i = 0; i < v->count; i++) {
+            fprintf(out, "%s%.*s=", i ? ", " : "", (int)v->items[2 * i].u.str.len, v->items[2 * i].u.str.text);
+            print_const(out, &v->items[2 * i + 1]);
+        }
+        fputc(')', out);
+        break;
     default: fputs("?", out); break;
     }
 }
@@ -133,6 +148,7 @@ const char *v_describe(checker *c, const value *v) {
                                           tk_dtype_name(v->u.dtype), tk_dtype_name(v->u.dtype))
                         : tk_arena_printf(c->arena, "the dtype %s", tk_dtype_name(v->u.dtype));
     case V_TUPLE: return tk_arena_printf(c->arena, "the tuple %s", const_text(c, v));
+    case V_CONFIG: return tk_arena_printf(c->arena, "the autotune config %s", const_text(c, v));
     case V_RT: {
         const tk_type *t = v->u.rt->type;
         if (t->kind == TK_TYPE_TILE) return tk_arena_printf(c->arena, "a tile of type %s", tk_type_str(c->arena, t));
@@ -141,7 +157,7 @@ const char *v_describe(checker *c, const value *v) {
     case V_BUILTIN: return tk_arena_printf(c->arena, "the builtin '%s'", tk_sema_builtin_name(v->u.builtin));
     case V_METHOD: return tk_arena_printf(c->arena, "the method '%s'", tk_sema_builtin_name(v->u.builtin));
     case V_MODULE: return tk_arena_printf(c->arena, "the module '%s'", v->u.module);
-    case V_FUNC: return tk_arena_printf(c->arena, "the function '%s'", v->u.def->name);
+    case V_FUNC: case V_PYFUNC: return tk_arena_printf(c->arena, "the function '%s'", v->u.def->name);
     case V_META: return "the grid's meta-parameters";
     }
     return "?";
