@@ -21,7 +21,7 @@
     X(KW_ASSERT, "assert") X(KW_AND, "and") X(KW_OR, "or") X(KW_NOT, "not")     \
     X(KW_IS, "is") X(KW_LAMBDA, "lambda") X(KW_NONE, "None")                    \
     X(KW_TRUE, "True") X(KW_FALSE, "False") X(KW_IMPORT, "import")              \
-    X(KW_FROM, "from") X(KW_AS, "as")                                           \
+    X(KW_FROM, "from") X(KW_AS, "as") X(KW_RAISE, "raise")                     \
     X(LPAREN, "(") X(RPAREN, ")") X(LBRACKET, "[") X(RBRACKET, "]")             \
     X(LBRACE, "{") X(RBRACE, "}") X(COMMA, ",") X(COLON, ":") X(DOT, ".")       \
     X(SEMI, ";") X(ARROW, "->") X(AT, "@") X(ASSIGN, "=")                       \

@@ -73,6 +73,7 @@ static const struct { const char *word; tk_tok kind; } keywords[] = {
     {"not", TK_TOK_KW_NOT}, {"is", TK_TOK_KW_IS}, {"lambda", TK_TOK_KW_LAMBDA},
     {"None", TK_TOK_KW_NONE}, {"True", TK_TOK_KW_TRUE}, {"False", TK_TOK_KW_FALSE},
     {"import", TK_TOK_KW_IMPORT}, {"from", TK_TOK_KW_FROM}, {"as", TK_TOK_KW_AS},
+    {"raise", TK_TOK_KW_RAISE},
 };
 
 static void emit_name(lexer *lx, const unsigned char *from, const unsigned char *to) {

@@ -284,6 +284,12 @@ tk_stmt *tk_ast_return(tk_parser *p, tk_loc loc, tk_expr *e) {
     return s;
 }
 
+tk_stmt *tk_ast_raise(tk_parser *p, tk_loc loc, tk_expr *e) {
+    tk_stmt *s = tk_ast_stmt(p, TK_STMT_RAISE, loc);
+    s->u.expr = e;
+    return s;
+}
+
 static bool is_assignable(const tk_expr *e) {
     switch (e->kind) {
     case TK_EXPR_NAME: return true;

@@ -68,6 +68,7 @@ static const tk_expr_list no_exprs;
 %token <tok> T_KW_ASSERT "assert" T_KW_AND "and" T_KW_OR "or" T_KW_NOT "not"
 %token <tok> T_KW_IS "is" T_KW_LAMBDA "lambda" T_KW_NONE "None" T_KW_TRUE "True"
 %token <tok> T_KW_FALSE "False" T_KW_IMPORT "import" T_KW_FROM "from" T_KW_AS "as"
+%token <tok> T_KW_RAISE "raise"
 %token <tok> T_LPAREN "(" T_RPAREN ")" T_LBRACKET "[" T_RBRACKET "]"
 %token <tok> T_LBRACE "{" T_RBRACE "}" T_COMMA "," T_COLON ":" T_DOT "."
 %token <tok> T_SEMI ";" T_ARROW "->" T_AT "@" T_ASSIGN "="
@@ -135,6 +136,9 @@ small_stmt
     | T_KW_RETURN testlist          { $$ = tk_ast_return(p, @$, $2); }
     | T_KW_ASSERT test              { $$ = tk_ast_assert(p, @$, $2, NULL); }
     | T_KW_ASSERT test T_COMMA test { $$ = tk_ast_assert(p, @$, $2, $4); }
+    | T_KW_RAISE                    { $$ = tk_ast_raise(p, @$, NULL); }
+    | T_KW_RAISE test               { $$ = tk_ast_raise(p, @$, $2); }
+    | T_KW_RAISE test T_KW_FROM test { $$ = tk_ast_raise(p, @$, $2); }
     ;
 
 import_names
@@ -596,14 +600,6 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, tk_parser *p) {
     if (found == TK_TOK_KW_FOR && loc.begin != p->line_start_loc.begin) {
         tk_error(p->diag, loc, "generator expressions, and dict and set comprehensions, are not supported; "
                  "a list comprehension [x for x in ...] is, evaluated at compile time");
-        return 0;
-    }
-    if (p->line_start_kind == TK_TOK_NAME && loc.begin > p->line_start_loc.begin &&
-        p->line_start_loc.end - p->line_start_loc.begin == 5 &&
-        strncmp(p->src->text + p->line_start_loc.begin, "raise", 5) == 0) {
-        tk_error(p->diag, p->line_start_loc, "'raise' is not supported: a kernel cannot raise an exception; "
-                 "use tl.static_assert(cond, msg) for a compile-time check, or tl.device_assert(cond, msg) "
-                 "at run time");
         return 0;
     }
     if (found == TK_TOK_INDENT) {

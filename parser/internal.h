@@ -65,6 +65,7 @@ tk_stmt *tk_ast_stmt(tk_parser *p, tk_stmt_kind kind, tk_loc loc);
 void tk_ast_check_block_depth(tk_parser *p, tk_loc loc);
 tk_stmt *tk_ast_expr_stmt(tk_parser *p, tk_loc loc, tk_expr *e);
 tk_stmt *tk_ast_return(tk_parser *p, tk_loc loc, tk_expr *e);
+tk_stmt *tk_ast_raise(tk_parser *p, tk_loc loc, tk_expr *e);
 tk_stmt *tk_ast_assign(tk_parser *p, tk_loc loc, tk_expr_list targets, tk_expr *value);
 tk_stmt *tk_ast_augassign(tk_parser *p, tk_loc loc, tk_expr *target, tk_binop op,
                           tk_expr *value);

@@ -87,7 +87,8 @@ struct tk_expr {
 typedef enum tk_stmt_kind {
     TK_STMT_EXPR, TK_STMT_ASSIGN, TK_STMT_AUGASSIGN, TK_STMT_IF, TK_STMT_FOR,
     TK_STMT_WHILE, TK_STMT_RETURN, TK_STMT_PASS, TK_STMT_BREAK, TK_STMT_CONTINUE,
-    TK_STMT_ASSERT, TK_STMT_DEF, TK_STMT_IMPORT
+    TK_STMT_ASSERT, TK_STMT_DEF, TK_STMT_IMPORT,
+    TK_STMT_RAISE   /* raise EXC: the exception in u.expr (NULL for a bare raise) */
 } tk_stmt_kind;
 
 /* What a parameter's annotation promises about its value at run time. */

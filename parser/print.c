@@ -242,6 +242,14 @@ static void print_stmt(FILE *out, const tk_stmt *s, int depth) {
         }
         fputc('\n', out);
         break;
+    case TK_STMT_RAISE:
+        fputs("raise", out);
+        if (s->u.expr) {
+            fputc(' ', out);
+            tk_ast_print_expr(out, s->u.expr);
+        }
+        fputc('\n', out);
+        break;
     case TK_STMT_PASS: fputs("pass\n", out); break;
     case TK_STMT_BREAK: fputs("break\n", out); break;
     case TK_STMT_CONTINUE: fputs("continue\n", out); break;

@@ -260,6 +260,8 @@ value call_pyfunc(checker *c, const tk_def *def, const value *args, uint32_t cou
 
 /* ---- stmt.c: statements ---- */
 void exec_block(checker *c, const tk_stmt_list *body);
+/* the compile-time error of `raise e` (e NULL: a bare raise) */
+const char *raise_message(checker *c, const tk_expr *e);
 /* var = rhs, written as a statement */
 void emit_assign(checker *c, tk_sema_var *var, tk_sx *rhs, tk_loc loc);
 

@@ -155,6 +155,10 @@ static void run_stmt(checker *c, const tk_stmt *s, pyframe *f) {
         }
         return;
     }
+    case TK_STMT_RAISE:
+        sema_error(c, s->loc, "%s", raise_message(c, s->u.expr));
+        f->failed = true;
+        return;
     case TK_STMT_RETURN:
         f->result = s->u.expr ? eval(c, s->u.expr) : (value){.kind = V_NONE, .loc = s->loc};
         if (f->result.kind == V_ERROR) f->failed = true;

@@ -709,6 +709,36 @@ static void exec_assert(checker *c, const tk_stmt *s) {
     builtin_call(c, id, NULL, args, n, NULL, NULL, NULL, 0, s->loc);
 }
 
+/* The error a raise reached at compile time reports: the exception's
+ * name and message, as Python would print them. */
+const char *raise_message(checker *c, const tk_expr *e) {
+    if (!e) return "raise without an exception (a bare raise re-raises, and nothing was raised)";
+    const tk_expr *type = e->kind == TK_EXPR_CALL ? e->u.call.callee : e;
+    const char *name = type->kind == TK_EXPR_NAME ? type->u.name : type->kind == TK_EXPR_ATTR ? type->u.attr.name
+                                                                                                 : "exception";
+    const char *text = "";
+    if (e->kind == TK_EXPR_CALL && e->u.call.args.len && e->u.call.args.data[0]->kind != TK_EXPR_KEYWORD) {
+        const tk_expr *a = e->u.call.args.data[0];
+        value m = eval(c, a);
+        if (m.kind == V_STR) text = tk_arena_printf(c->arena, ": %.*s", (int)m.u.str.len, m.u.str.text);
+        else if (m.kind != V_ERROR && v_is_const(&m)) text = tk_arena_printf(c->arena, ": %s", const_text(c, &m));
+    }
+    return tk_arena_printf(c->arena, "%s%s (raised at compile time)", name, text);
+}
+
+/* raise: Triton code raises under conditions on constexprs, so a raise the
+ * interpreter reaches is a compile-time error with the exception's
+ * message (one in a branch not taken is never reached); inside a runtime
+ * if or loop it is refused, since a kernel cannot raise at run time. */
+static void exec_raise(checker *c, const tk_stmt *s) {
+    if (c->frame->runtime_branch_depth || c->frame->runtime_loop_depth) {
+        sema_error(c, s->loc, "'raise' inside a runtime if or loop: a kernel cannot raise at run time; "
+                   "use tl.device_assert(cond, msg), or raise under a compile-time condition");
+        return;
+    }
+    sema_error(c, s->loc, "%s", raise_message(c, s->u.expr));
+}
+
 /* `NAME: tl.constexpr = value` names a compile-time value (Triton's
  * local constexpr); other annotations of local names are refused. */
 static bool check_local_annotation(checker *c, const tk_stmt *s, value *v) {
@@ -769,6 +799,7 @@ static void exec_stmt(checker *c, const tk_stmt *s) {
                    "whose condition ends it", s->kind == TK_STMT_BREAK ? "break" : "continue");
         break;
     case TK_STMT_ASSERT: exec_assert(c, s); break;
+    case TK_STMT_RAISE: exec_raise(c, s); break;
     case TK_STMT_DEF:
         sema_error(c, s->u.def->name_loc, "functions are defined at the top level of the file, "
                    "not inside another function");
