@@ -482,9 +482,15 @@ static value eval_attr(checker *c, const tk_expr *e) {
             int id = TK_B_TRANS;
             return builtin_call(c, id, NULL, &obj, 1, NULL, NULL, NULL, 0, loc);
         }
-        if (strcmp(name, "dtype") == 0) {
+        if (strcmp(name, "type") == 0 && t->kind == TK_TYPE_TILE) {
+            sema_error(c, e->u.attr.name_loc, ".type of a tile is not supported yet; .dtype is its element type "
+                       "and .shape its shape");
+            return v_error();
+        }
+        if (strcmp(name, "dtype") == 0 || strcmp(name, "type") == 0) {
             /* a pointer's dtype: its pointee's, one level of pointer in count
-             * (only .element_ty takes it further) */
+             * (only .element_ty takes it further); a scalar's .type is its
+             * dtype too (Triton's ptr.type.element_ty) */
             value v = {.kind = V_DTYPE, .loc = loc};
             const tk_type *e2 = ty_elem(t);
             while (e2->kind == TK_TYPE_POINTER) {
@@ -529,15 +535,29 @@ static value eval_attr(checker *c, const tk_expr *e) {
             obj.loc = loc;
             return obj;
         }
+        /* dtype.is_fp16() and the like: bound here, answered by eval_call */
+        int predicate = dtype_predicate_index(name);
+        if (predicate != -1) {
+            value m = {.kind = V_METHOD, .loc = loc, .count = 2};
+            m.u.builtin = TK_B_DTYPE_PREDICATE;
+            m.items = TK_NEW_ARRAY(c->arena, value, 2);
+            m.items[0] = obj;
+            m.items[1] = v_int(loc, predicate);
+            return m;
+        }
+        if (obj.count && strcmp(name, "primitive_bitwidth") == 0) return v_int(loc, 64);
         if (obj.count) {
-            sema_error(c, e->u.attr.name_loc, "a pointer dtype has only .element_ty (the pointee), not '%s'",
-                       name);
+            sema_error(c, e->u.attr.name_loc, "a pointer dtype has .element_ty (the pointee), "
+                       ".primitive_bitwidth and the is_...() predicates, not '%s'", name);
             return v_error();
         }
-        if (strcmp(name, "primitive_bitwidth") == 0) return v_int(loc, tk_dtype_bits(obj.u.dtype));
-        if (strcmp(name, "is_floating") == 0 || strcmp(name, "is_float") == 0) {
-            /* a method in Triton; the call is handled by eval_call */
-        }
+        value attr;
+        if (dtype_attribute(c, &obj, name, e->u.attr.name_loc, loc, &attr)) return attr;
+    }
+    /* Triton's constexpr objects: X.value is X's value */
+    if (strcmp(name, "value") == 0 && obj.kind != V_RT && obj.kind != V_MODULE && v_is_const(&obj)) {
+        obj.loc = loc;
+        return obj;
     }
     sema_error(c, e->u.attr.name_loc, "%s has no attribute '%s'", v_describe(c, &obj), name);
     return v_error();
@@ -671,6 +691,8 @@ static value eval_call(checker *c, const tk_expr *e) {
     case V_BUILTIN:
         return builtin_call(c, callee.u.builtin, NULL, pos, ip, kwn, kwv, kwl, ik, e->loc);
     case V_METHOD:
+        if (callee.u.builtin == TK_B_DTYPE_PREDICATE)
+            return dtype_predicate(c, &callee.items[0], (int)callee.items[1].u.i, ip + ik, e->loc);
         return builtin_call(c, callee.u.builtin, &callee.items[0], pos, ip, kwn, kwv, kwl, ik, e->loc);
     case V_FUNC:
         return call_func(c, callee.u.def, pos, ip, kwn, kwv, kwl, ik, e->loc);

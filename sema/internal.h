@@ -6,7 +6,8 @@
  * builtins (builtins.c and a builtins_*.c a family, through builtin.h),
  * kernel.c (a @kernel's variants), module.c (imports), types.c, print.c;
  * comprehension.c, config.c and pyfunc.c evaluate the Python that builds
- * autotune configs (list comprehensions, config values, plain functions).
+ * autotune configs (list comprehensions, config values, plain functions);
+ * dtype_api.c, Triton's dtype introspection.
  * Errors never stop the checker: an erroneous value becomes V_ERROR, which
  * silences what follows from it. */
 #ifndef TK_SEMA_INTERNAL_H
@@ -253,6 +254,14 @@ value eval_comprehension(checker *c, const tk_expr *e);
 value const_sequence(checker *c, const tk_expr *iter);
 /* config(...) or triton.Config(...), the call e */
 value eval_config(checker *c, const tk_expr *e);
+
+/* ---- dtype_api.c: Triton's dtype introspection ---- */
+/* the predicate (is_fp16, ...) named: its index, -2 for is_ptr, -1 none */
+int dtype_predicate_index(const char *name);
+value dtype_predicate(checker *c, const value *dtype, int index, uint32_t nargs, tk_loc loc);
+/* .primitive_bitwidth, .int_bitwidth, .fp_mantissa_width, .name of a
+ * (non-pointer) dtype into *out; false where name is none of them */
+bool dtype_attribute(checker *c, const value *dtype, const char *name, tk_loc name_loc, tk_loc loc, value *out);
 
 /* ---- pyfunc.c: plain functions, evaluated at compile time ---- */
 value call_pyfunc(checker *c, const tk_def *def, const value *args, uint32_t count, const char **kw_names,
