@@ -46,6 +46,7 @@ static LLVMValueRef combine(cg *c, int kind, const tk_type *t, LLVMValueRef a, L
     if (kind == TK_B_REDUCE || kind == TK_B_ASSOCIATIVE_SCAN) return combine_region(c, c->combine_fn, a, b);
     if (kind == TK_B_SUM) return cg_is_float(t) ? cg_contractible(c, LLVMBuildFAdd(c->b, a, b, "")) : LLVMBuildAdd(c->b, a, b, "");
     if (kind == TK_B_XOR_SUM) return LLVMBuildXor(c->b, a, b, "");
+    if (kind == TK_B_REDUCE_OR) return LLVMBuildOr(c->b, a, b, "");
     return cg_minmax(c, kind == TK_B_MAX, t, a, b);
 }
 

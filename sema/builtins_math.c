@@ -175,6 +175,21 @@ value b_clamp(checker *c, call *k) {
     return result_rt(r);
 }
 
+/* tl.logical_and / tl.logical_or: elementwise on booleans (Triton bitcasts
+ * its operands to int1, so anything wider is refused there too) */
+value b_logical(checker *c, call *k) {
+    for (uint32_t i = 0; i < 2; i++) {
+        const value *v = &k->args[i];
+        bool boolean = v->kind == V_BOOL || (v->kind == V_RT && elem_dtype(v->u.rt) == TK_I1);
+        if (!boolean) {
+            sema_error(c, v->loc, "%s takes booleans (int1); this is %s (x != 0 makes one)", k->name,
+                       v_describe(c, v));
+            return v_error();
+        }
+    }
+    return arith(c, k->id == TK_B_LOGICAL_AND ? TK_BINOP_AND : TK_BINOP_OR, k->args[0], k->args[1], k->loc);
+}
+
 value b_where(checker *c, call *k) {
     tk_sx *cond = rt_arg(c, k, 0);
     if (!cond) return v_error();

@@ -18,7 +18,7 @@ static const tk_type *reduced_type(checker *c, const tk_type *t, uint32_t axis, 
     return ty_tile(c, ty_scalar(c, d), r, shape);
 }
 
-enum reduce_kind { R_SUM, R_MAX, R_MIN, R_ARGMAX, R_ARGMIN, R_XOR };
+enum reduce_kind { R_SUM, R_MAX, R_MIN, R_ARGMAX, R_ARGMIN, R_XOR, R_OR };
 
 /* Triton's result dtype of each reduction (docs/LANGUAGE.md). */
 static tk_dtype reduce_dtype(enum reduce_kind kind, tk_dtype d, bool with_indices) {
@@ -35,7 +35,8 @@ static tk_dtype reduce_dtype(enum reduce_kind kind, tk_dtype d, bool with_indice
         return d;
     case R_ARGMAX:
     case R_ARGMIN: return TK_I32;
-    case R_XOR: return d;
+    case R_XOR:
+    case R_OR: return d;
     }
     return d;
 }
@@ -62,8 +63,8 @@ static value reduction(checker *c, call *k, enum reduce_kind kind, uint32_t keep
     if (!const_bool(c, k, keep_index, false, &keep_dims)) return v_error();
     if ((kind == R_MAX || kind == R_MIN) && !const_bool(c, k, 2, false, &with_indices)) return v_error();
     tk_dtype d = elem_dtype(x);
-    if (kind == R_XOR && tk_dtype_is_float(d)) {
-        sema_error(c, k->args[0].loc, "tl.xor_sum needs integers, not %s", tk_dtype_name(d));
+    if ((kind == R_XOR || kind == R_OR) && tk_dtype_is_float(d)) {
+        sema_error(c, k->args[0].loc, "%s needs integers, not %s", k->name, tk_dtype_name(d));
         return v_error();
     }
     if (kind == R_SUM && given(k, 3) && k->args[3].kind != V_NONE) {
@@ -94,6 +95,7 @@ value b_min(checker *c, call *k) { return reduction(c, k, R_MIN, 4); }
 value b_argmax(checker *c, call *k) { return reduction(c, k, R_ARGMAX, 3); }
 value b_argmin(checker *c, call *k) { return reduction(c, k, R_ARGMIN, 3); }
 value b_xor_sum(checker *c, call *k) { return reduction(c, k, R_XOR, 2); }
+value b_reduce_or(checker *c, call *k) { return reduction(c, k, R_OR, 2); }
 
 /* Specializes a combine function for (dtype, dtype) -> dtype without
  * emitting a call, and returns its instance. */

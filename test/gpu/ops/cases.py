@@ -73,6 +73,12 @@ def cases():
                     lambda a, b: torch.where(a < b, a, b), None))
         out.append((f"{t} a < b", ELEMENTWISE, t, t, "i8", "(a < b).to(tl.int8)",
                     lambda a, b: (a < b).to(torch.int8), None))
+    # tl.logical_and / tl.logical_or on booleans, as functions and methods
+    for t in ("i32", "f32"):
+        out.append((f"{t} tl.logical_and", ELEMENTWISE, t, t, "i8", "tl.logical_and(a < b, a > 0).to(tl.int8)",
+                    lambda a, b: ((a < b) & (a > 0)).to(torch.int8), None))
+        out.append((f"{t} logical_or method", ELEMENTWISE, t, t, "i8", "(a < b).logical_or(b < 0).to(tl.int8)",
+                    lambda a, b: ((a < b) | (b < 0)).to(torch.int8), None))
     for t in ints:
         for sym, opfn in [("&", lambda a, b: a & b), ("|", lambda a, b: a | b), ("^", lambda a, b: a ^ b)]:
             out.append((f"{t} a {sym} b", ELEMENTWISE, t, t, t, f"a {sym} b", opfn, None))
@@ -127,6 +133,21 @@ def cases():
             out.append((f"f32 tl.{red} axis={ax} [64, 32]", src.format(warps=4, tx="f32", ty="f32", to="f32",
                         R=64, C=32), "f32", "f32", "f32", None,
                         (lambda f, a_: (lambda x, y: f(x[:64 * 32].view(64, 32), a_)))(rfn, ax), "reduce"))
+    # integer reductions: tl.reduce_or and tl.xor_sum, over each axis
+    def bit_reduce(op):
+        def r(t, ax):
+            t = t.to(torch.int32)
+            acc = t.select(ax, 0).clone()
+            for i in range(1, t.shape[ax]):
+                acc = op(acc, t.select(ax, i))
+            return acc
+        return r
+    for red, rfn in [("reduce_or", bit_reduce(lambda p, q: p | q)), ("xor_sum", bit_reduce(lambda p, q: p ^ q))]:
+        for ax, idx in [(1, "r"), (0, "c")]:
+            body = f"tl.store(out + {idx}, tl.{red}(a, axis={ax}))"
+            out.append((f"i32 tl.{red} axis={ax} [64, 32]", ROWS.replace("{body}", body).format(
+                warps=4, tx="i32", ty="i32", to="i32", R=64, C=32), "i32", "i32", "i32", None,
+                (lambda f, a_: (lambda x, y: f(x[:2048].view(64, 32), a_)))(rfn, ax), "reduce"))
     for red, rfn in [("argmax", lambda t, ax: t.argmax(ax)), ("argmin", lambda t, ax: t.argmin(ax))]:
         for ax, idx in [(1, "r"), (0, "c")]:
             for t in ("f32", "i32"):
