@@ -97,7 +97,8 @@ static bool print_c(FILE *out, const tk_sx *x) {
         }
         return true;
     case TK_SX_VAR:
-        fprintf(out, flt ? "(double)%s" : "(int64_t)%s", x->var->name);
+        if (x->var->type->kind == TK_TYPE_POINTER) fprintf(out, "(%s != 0)", x->var->name); /* an optional pointer */
+        else fprintf(out, flt ? "(double)%s" : "(int64_t)%s", x->var->name);
         return true;
     case TK_SX_UNARY: {
         const char *op = x->op == TK_UNOP_NEG ? (flt ? "(-" : "(int64_t)(0u - (uint64_t)")
@@ -880,7 +881,7 @@ bool tk_cg_write_header(FILE *out, tk_diag *diag, const tk_cg_build *builds, uin
         fputs("    int tk_bad = 0;\n", out);
         for (uint32_t p = 0; p < sk->params.len; p++) {
             const tk_sema_param *sp = &sk->params.data[p];
-            if (sp->is_constexpr || sp->promise == TK_PROMISE_NONE) continue;
+            if (sp->is_constexpr || sp->promise == TK_PROMISE_NONE || sp->promise == TK_PROMISE_OPTIONAL) continue;
             unsigned long long pv = (unsigned long long)sp->promise_value;
             if (sp->type->kind == TK_TYPE_POINTER)
                 fprintf(out, "    if ((uintptr_t)%s %% %lluu != 0)\n        return tkrt_promise_failed(TK_ERROR_MISALIGNED, \"%s\", \"%s\", (unsigned long long)(uintptr_t)%s, %lluu);\n",

@@ -425,10 +425,8 @@ tk_param tk_ast_param(tk_parser *p, const tk_token *name, tk_expr *annotation,
     param.loc = name->loc;
     param.annotation = annotation;
     param.promise = promise;
-    if (promise_value) {
-        param.promise_value = promise_value->u.int_value;
-        param.promise_loc = promise_loc;
-    }
+    param.promise_loc = promise_loc;
+    if (promise_value) param.promise_value = promise_value->u.int_value;
     param.default_value = default_value;
     return param;
 }

@@ -255,6 +255,12 @@ param
         { $$ = tk_ast_param(p, &$1, $3, TK_PROMISE_DIVISIBLE, &$5, tk_loc_span(@4, @5), $6); }
     | T_NAME T_COLON type_expr T_EQ T_INT default_opt
         { $$ = tk_ast_param(p, &$1, $3, TK_PROMISE_EQUAL, &$5, tk_loc_span(@4, @5), $6); }
+    | T_NAME T_COLON type_expr T_PIPE T_KW_NONE default_opt
+        { $$ = tk_ast_param(p, &$1, $3, TK_PROMISE_OPTIONAL, NULL, tk_loc_span(@4, @5), $6); }
+    | T_NAME T_COLON type_expr T_PERCENT T_INT T_PIPE T_KW_NONE default_opt
+        { tk_error(p->diag, tk_loc_span(@4, @5), "a pointer that may be None takes no '%%' promise "
+                   "(not supported yet): drop it, or make the pointer required");
+          $$ = tk_ast_param(p, &$1, $3, TK_PROMISE_OPTIONAL, NULL, tk_loc_span(@6, @7), $8); }
     ;
 
 annotation_opt

@@ -91,8 +91,9 @@ typedef enum tk_stmt_kind {
     TK_STMT_RAISE   /* raise EXC: the exception in u.expr (NULL for a bare raise) */
 } tk_stmt_kind;
 
-/* What a parameter's annotation promises about its value at run time. */
-typedef enum tk_promise { TK_PROMISE_NONE, TK_PROMISE_DIVISIBLE, TK_PROMISE_EQUAL } tk_promise;
+/* What a parameter's annotation promises about its value at run time
+ * (OPTIONAL: `*T | None`, a pointer that may be None, that is NULL). */
+typedef enum tk_promise { TK_PROMISE_NONE, TK_PROMISE_DIVISIBLE, TK_PROMISE_EQUAL, TK_PROMISE_OPTIONAL } tk_promise;
 
 typedef struct tk_param {
     const char *name;

@@ -291,6 +291,8 @@ static void print_stmt(FILE *out, const tk_stmt *s, int depth) {
                 fprintf(out, " %% %llu", (unsigned long long)param->promise_value);
             else if (param->promise == TK_PROMISE_EQUAL)
                 fprintf(out, " == %llu", (unsigned long long)param->promise_value);
+            else if (param->promise == TK_PROMISE_OPTIONAL)
+                fputs(" | None", out);
             if (param->default_value) {
                 fputs(" = ", out);
                 tk_ast_print_expr(out, param->default_value);

@@ -825,7 +825,7 @@ static CUresult reset_buffers(struct trial_state *x)
     for (b = 0; b < x->t->num_buffers; b++) {
         const tkrt_tuned_buffer *buf = &x->t->buffers[b];
         CUresult r;
-        if (!buf->reset)
+        if (!buf->reset || !arg_pointer(x->args, buf->arg)) /* an optional pointer passed as NULL */
             continue;
         r = cut.cuMemsetD8Async(arg_pointer(x->args, buf->arg), 0, (size_t)buf->bytes(x->args),
                                 x->stream);
@@ -1000,7 +1000,7 @@ static int tune(tkrt_tuner *t, CUstream stream, const long long *key, void **arg
         x.flush = 0; /* no room: timed with a warm L2 */
     for (b = 0; b < t->num_buffers; b++) {
         size_t bytes = (size_t)t->buffers[b].bytes(args);
-        if (t->buffers[b].reset || !bytes)
+        if (t->buffers[b].reset || !bytes || !arg_pointer(args, t->buffers[b].arg))
             continue;
         if (cut.cuMemAlloc(&x.saved[b], bytes) != CUDA_SUCCESS ||
             cut.cuMemcpyDtoDAsync(x.saved[b], arg_pointer(args, t->buffers[b].arg), bytes, stream) !=

@@ -98,6 +98,11 @@ value arith(checker *c, tk_binop op, value a, value b, tk_loc loc) {
         value args[2] = {a, b};
         return builtin_call(c, dot, NULL, args, 2, NULL, NULL, NULL, 0, loc);
     }
+    /* a runtime value (a pointer, a tile) is never None, as in Triton: what
+     * may be None is known per compiled variant (`*T | None`) */
+    if ((op == TK_BINOP_IS || op == TK_BINOP_IS_NOT) && (a.kind == V_NONE || b.kind == V_NONE) &&
+        (a.kind == V_RT || b.kind == V_RT))
+        return v_bool(loc, op == TK_BINOP_IS_NOT);
     if (op == TK_BINOP_IS || op == TK_BINOP_IS_NOT || op == TK_BINOP_IN || op == TK_BINOP_NOT_IN) {
         sema_error(c, loc, "'%s' compares compile-time values only", tk_ast_binop_spelling(op));
         return v_error();
@@ -112,6 +117,7 @@ value arith(checker *c, tk_binop op, value a, value b, tk_loc loc) {
         if (v->kind != V_RT && !v_is_number(v)) {
             sema_error(c, v->loc, "%s cannot be used in '%s' with a runtime value",
                        v_describe(c, v), tk_ast_binop_spelling(op));
+            if (v->origin.src && v->origin_name) tk_note(c->diag, v->origin, "%s", v->origin_name);
             return v_error();
         }
         if (v->kind == V_RT && (v->u.rt->type->kind == TK_TYPE_TUPLE ||

@@ -39,6 +39,7 @@ typedef struct variant {
     const char *config_text;
     tk_loc config_loc;   /* its config(...) in the decorator */
     tk_sx *prune_keep, *prune_estimate; /* prune_configs_by for this config (NULL: none) */
+    uint64_t absent;     /* optional pointer parameters (bit = index in the def) compiled as None */
 } variant;
 
 const char *decorator_name(checker *c, const tk_expr *e) {
@@ -197,7 +198,17 @@ static bool parse_kernel_decl(checker *c, const tk_def *def, kernel_decl *k) {
             ok = false;
             continue;
         }
-        if (p->promise != TK_PROMISE_NONE) {
+        if (p->promise == TK_PROMISE_OPTIONAL) {
+            if (!t || t->kind != TK_TYPE_POINTER) {
+                sema_error(c, p->promise_loc, "only a pointer parameter may be None ('%s: *f32 | None'); "
+                           "'%s' is %s", p->name, p->name, t ? tk_type_str(c->arena, t) : "a constexpr");
+                ok = false;
+            } else if (p->default_value && p->default_value->kind != TK_EXPR_NONE) {
+                sema_error(c, p->default_value->loc, "an optional pointer's default is None; the launcher "
+                           "takes NULL for it");
+                ok = false;
+            }
+        } else if (p->promise != TK_PROMISE_NONE) {
             if (!t) {
                 sema_error(c, p->promise_loc, "a constexpr parameter has a known value; a promise "
                            "about it has no meaning");
@@ -218,7 +229,7 @@ static bool parse_kernel_decl(checker *c, const tk_def *def, kernel_decl *k) {
                 ok = false;
             }
         }
-        if (p->default_value && t) {
+        if (p->default_value && t && p->promise != TK_PROMISE_OPTIONAL) {
             sema_error(c, p->default_value->loc, "only constexpr parameters take defaults; the "
                        "launcher passes every runtime argument");
             ok = false;
@@ -287,7 +298,14 @@ static void setup_kernel_frame(checker *c, const kernel_decl *k, const variant *
             tk_sema_var *var = new_var(c, p->name, t, p->loc);
             sp.type = t;
             sp.var = var;
-            if (p->promise == TK_PROMISE_EQUAL) {
+            sp.absent = i < 64 && (v->absent >> i & 1);
+            if (sp.absent) {
+                value none = {.kind = V_NONE, .loc = p->loc};
+                none.origin = p->promise_loc;
+                none.origin_name = tk_arena_printf(c->arena, "%s is None in this variant (the launcher "
+                                                   "picks it when %s is NULL)", p->name, p->name);
+                bind(c, &f->names, p->name, none, p->loc);
+            } else if (p->promise == TK_PROMISE_EQUAL) {
                 /* as in Triton: a parameter promised == 1 is the constant 1 in
                  * the body; the launcher checks the argument */
                 value one = v_int(p->loc, 1);
@@ -574,6 +592,12 @@ static void check_variant(checker *c, const kernel_decl *k, const variant *v, ui
     for (uint32_t i = 0; i < v->constexprs.len; i++) {
         tk_sema_const_binding b = {v->constexprs.data[i].name, const_text(c, &v->constexprs.data[i].val)};
         tk_vec_push(c->arena, &out->constexprs, b);
+    }
+    for (uint32_t i = 0; i < out->params.len; i++) {
+        const tk_sema_param *sp = &out->params.data[i];
+        if (sp->promise != TK_PROMISE_OPTIONAL) continue;
+        struct tk_sema_condition cond = {sx_var(c, sp->var, sp->loc), !sp->absent, sp->name};
+        tk_vec_push(c->arena, &out->conditions, cond);
     }
     for (uint32_t i = 0; i < v->conditions.len; i++) tk_vec_push(c->arena, &out->conditions, v->conditions.data[i]);
     if (k->key && (k->key->kind == TK_EXPR_LIST || k->key->kind == TK_EXPR_TUPLE)) { /* else reported */
@@ -969,6 +993,25 @@ void check_kernel(checker *c, const tk_def *def) {
     } else {
         tk_vec_push(c->arena, &variants, base);
     }
+    /* an optional pointer doubles the variants: None in one, a pointer in
+     * the other (before @heuristics, which may ask `args['B'] is not None`) */
+    for (uint32_t j = 0; j < def->params.len; j++) {
+        if (def->params.data[j].promise != TK_PROMISE_OPTIONAL) continue;
+        if (j >= 64) {
+            sema_error(c, def->params.data[j].promise_loc, "only the first 64 parameters may be None");
+            return;
+        }
+        TK_VEC(variant) next = {0};
+        for (uint32_t i = 0; i < variants.len; i++)
+            for (int absent = 0; absent < 2; absent++) {
+                variant v = copy_variant(c, &variants.data[i]);
+                if (absent) v.absent |= 1ull << j;
+                tk_vec_push(c->arena, &next, v);
+            }
+        variants.data = next.data;
+        variants.len = next.len;
+        variants.cap = next.cap;
+    }
     /* heuristics: a constexpr result binds; a runtime boolean doubles the variants */
     for (uint32_t h = 0; h < k.heuristics.len; h++) {
         const tk_expr *kw = k.heuristics.data[h];
@@ -1043,6 +1086,10 @@ void check_kernel(checker *c, const tk_def *def) {
             for (uint32_t m = 0; m < v->constexprs.len; m++)
                 desc = tk_arena_printf(c->arena, "%s%s%s=%s", desc, m ? ", " : "", v->constexprs.data[m].name,
                                        const_text(c, &v->constexprs.data[m].val));
+            for (uint32_t j = 0; j < def->params.len && j < 64; j++)
+                if (def->params.data[j].promise == TK_PROMISE_OPTIONAL)
+                    desc = tk_arena_printf(c->arena, "%s%s%s %s None", desc, *desc ? ", " : "",
+                                           def->params.data[j].name, v->absent >> j & 1 ? "is" : "is not");
             tk_note(c->diag, def->name_loc, "in the variant of '%s' with %s", def->name, desc);
             return; /* the other variants would mostly repeat these errors */
         }

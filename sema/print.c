@@ -194,9 +194,16 @@ static void print_kernel(FILE *out, const tk_sema_kernel *k) {
         tk_type_print(out, p->type);
         if (p->promise == TK_PROMISE_DIVISIBLE) fprintf(out, " %% %llu", (unsigned long long)p->promise_value);
         if (p->promise == TK_PROMISE_EQUAL) fprintf(out, " == %llu", (unsigned long long)p->promise_value);
+        if (p->promise == TK_PROMISE_OPTIONAL) fputs(p->absent ? " | None (None here)" : " | None", out);
         fputc('\n', out);
     }
     for (uint32_t i = 0; i < k->conditions.len; i++) {
+        const tk_sx *cond = k->conditions.data[i].cond;
+        if (cond->type->kind == TK_TYPE_POINTER) {
+            fprintf(out, "  when %s.%u is %sNone\n", cond->var->name, cond->var->id,
+                    k->conditions.data[i].value ? "not " : "");
+            continue;
+        }
         fprintf(out, "  when %s: ", k->conditions.data[i].value ? "true" : "false");
         print_sx(out, k->conditions.data[i].cond);
         fprintf(out, "  (sets %s)\n", k->conditions.data[i].name);

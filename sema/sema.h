@@ -132,6 +132,9 @@ typedef struct tk_sema_param {
     const tk_type *type;           /* runtime parameters */
     tk_promise promise;
     uint64_t promise_value;
+    /* an optional pointer (`*T | None`) that this variant compiles as None:
+     * the launcher passes it on and picks this variant when it is NULL */
+    bool absent;
     const tk_sema_var *var;
 } tk_sema_param;
 
@@ -168,7 +171,9 @@ typedef struct tk_sema_kernel {
      * launcher checks before it launches this variant; `text` is the
      * condition as written, for the message when one does not hold */
     TK_VEC(struct tk_sema_requirement { tk_sx *cond; const char *text; }) requires;
-    /* runtime conditions that select this variant (from @heuristics) */
+    /* runtime conditions that select this variant: from @heuristics (a
+     * boolean over scalar parameters), and for an optional pointer the
+     * pointer itself (true: not NULL) */
     TK_VEC(struct tk_sema_condition { tk_sx *cond; bool value; const char *name; }) conditions;
     TK_VEC(const char *) autotune_key;
     int32_t config;                /* the autotune config this variant compiles (-1: none) */

@@ -16,6 +16,7 @@
  *     (9.0 unless a test sets it); cuModuleLoadData keeps the last cubin
  *     it loaded in fake_last_cubin;
  *   cuLaunchKernel counts launches and checks the shared-memory opt-in,
+ *     keeps the entry's name in fake_last_kernel,
  *     and copies the arguments whose sizes a test put in fake_arg_sizes;
  *   tuning: a fake clock that each launch advances by its kernel's time
  *     (fake_set_kernel_ms; 0.01 ms by default), events that read it,
@@ -56,6 +57,7 @@ static __thread struct context *current;
 /* Counters for the test. */
 int fake_module_loads, fake_ptx_loads, fake_launches, fake_primary_retains, fake_stale_launches;
 unsigned fake_last_grid[3], fake_last_block, fake_last_smem;
+char fake_last_kernel[64]; /* the entry the last launch ran */
 /* set by a test: the byte sizes of the next launches' arguments (0 ends),
  * whose values each launch copies into fake_last_args */
 unsigned fake_arg_sizes[16];
@@ -274,7 +276,7 @@ static int ends_with(const char *s, const char *tail)
 
 /* ---- tuning: a fake clock, events, memory, capture ---- */
 static double fake_clock_ms;
-static struct { char name[64]; double ms, fresh_ms, settle_ms; } kernel_times[64];
+static struct { char name[64]; double ms, fresh_ms, settle_ms; } kernel_times[256];
 static int nkernel_times;
 static char streak_name[64];  /* the kernel launched last, and since when in a row */
 static double streak_start_ms;
@@ -286,7 +288,7 @@ void fake_set_kernel_ms(const char *name, double ms)
     pthread_mutex_lock(&mutex);
     for (i = 0; i < nkernel_times && strcmp(kernel_times[i].name, name); i++)
         ;
-    if (i < 64) {
+    if (i < (int)(sizeof kernel_times / sizeof kernel_times[0])) {
         strncpy(kernel_times[i].name, name, sizeof kernel_times[i].name - 1);
         kernel_times[i].ms = ms;
         if (i == nkernel_times)
@@ -466,6 +468,7 @@ CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz, u
     fake_last_block = bx;
     fake_last_smem = smem;
     fake_last_stream = stream;
+    memcpy(fake_last_kernel, f->name, sizeof fake_last_kernel);
     /* the bytes of each argument, as many as fake_arg_sizes says (the
      * launch's parameter sizes are not known here otherwise) */
     for (unsigned i = 0; i < 16 && fake_arg_sizes[i]; i++)

@@ -127,6 +127,22 @@ int main(int argc, char **argv)
         CHECK(strcmp(tkrt_status_string(TK_ERROR_MISALIGNED), tkrt_status_string(TK_ERROR_REQUIREMENT)) != 0,
               "status texts");
     }
+    /* optional pointers: variant 0 has both, 1 b only, 2 w only, 3 neither */
+    {
+        const char *kernel = (const char *)dlsym(lib, "fake_last_kernel");
+        static const char *const want[] = {"optional_ptr__v0", "optional_ptr__v1", "optional_ptr__v2",
+                                           "optional_ptr__v3"};
+        int v;
+        CHECK(kernel != NULL, "the fake driver lacks fake_last_kernel");
+        for (v = 0; kernel && v < 4; v++) {
+            tk_ptr b = v < 2 ? x : NULL, w = v % 2 == 0 ? x : NULL;
+            int before = *launches;
+            tk_status s = optional_ptr(NULL, x, b, w);
+            CHECK(s == TK_SUCCESS && *launches == before + 1, "optional_ptr b=%p w=%p: status %d", b, w, (int)s);
+            CHECK(strstr(kernel, want[v]) != NULL && strlen(strstr(kernel, want[v])) == strlen(want[v]),
+                  "optional_ptr b=%p w=%p launched %s, expected %s", b, w, kernel, want[v]);
+        }
+    }
     if (failures)
         return 1;
     printf("ok\n");

@@ -390,6 +390,22 @@ int main(int argc, char **argv)
     before = *launches;
     s = untuned(NULL, x, x + 1, 64);
     ONE_LAUNCH("untuned: the first config", 4);
+    /* optional buffers passed as NULL: tuned without touching them (the
+     * fake driver's memset and memcpy would fault on address 0) */
+    {
+        /* each config's four variants (x, y each None or not) */
+        static const double ms[8] = {1.0, 1.0, 1.0, 1.0, 2.0, 2.0, 2.0, 2.0};
+        times("optional_buffers", ms, 8);
+    }
+    before = *launches;
+    s = optional_buffers(NULL, NULL, NULL, 64);
+    TUNED("optional_buffers, both NULL: B=16", 4);
+    before = *launches;
+    s = optional_buffers(NULL, x, NULL, 65);
+    TUNED("optional_buffers, y NULL: B=16", 5);
+    before = *launches;
+    s = optional_buffers(NULL, NULL, x, 66);
+    TUNED("optional_buffers, x NULL: B=16", 5);
     remove(cache_path);
     if (failures)
         return 1;

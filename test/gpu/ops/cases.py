@@ -55,6 +55,20 @@ def op(x: *{tx} % 16, y: *{ty} % 16, out: *{to} % 16, n: i32):
 """
 
 
+# y optional (`*T | None`): the case of kind "y_null" passes NULL for it,
+# which launches the variant compiled with y None
+OPTIONAL_Y = """
+@kernel(grid=(cdiv(n, BLOCK),), num_warps=4)
+def op(x: *{tx} % 16, y: *{ty} | None, out: *{to} % 16, n: i32, BLOCK: constexpr = 256):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    a = tl.load(x + offs, mask=m)
+    if y is not None:
+        a = a * tl.load(y + offs, mask=m)
+    tl.store(out + offs, a + 1, mask=m)
+"""
+
+
 def odd_n():
     return 1000  # not a multiple of the block: masks matter
 
@@ -73,6 +87,10 @@ def cases():
                     lambda a, b: torch.where(a < b, a, b), None))
         out.append((f"{t} a < b", ELEMENTWISE, t, t, "i8", "(a < b).to(tl.int8)",
                     lambda a, b: (a < b).to(torch.int8), None))
+    # an optional pointer, given and passed as NULL
+    for t in ("f32", "f16"):
+        out.append((f"{t} optional y given", OPTIONAL_Y, t, t, t, "", lambda a, b: a * b + 1, None))
+        out.append((f"{t} optional y NULL", OPTIONAL_Y, t, t, t, "", lambda a, b: a + 1, "y_null"))
     # tl.logical_and / tl.logical_or on booleans, as functions and methods
     for t in ("i32", "f32"):
         out.append((f"{t} tl.logical_and", ELEMENTWISE, t, t, "i8", "tl.logical_and(a < b, a > 0).to(tl.int8)",

@@ -315,7 +315,7 @@ def run_case(i, case, work, rt, gen, stream):
     else:
         out = torch.empty(n, device="cuda", dtype=do)
         poison(out)
-    status = so.tkshim_op(stream, x.data_ptr(), y.data_ptr(), out.data_ptr(), n)
+    status = so.tkshim_op(stream, x.data_ptr(), None if kind == "y_null" else y.data_ptr(), out.data_ptr(), n)
     torch.cuda.synchronize()
     if status != 0:
         print(f"FAIL {name}: status {status}: {so.tkshim_status_string(status).decode()}")
