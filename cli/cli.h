@@ -35,6 +35,7 @@ typedef struct cli_options {
     tk_sema_options sema;
     const char *tune_table;       /* --tune-table=FILE */
     bool tune_off;                /* --tune=off */
+    uint32_t specializations;     /* --specializations=N (0: not given, the default) */
     /* depfiles: -MD, -MF FILE, -MT TARGET (several), -MP */
     bool depfile, dep_phony;
     const char *depfile_path;

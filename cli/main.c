@@ -254,7 +254,8 @@ static int compile_input(const driver *d, const char *input, tk_arena *arena, tk
     bool gpu = opt->emit != CLI_EMIT_TIR;
     if (opt->tir_after) tk_tir_pass_known(opt->tir_after, &gpu);
     for (uint32_t t = 0; t < ntargets && !diag->error_count; t++) {
-        tk_tir_program *tir = tk_tir_lower(arena, diag, program);
+        tk_tir_program *tir = tk_tir_lower(arena, diag, program,
+                                           opt->specializations ? opt->specializations : TK_TIR_DEFAULT_SPECIALIZATIONS);
         tk_tir_options tir_opts = {gpu, opt->targets.data[t], opt->tir_after};
         if (!diag->error_count) tk_tir_run_passes(arena, diag, tir, &tir_opts);
         builds[t].target = opt->targets.data[t];

@@ -64,6 +64,10 @@ static void usage(FILE *out) {
         "                     TKC_TUNE_CACHE's lines) into the header's launchers\n"
         "  --tune=off         launchers never time configs: a choice compiled in for the\n"
         "                     nearest key, else the first config (default: --tune=on)\n"
+        "  --specializations=N  compile each kernel (each autotune config) in at most N\n"
+        "                     versions that assume integer arguments == 1 (unit strides) or\n"
+        "                     divisible by 16, picked at launch, as Triton specializes (1-5,\n"
+        "                     default 4; 1: none)\n"
         "\n"
         "warnings (all on by default; -Wall and -Wextra change nothing):\n"
         "  -Werror            treat warnings as errors; -Werror=NAME only warning NAME\n"
@@ -282,6 +286,12 @@ int cli_parse_options(int argc, char **argv, cli_options *opt, tk_arena *arena) 
             if (!v || (strcmp(v, "on") != 0 && strcmp(v, "off") != 0))
                 return usage_error("--tune takes on or off, not '%s'", v ? v : "");
             opt->tune_off = strcmp(v, "off") == 0;
+        } else if (option_value(argc, argv, &i, "--specializations", false, &v)) {
+            char *end = NULL;
+            long n = v ? strtol(v, &end, 10) : 0;
+            if (!v || !*v || *end || n < 1 || n > 5)
+                return usage_error("--specializations takes a number from 1 to 5, not '%s'", v ? v : "");
+            opt->specializations = (uint32_t)n;
         } else if (strcmp(a, "-MD") == 0) {
             opt->depfile = true;
         } else if (strcmp(a, "-MP") == 0) {

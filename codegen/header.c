@@ -329,7 +329,7 @@ static bool emit_choice(FILE *out, const char *mod, const tk_tir_program *progra
         const tk_cg_kernel_info *info = info_of(compiled, v);
         if (!info) continue;
         const tk_sema_kernel *vs = v->sema;
-        if (!vs->conditions.len && !v->assume_div16) {
+        if (!vs->conditions.len && !v->assume_div16 && !v->assume_one) {
             ok &= emit_launch(out, mod, v, info->entry, "    ");
             break;
         }
@@ -346,10 +346,16 @@ static bool emit_choice(FILE *out, const char *mod, const tk_tir_program *progra
         for (uint32_t p = 0; p < vs->params.len; p++) {
             const tk_sema_param *sp = &vs->params.data[p];
             if (sp->is_constexpr) continue;
+            if (arg < 64 && (v->assume_one >> arg & 1)) {
+                if (!first_cond) fputs(" && ", out);
+                first_cond = false;
+                fprintf(out, "(int64_t)%s == 1", sp->name);
+            }
             if (arg < 64 && (v->assume_div16 >> arg & 1)) {
                 if (!first_cond) fputs(" && ", out);
                 first_cond = false;
-                fprintf(out, "(int64_t)%s %% 16 == 0", sp->name);
+                fprintf(out, sp->type->kind == TK_TYPE_POINTER ? "(uintptr_t)%s %% 16 == 0" : "(int64_t)%s %% 16 == 0",
+                        sp->name);
             }
             arg++;
         }

@@ -771,7 +771,9 @@ static void lower_block(builder *b, const tk_ss_list *body) {
     }
 }
 
-static tk_tir_kernel *lower_kernel(tk_arena *arena, tk_diag *diag, const tk_sema_kernel *sk) {
+/* sk's body in TIR; the runtime parameters in assume_one (bit i: the i-th)
+ * are the constant 1 in it */
+static tk_tir_kernel *lower_kernel(tk_arena *arena, tk_diag *diag, const tk_sema_kernel *sk, uint64_t assume_one) {
     tk_tir_kernel *kernel = TK_NEW(arena, tk_tir_kernel);
     kernel->sema = sk;
     kernel->num_warps = (uint32_t)sk->num_warps;
@@ -781,68 +783,32 @@ static tk_tir_kernel *lower_kernel(tk_arena *arena, tk_diag *diag, const tk_sema
     builder b = {arena, diag, kernel, NULL, &e, NULL, false};
     kernel->body = new_block(&b, NULL);
     b.block = kernel->body;
+    uint32_t arg = 0;
     for (uint32_t i = 0; i < sk->params.len; i++) {
         const tk_sema_param *p = &sk->params.data[i];
         if (p->is_constexpr) continue;
-        *slot(&b, p->var) = one(&b, block_arg(&b, kernel->body, p->type));
+        tk_tir_value *v = block_arg(&b, kernel->body, p->type);
+        if (arg < 64 && (assume_one >> arg & 1)) v = const_value(&b, p->type, 1, 1.0, p->loc);
+        *slot(&b, p->var) = one(&b, v);
+        arg++;
     }
     lower_block(&b, &sk->body);
     return kernel;
 }
 
-typedef struct compared_params {
-    const tk_tir_block *body;
-    uint64_t mask;
-} compared_params;
-
-/* the parameters scalar v is computed from by + - * and casts (matmul's
- * k_left = K - k * BK: K), a few levels deep */
-static void note_params(compared_params *ctx, const tk_tir_value *v, int depth) {
-    if (!v->def) {
-        for (uint32_t a = 0; a < ctx->body->args.len && a < 64; a++)
-            if (ctx->body->args.data[a] == v) ctx->mask |= 1ull << a;
-        return;
-    }
-    const tk_tir_op *d = v->def;
-    bool arith = d->code == TIR_BINARY && (d->sub == TK_BINOP_ADD || d->sub == TK_BINOP_SUB || d->sub == TK_BINOP_MUL);
-    if (depth > 4 || v->type->kind == TK_TYPE_TILE || !(arith || d->code == TIR_CAST)) return;
-    for (uint32_t i = 0; i < d->operands.len; i++) note_params(ctx, d->operands.data[i], depth + 1);
-}
-
-/* integer parameters without a promise compared (splat) with a tile,
- * directly or through scalar arithmetic */
-static void find_compared(tk_tir_op *op, void *ctx_) {
-    compared_params *ctx = ctx_;
-    if (op->code != TIR_CMP) return;
-    for (uint32_t i = 0; i < op->operands.len; i++) {
-        const tk_tir_value *v = op->operands.data[i];
-        if (v->def && v->def->code == TIR_SPLAT) note_params(ctx, v->def->operands.data[0], 0);
-        else if (!v->def) note_params(ctx, v, 0);
-    }
-}
-
-tk_tir_program *tk_tir_lower(tk_arena *arena, tk_diag *diag, const tk_sema_program *program) {
+tk_tir_program *tk_tir_lower(tk_arena *arena, tk_diag *diag, const tk_sema_program *program,
+                             uint32_t specializations) {
     tk_tir_program *out = TK_NEW(arena, tk_tir_program);
     for (uint32_t k = 0; k < program->kernels.len; k++) {
         const tk_sema_kernel *sk = program->kernels.data[k];
-        tk_tir_kernel *general = lower_kernel(arena, diag, sk);
-        compared_params cp = {general->body, 0};
-        tir_walk(general->body, find_compared, &cp);
-        /* keep integer parameters without a promise */
-        uint32_t arg = 0;
-        uint64_t mask = 0;
-        for (uint32_t i = 0; i < sk->params.len; i++) {
-            const tk_sema_param *p = &sk->params.data[i];
-            if (p->is_constexpr) continue;
-            bool is_int = p->type->kind == TK_TYPE_SCALAR && tk_dtype_is_int(p->type->dtype) &&
-                          tk_dtype_bits(p->type->dtype) >= 32;
-            if (arg < 64 && (cp.mask >> arg & 1) && is_int && p->promise == TK_PROMISE_NONE) mask |= 1ull << arg;
-            arg++;
-        }
-        if (mask) {
-            tk_tir_kernel *special = lower_kernel(arena, diag, sk);
-            special->assume_div16 = mask;
-            special->suffix = "_d16";
+        tk_tir_kernel *general = lower_kernel(arena, diag, sk, 0);
+        tir_specialization specs[TIR_MAX_SPECIALIZATIONS];
+        uint32_t n = tir_specializations(arena, general, specializations, specs);
+        for (uint32_t i = 0; i + 1 < n; i++) {
+            tk_tir_kernel *special = lower_kernel(arena, diag, sk, specs[i].assume_one);
+            special->assume_one = specs[i].assume_one;
+            special->assume_div16 = specs[i].assume_div16;
+            special->suffix = specs[i].suffix;
             tk_vec_push(arena, &out->kernels, special);
         }
         tk_vec_push(arena, &out->kernels, general);

@@ -23,6 +23,17 @@ static inline const tk_type *tir_elem(const tk_type *t) {
 
 static inline uint32_t tir_rank(const tk_type *t) { return t->kind == TK_TYPE_TILE ? t->rank : 0; }
 
+/* Launch-time specialization ahead of time (specialize.c): the variants
+ * of a kernel to compile, most specialized first, the general one last
+ * (suffix ""); at most `budget` (at least 1); out[] holds TIR_MAX_SPECIALIZATIONS. */
+typedef struct tir_specialization {
+    uint64_t assume_one, assume_div16; /* bit i: the i-th runtime parameter */
+    const char *suffix;                /* "", "_u", "_a", "_d16", "_u_d16", "_d16_2", ... */
+} tir_specialization;
+enum { TIR_MAX_SPECIALIZATIONS = 7 };
+uint32_t tir_specializations(tk_arena *arena, const tk_tir_kernel *general, uint32_t budget,
+                             tir_specialization *out);
+
 /* Visits every op of a block and its regions, parents before children. */
 typedef void (*tir_visit_fn)(tk_tir_op *op, void *ctx);
 void tir_walk(tk_tir_block *blk, tir_visit_fn fn, void *ctx);

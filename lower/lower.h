@@ -267,12 +267,13 @@ typedef struct tk_tir_buffer {
 
 typedef struct tk_tir_kernel {
     const tk_sema_kernel *sema;   /* name, params, grid, constexprs */
-    /* Triton's specialization, ahead of time: integer parameters (bit i =
-     * the i-th runtime parameter) this variant assumes divisible by 16; the
-     * header launches it only when they are. Integer parameters compared
-     * with tiles (masks) get such a variant beside the general one. */
-    uint64_t assume_div16;
-    const char *suffix;           /* "" or "_d16": tells the entry names apart */
+    /* Triton's specialization, ahead of time (specialize.c): integer
+     * parameters (bit i = the i-th runtime parameter) this variant assumes
+     * equal to 1 (the constant 1 in its body) or divisible by 16 (a
+     * pointer: 16-byte aligned); the
+     * header launches it only when they are. */
+    uint64_t assume_one, assume_div16;
+    const char *suffix;           /* "", "_u", "_a", "_d16", "_u_d16", ...: tells the entry names apart */
     tk_tir_block *body;           /* args: the runtime parameters, in order */
     uint32_t num_warps;
     /* the kernel's num_stages (@kernel, autotune config; default 3): the
@@ -287,8 +288,12 @@ typedef struct tk_tir_program {
     TK_VEC(tk_tir_kernel *) kernels;
 } tk_tir_program;
 
-/* Lowers every kernel variant; reports what cannot be lowered yet. */
-tk_tir_program *tk_tir_lower(tk_arena *arena, tk_diag *diag, const tk_sema_program *program);
+/* Lowers every kernel variant, each in up to `specializations` versions
+ * (1: the general one only; see specialize.c); reports what cannot be
+ * lowered yet. */
+enum { TK_TIR_DEFAULT_SPECIALIZATIONS = 4 };
+tk_tir_program *tk_tir_lower(tk_arena *arena, tk_diag *diag, const tk_sema_program *program,
+                             uint32_t specializations);
 typedef struct tk_tir_options {
     bool gpu;                /* the target passes too (pipelining, axis info, layouts, ...) */
     const tk_target *target;

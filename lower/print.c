@@ -136,6 +136,7 @@ void tk_tir_print(FILE *out, const tk_tir_program *program, bool gpu) {
         for (uint32_t i = 0; i < kernel->sema->params.len; i++) {
             const tk_sema_param *p = &kernel->sema->params.data[i];
             if (p->is_constexpr) continue;
+            if (arg < 64 && (kernel->assume_one >> arg & 1)) fprintf(out, " assume %s == 1", p->name);
             if (arg < 64 && (kernel->assume_div16 >> arg & 1)) fprintf(out, " assume %s %% 16 == 0", p->name);
             arg++;
         }

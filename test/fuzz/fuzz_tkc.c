@@ -40,7 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                                    ? tk_sema_check(&arena, &names, &diag, module, &sema_opts)
                                    : NULL;
     if (program && !diag.error_count) {
-        tk_tir_program *tir = tk_tir_lower(&arena, &diag, program);
+        tk_tir_program *tir = tk_tir_lower(&arena, &diag, program, TK_TIR_DEFAULT_SPECIALIZATIONS);
         tk_tir_options tir_opts = {true, tk_target_default(), NULL};
         if (!diag.error_count && tk_tir_run_passes(&arena, &diag, tir, &tir_opts)) {
             tk_cg_options cg = {tk_target_default(), 3, false, false, getenv("CUDA_HOME"), NULL, NULL, false, false, false, 0};

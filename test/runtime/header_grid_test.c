@@ -143,6 +143,25 @@ int main(int argc, char **argv)
                   "optional_ptr b=%p w=%p launched %s, expected %s", b, w, kernel, want[v]);
         }
     }
+    /* specializations: the first whose assumptions the arguments meet */
+    {
+        const char *kernel = (const char *)dlsym(lib, "fake_last_kernel");
+        static const struct { long long offset, n, stride; const char *entry; } picks[] = {
+            {0, 1024, 1, "strided_u_d16"}, {0, 1000, 1, "strided_u_a"}, {0, 1024, 2, "strided_d16"},
+            {0, 1000, 2, "strided"},       {4, 1024, 1, "strided"},     {0, 1024, 0, "strided_d16"},
+            {0, 16, -1, "strided_d16"},    {8, 1000, 3, "strided"},
+        };
+        size_t p;
+        for (p = 0; kernel && p < sizeof picks / sizeof picks[0]; p++) {
+            tk_ptr shifted = (tk_ptr)((uintptr_t)x + (uintptr_t)picks[p].offset);
+            int before = *launches;
+            tk_status s = strided(NULL, shifted, x, (int32_t)picks[p].n, (int32_t)picks[p].stride);
+            CHECK(s == TK_SUCCESS && *launches == before + 1, "strided n=%lld stride=%lld: status %d", picks[p].n,
+                  picks[p].stride, (int)s);
+            CHECK(strcmp(kernel, picks[p].entry) == 0, "strided x+%lld n=%lld stride=%lld launched %s, expected %s",
+                  picks[p].offset, picks[p].n, picks[p].stride, kernel, picks[p].entry);
+        }
+    }
     if (failures)
         return 1;
     printf("ok\n");

@@ -51,17 +51,18 @@ static int (*set_current)(void *ctx);
           "%s: %d launches, grid %u, not tuned to the config with %u (%s)", what, *launches - before, \
           last_grid[0], (unsigned)(grid), tkrt_status_string(s))
 
-/* every entry of a config (its _d16 twin too) takes `ms` */
+/* every entry of a config (its specializations too: _d16, _a, ...) takes `ms` */
 static void times(const char *kernel, const double *ms, int n)
 {
+    static const char *const suffixes[] = {"", "_d16", "_a", "_u", "_u_a", "_u_d16"};
     char name[128];
     int i;
-    for (i = 0; i < n; i++) {
-        snprintf(name, sizeof name, "%s__v%d", kernel, i);
-        set_kernel_ms(name, ms[i]);
-        snprintf(name, sizeof name, "%s__v%d_d16", kernel, i);
-        set_kernel_ms(name, ms[i]);
-    }
+    size_t s;
+    for (i = 0; i < n; i++)
+        for (s = 0; s < sizeof suffixes / sizeof suffixes[0]; s++) {
+            snprintf(name, sizeof name, "%s__v%d%s", kernel, i, suffixes[s]);
+            set_kernel_ms(name, ms[i]);
+        }
 }
 
 static void *hook(void *lib, const char *name)

@@ -59,7 +59,7 @@ static const char *compile(tk_arena *arena, const char *name, const char *text, 
     tk_sema_program *program = module ? tk_sema_check(arena, &names, &diag, module, &sema_opts) : NULL;
     CHECK(program && !diag.error_count);
     if (!program || diag.error_count) return NULL;
-    tk_tir_program *tir = tk_tir_lower(arena, &diag, program);
+    tk_tir_program *tir = tk_tir_lower(arena, &diag, program, TK_TIR_DEFAULT_SPECIALIZATIONS);
     tk_tir_options tir_opts = {true, tk_target_default(), NULL};
     CHECK(tk_tir_run_passes(arena, &diag, tir, &tir_opts));
     const char *home = getenv("CUDA_HOME") ? getenv("CUDA_HOME") : "/usr/local/cuda";
@@ -128,7 +128,7 @@ int main(void) {
         "    tl.store(x + tl.arange(0, 128), 3.0)\n"
         "\n"
         "@kernel(grid=(1,), num_warps=8)\n"
-        "def heavy(a: *f16 % 16, b: *f16 % 16, c: *f32 % 16, K: i32):\n"
+        "def heavy(a: *f16 % 16, b: *f16 % 16, c: *f32 % 16, K: i32 % 16):\n"
         "    offs = tl.arange(0, 128)\n"
         "    acc = tl.zeros([128, 128], dtype=tl.float32)\n"
         "    for k in range(0, K, 64):\n"

@@ -720,6 +720,80 @@ def check_return_func(run, torch):
     return None
 
 
+# ---- launch-time specialization (lower/specialize.c): every version right ---------
+
+@case("specialized versions: pointers one element off 16 bytes, sizes ragged and not", """
+@kernel(grid=(cdiv(n, 128),), num_warps=4)
+def op(x: *f32, y: *f32, out: *f32, n: i32):
+    offs = tl.program_id(0) * 128 + tl.arange(0, 128)
+    m = offs < n
+    tl.store(out + offs, tl.load(x + offs, mask=m) * 2.0 + tl.load(y + offs, mask=m), mask=m)
+""")
+def check_specialized_alignment(run, torch):
+    for n in (4096, 1000, 17, 4099):
+        for shift in ((0, 0, 0), (1, 0, 0), (0, 1, 0), (0, 0, 1), (3, 2, 1)):
+            x, y = dev(rand_f32(n + 8, 31)), dev(rand_f32(n + 8, 32))
+            out = dev(torch.full((n + 8,), -7.0))
+            xs, ys, outs = x[shift[0]:], y[shift[1]:], out[shift[2]:]
+            if run(xs, ys, outs, n) != 0:
+                return f"n={n} shift={shift}: launch failed"
+            torch.cuda.synchronize()
+            want = out.clone()
+            want[shift[2]:shift[2] + n] = xs[:n] * 2.0 + ys[:n]
+            if not torch.equal(out, want):
+                return f"n={n} shift={shift}: {(out != want).sum().item()} elements wrong (guards included)"
+    return None
+
+
+@case("specialized versions: a unit stride (== 1) and others", """
+@kernel(grid=(1,), num_warps=4)
+def op(x: *f32, y: *f32, out: *f32, n: i32):
+    offs = tl.arange(0, 256)
+    tl.store(out + offs, tl.load(x + offs * n))
+""")
+def check_specialized_unit_stride(run, torch):
+    for n in (1, 2, 3, 16, 0, -1):
+        for shift in (0, 1):
+            x = dev(rand_f32(256 * 17 + 8, 33))
+            start = 255 * max(-n, 0) + shift  # n = -1 reads backwards from x[start]
+            base = x[start:]
+            out = dev(torch.full((264,), -7.0))
+            if run(base, base, out, n) != 0:
+                return f"n={n} shift={shift}: launch failed"
+            torch.cuda.synchronize()
+            want = out.clone()
+            want[:256] = x[start + torch.arange(256, device="cuda") * n]
+            if not torch.equal(out, want):
+                return f"stride n={n} shift={shift}: {(out != want).sum().item()} elements wrong"
+    return None
+
+
+@case("specialized versions: a row stride (% 16) over a 2-D tile", """
+@kernel(grid=(1,), num_warps=4)
+def op(x: *f16, y: *f16, out: *f16, n: i32):
+    r = tl.arange(0, 32)
+    c = tl.arange(0, 64)
+    v = tl.load(x + r[:, None] * n + c[None, :], mask=c[None, :] < n)
+    tl.store(out + r[:, None] * 64 + c[None, :], v, mask=c[None, :] < n)
+""")
+def check_specialized_row_stride(run, torch):
+    for n in (64, 80, 65, 1000, 16, 3):
+        for shift in (0, 1):
+            x = dev(rand_f32(32 * n + 64 + 8, 34).half())
+            xs = x[shift:]
+            out = dev(torch.full((32 * 64 + 8,), -7.0, dtype=torch.float16))
+            if run(xs, xs, out, n) != 0:
+                return f"n={n} shift={shift}: launch failed"
+            torch.cuda.synchronize()
+            want = out.clone()
+            cols = min(n, 64)
+            rows = xs[:32 * n].view(32, n)[:, :cols]
+            want[:32 * 64].view(32, 64)[:, :cols] = rows
+            if not torch.equal(out, want):
+                return f"row stride n={n} shift={shift}: {(out != want).sum().item()} elements wrong"
+    return None
+
+
 # ---- running them ---------------------------------------------------------------
 
 def child(libs):
