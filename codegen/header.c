@@ -195,6 +195,7 @@ static bool print_c(FILE *out, const tk_sx *x) {
         fputc(')', out);
         return true;
     case TK_SX_BUILTIN: {
+        if (x->builtin == TK_B_NEXT_POWER_OF_2) return print_args(out, x, "tk__next_pow2(", "", ")");
         bool is_max = x->builtin == TK_B_MAXIMUM;
         if (!is_max && x->builtin != TK_B_MINIMUM) return false;
         const char *fn = flt ? (is_max ? "tk__fmax(" : "tk__fmin(") : (is_max ? "tk__max(" : "tk__min(");
@@ -306,6 +307,20 @@ static bool emit_launch(FILE *out, const char *mod, const tk_tir_kernel *k, cons
     const tk_sema_kernel *sk = k->sema;
     bool ok = true;
     fprintf(out, "%s{\n", indent);
+    /* this variant's heuristics computed from run-time arguments, into the
+     * argument array (a tuner's candidate holds copies: both are set) */
+    uint32_t arg = 0;
+    for (uint32_t p = 0; p < sk->params.len; p++) {
+        const tk_sema_param *sp = &sk->params.data[p];
+        if (sp->is_constexpr) continue;
+        if (sp->computed) {
+            fprintf(out, "%s    %s = (%s)", indent, sp->name, c_type(sp->type));
+            ok &= print_c(out, sp->computed);
+            fprintf(out, ";\n%s    *(%s *)args[%u] = %s;\n%s    if (tk_bad)\n%s        return tkrt_grid_invalid(\"%s\", 0, 0, 0, tk_bad);\n",
+                    indent, c_type(sp->type), arg, sp->name, indent, indent, sk->name);
+        }
+        arg++;
+    }
     ok &= emit_requirements(out, sk, indent);
     ok &= emit_grid(out, sk, indent);
     fprintf(out, "%s    if (tk_bad || grid_x < 0 || grid_x > 2147483647 || grid_y < 0 || grid_y > 65535 || grid_z < 0 || grid_z > 65535)\n"
@@ -824,6 +839,11 @@ bool tk_cg_write_header(FILE *out, tk_diag *diag, const tk_cg_build *builds, uin
           "static inline int64_t tk__lshr(int64_t a, int64_t b, int *bad) {\n"
           "    if (b < 0 || b > 63) { *bad = 1; return 0; }\n"
           "    return (int64_t)((uint64_t)a >> b);\n}\n"
+          "#endif\n"
+          /* its own guard: a header of an older tkc in the same file has the block above without it */
+          "#ifndef TK_HOST_NEXT_POW2_DEFINED\n#define TK_HOST_NEXT_POW2_DEFINED\n"
+          "static inline int64_t tk__next_pow2(int64_t a) {\n"
+          "    int64_t p = 1;\n    while (p < a && p < ((int64_t)1 << 62)) p <<= 1;\n    return p;\n}\n"
           "#endif\n\n", out);
     /* defined in the file that defines TKC_IMPLEMENTATION (below) */
     fprintf(out, "extern tkrt_module tk_%s__module;\n", sym);
@@ -860,6 +880,10 @@ bool tk_cg_write_header(FILE *out, tk_diag *diag, const tk_cg_build *builds, uin
         for (uint32_t p = 0; p < sk->params.len; p++) {
             const tk_sema_param *sp = &sk->params.data[p];
             if (sp->is_constexpr) continue;
+            if (sp->computed) { /* computed below, not passed */
+                arg++;
+                continue;
+            }
             if (sp->type->kind == TK_TYPE_POINTER)
                 fprintf(out, ", %s%s *%s", writes_param(program, i, arg) ? "" : "const ", element_c_type(sp->type),
                         sp->name);
@@ -867,7 +891,13 @@ bool tk_cg_write_header(FILE *out, tk_diag *diag, const tk_cg_build *builds, uin
                 fprintf(out, ", %s %s", is_half_scalar(sp->type) ? "float" : c_type(sp->type), sp->name);
             arg++;
         }
-        fputs(") {\n", out);
+        fputs(") {\n    int tk_bad = 0;\n", out);
+        /* the constexprs @heuristics computes from run-time arguments: set
+         * by each variant's launch (emit_launch), as they may differ by config */
+        for (uint32_t p = 0; p < sk->params.len; p++) {
+            const tk_sema_param *sp = &sk->params.data[p];
+            if (!sp->is_constexpr && sp->computed) fprintf(out, "    %s %s = 0;\n", c_type(sp->type), sp->name);
+        }
         for (uint32_t p = 0; p < sk->params.len; p++) {
             const tk_sema_param *sp = &sk->params.data[p];
             if (!sp->is_constexpr && is_half_scalar(sp->type))
@@ -884,7 +914,6 @@ bool tk_cg_write_header(FILE *out, tk_diag *diag, const tk_cg_build *builds, uin
         }
         if (!any) fputs("0", out);
         fputs("};\n", out);
-        fputs("    int tk_bad = 0;\n", out);
         for (uint32_t p = 0; p < sk->params.len; p++) {
             const tk_sema_param *sp = &sk->params.data[p];
             if (sp->is_constexpr || sp->promise == TK_PROMISE_NONE || sp->promise == TK_PROMISE_OPTIONAL) continue;

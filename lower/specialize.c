@@ -21,7 +21,8 @@
  * Needs: a kernel lowered with no assumption. Guarantees: at most `budget`
  * specializations (at least 1), the general one (no assumption) last;
  * every assumption on a runtime integer parameter of 32 bits or more, or a
- * pointer, among the first 64, that has no promise; no two alike. */
+ * pointer, among the first 64, that has no promise and that no heuristic
+ * computes; no two alike. */
 #include "internal.h"
 
 #include <string.h>
@@ -129,7 +130,9 @@ static void free_params(const tk_sema_kernel *sk, uint64_t *integers, uint64_t *
         if (p->is_constexpr) continue;
         bool is_int = p->type->kind == TK_TYPE_SCALAR && tk_dtype_is_int(p->type->dtype) &&
                       tk_dtype_bits(p->type->dtype) >= 32;
-        bool free = arg < 64 && (p->promise == TK_PROMISE_NONE || p->promise == TK_PROMISE_OPTIONAL);
+        /* not a heuristic the launcher computes per variant: it is known
+         * only after the choice */
+        bool free = arg < 64 && !p->computed && (p->promise == TK_PROMISE_NONE || p->promise == TK_PROMISE_OPTIONAL);
         if (free && is_int) *integers |= 1ull << arg;
         if (free && p->type->kind == TK_TYPE_POINTER) *pointers |= 1ull << arg;
         arg++;

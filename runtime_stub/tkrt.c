@@ -1485,7 +1485,7 @@ tk_status tkrt_grid_invalid(const char *kernel, long long x, long long y, long l
         kernel = "kernel";
     if (bad)
         return record(TK_ERROR_INVALID_VALUE, NO_RESULT,
-                      "%s: computing the grid divided by zero or shifted by a negative amount or "
+                      "%s: computing the grid or a heuristic divided by zero or shifted by a negative amount or "
                       "by 64 or more",
                       kernel);
     if (x < 0 || y < 0 || z < 0)

@@ -48,6 +48,7 @@ bool const_int(checker *c, call *k, uint32_t i, int64_t *out) {
     }
     sema_error(c, v->loc, "'%s' of %s must be a compile-time integer, not %s", pname(k, i),
                k->name, v_describe(c, v));
+    note_origin(c, v);
     return false;
 }
 
@@ -148,6 +149,7 @@ bool shape_of(checker *c, const value *v, const char *what, uint32_t *rank, int6
         if (d->kind != V_INT) {
             sema_error(c, d->kind == V_ERROR ? v->loc : d->loc,
                        "%s: every dimension must be a compile-time integer, not %s", what, v_describe(c, d));
+            note_origin(c, d);
             return false;
         }
         shape[i] = d->u.i;

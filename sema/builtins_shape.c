@@ -42,6 +42,7 @@ value b_arange(checker *c, call *k) {
         if (v->kind != V_INT) {
             sema_error(c, v->loc, "tl.arange bounds must be compile-time constants; '%s' is %s "
                        "(a constexpr parameter or a literal works)", pname(k, (uint32_t)i), v_describe(c, v));
+            note_origin(c, v);
             return v_error();
         }
     }
@@ -158,6 +159,14 @@ value b_cdiv(checker *c, call *k) {
 
 value b_next_power_of_2(checker *c, call *k) {
     int64_t n;
+    const value *a = &k->args[0];
+    /* of a run-time size, on the host (a heuristic, a grid): the launcher computes it */
+    if (a->kind == V_RT && c->frame && c->frame->in_grid && a->u.rt->type->kind == TK_TYPE_SCALAR &&
+        tk_dtype_is_int(a->u.rt->type->dtype) && a->u.rt->type->dtype != TK_I1) {
+        tk_sx *x = builtin_sx(c, k, a->u.rt->type);
+        tk_vec_push(c->arena, &x->args, a->u.rt);
+        return v_rt(x);
+    }
     if (!const_int(c, k, 0, &n)) return v_error();
     int64_t p = 1;
     while (p < n && p < ((int64_t)1 << 62)) p <<= 1;

@@ -356,8 +356,13 @@ static value eval_name(checker *c, const tk_expr *e) {
             return v_error();
         }
         value v = b->val;
-        if (b->var) v = v_rt(sx_var(c, b->var, e->loc));
-        else v.loc = e->loc;
+        if (b->var) {
+            v = v_rt(sx_var(c, b->var, e->loc));
+            v.origin = b->val.origin; /* a parameter @heuristics computes: where */
+            v.origin_name = b->val.origin_name;
+        } else {
+            v.loc = e->loc;
+        }
         return v;
     }
     int id = builtin_lookup(c, e->u.name, false);

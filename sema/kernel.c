@@ -40,6 +40,9 @@ typedef struct variant {
     tk_loc config_loc;   /* its config(...) in the decorator */
     tk_sx *prune_keep, *prune_estimate; /* prune_configs_by for this config (NULL: none) */
     uint64_t absent;     /* optional pointer parameters (bit = index in the def) compiled as None */
+    /* constexpr parameters @heuristics computes from run-time scalars: the
+     * launcher computes each (expr) and passes it as a run-time argument */
+    TK_VEC(struct computed_param { const char *name; tk_sx *expr; tk_loc loc; }) computed;
 } variant;
 
 const char *decorator_name(checker *c, const tk_expr *e) {
@@ -289,7 +292,31 @@ static void setup_kernel_frame(checker *c, const kernel_decl *k, const variant *
         sp.loc = p->loc;
         sp.promise = p->promise;
         sp.promise_value = p->promise_value;
-        if (!t) {
+        const struct computed_param *computed = NULL;
+        for (uint32_t j = 0; !t && j < v->computed.len; j++)
+            if (v->computed.data[j].name == p->name) computed = &v->computed.data[j];
+        if (computed) {
+            /* in the frames of later heuristics and of pruning, the host
+             * expression itself; in the kernel, a run-time parameter */
+            value rv = v_rt(computed->expr);
+            tk_sema_var *var = NULL;
+            if (out) {
+                var = new_var(c, p->name, computed->expr->type, p->loc);
+                sp.type = computed->expr->type;
+                sp.var = var;
+                sp.computed = computed->expr;
+                rv = v_rt(sx_var(c, var, p->loc));
+            }
+            rv.origin = computed->loc;
+            rv.origin_name = tk_arena_printf(c->arena, "%s comes from @heuristics over run-time arguments: the "
+                                             "launcher computes it, so it is a run-time value here; where a "
+                                             "compile-time one is needed (a tile size), give %s a few values in "
+                                             "autotune configs instead (config(%s=1024), config(%s=4096), ...) "
+                                             "and state what each needs with requires= (requires=[n <= %s])",
+                                             p->name, p->name, p->name, p->name, p->name);
+            binding *b = bind(c, &f->names, p->name, rv, p->loc);
+            b->var = var;
+        } else if (!t) {
             sp.is_constexpr = true;
             for (uint32_t j = 0; j < v->constexprs.len; j++)
                 if (v->constexprs.data[j].name == p->name)
@@ -370,6 +397,7 @@ static bool host_printable(checker *c, const tk_sx *x, const char *what) {
         const char *name = tk_sema_builtin_name(x->builtin);
         if (!strcmp(name, "maximum") || !strcmp(name, "minimum"))
             return host_printable(c, x->args.data[0], what) && host_printable(c, x->args.data[1], what);
+        if (!strcmp(name, "next_power_of_2")) return host_printable(c, x->args.data[0], what);
         sema_error(c, x->loc, "%s cannot use %s: the launch header computes it on the host", what, name);
         return false;
     }
@@ -689,6 +717,8 @@ static variant copy_variant(checker *c, const variant *v) {
     variant out = *v;
     memset(&out.constexprs, 0, sizeof out.constexprs);
     memset(&out.conditions, 0, sizeof out.conditions);
+    memset(&out.computed, 0, sizeof out.computed);
+    for (uint32_t i = 0; i < v->computed.len; i++) tk_vec_push(c->arena, &out.computed, v->computed.data[i]);
     for (uint32_t i = 0; i < v->constexprs.len; i++) tk_vec_push(c->arena, &out.constexprs, v->constexprs.data[i]);
     for (uint32_t i = 0; i < v->conditions.len; i++) tk_vec_push(c->arena, &out.conditions, v->conditions.data[i]);
     return out;
@@ -1024,6 +1054,7 @@ void check_kernel(checker *c, const tk_def *def) {
             return;
         }
         TK_VEC(variant) next = {0};
+        int computed = -1; /* a run-time integer in the variants so far (1), a constant (0) */
         for (uint32_t i = 0; i < variants.len; i++) {
             frame f;
             uint32_t counter = 0;
@@ -1031,6 +1062,14 @@ void check_kernel(checker *c, const tk_def *def) {
             value r = eval_host(c, kw->u.keyword.value);
             c->frame = NULL;
             if (r.kind == V_ERROR) return;
+            bool runtime_number = r.kind == V_RT && r.u.rt->type->kind == TK_TYPE_SCALAR && r.u.rt->type->dtype != TK_I1;
+            if (runtime_number) {
+                if (computed == 0) goto mixed;
+                computed = 1;
+            } else if (v_is_const(&r)) {
+                if (computed == 1) goto mixed;
+                computed = 0;
+            }
             if (v_is_const(&r)) {
                 variant v = copy_variant(c, &variants.data[i]);
                 add_constexpr(c, &v, name, r, kw->loc, "comes from @heuristics");
@@ -1039,13 +1078,21 @@ void check_kernel(checker *c, const tk_def *def) {
             }
             const tk_type *rt = r.u.rt->type;
             const tk_sema_var *ptr;
-            if (rt->kind != TK_TYPE_SCALAR || rt->dtype != TK_I1 || sx_uses_pointer(r.u.rt, &ptr)) {
+            if (rt->kind != TK_TYPE_SCALAR || sx_uses_pointer(r.u.rt, &ptr)) {
                 sema_error(c, kw->u.keyword.value->loc, "a heuristic that depends on runtime "
-                           "arguments must be a boolean over scalar parameters (each value becomes "
-                           "a compiled variant); this one is %s", tk_type_str(c->arena, rt));
+                           "arguments must be a boolean or a number over scalar parameters; this one is %s",
+                           tk_type_str(c->arena, rt));
                 return;
             }
             if (!host_printable(c, r.u.rt, "a heuristic")) return;
+            if (rt->dtype != TK_I1) {
+                /* a number: computed by the launcher, a run-time value in the kernel */
+                variant v = copy_variant(c, &variants.data[i]);
+                struct computed_param cp = {name, r.u.rt, kw->loc};
+                tk_vec_push(c->arena, &v.computed, cp);
+                tk_vec_push(c->arena, &next, v);
+                continue;
+            }
             for (int truth = 1; truth >= 0; truth--) {
                 variant v = copy_variant(c, &variants.data[i]);
                 add_constexpr(c, &v, name, v_bool(kw->loc, truth), kw->loc, "comes from @heuristics");
@@ -1057,6 +1104,11 @@ void check_kernel(checker *c, const tk_def *def) {
         variants.data = next.data;
         variants.len = next.len;
         variants.cap = next.cap;
+        continue;
+    mixed:
+        sema_error(c, kw->u.keyword.value->loc, "the heuristic for '%s' is a run-time number for some autotune "
+                   "configs and a compile-time value for others; the launcher needs one or the other", name);
+        return;
     }
     if (variants.len > 64) {
         sema_error(c, def->name_loc, "'%s' would be compiled in %u variants; the limit is 64",
@@ -1072,6 +1124,7 @@ void check_kernel(checker *c, const tk_def *def) {
             if (!annotation_type(c, p->annotation, &t) || t) continue;
             bool found = false;
             for (uint32_t m = 0; m < v->constexprs.len; m++) found |= v->constexprs.data[m].name == p->name;
+            for (uint32_t m = 0; m < v->computed.len; m++) found |= v->computed.data[m].name == p->name;
             if (!found) {
                 sema_error(c, p->loc, "constexpr parameter '%s' has no value: give it a default, "
                            "set it with -D %s=..., or list it in every autotune config", p->name, p->name);

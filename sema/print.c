@@ -195,6 +195,10 @@ static void print_kernel(FILE *out, const tk_sema_kernel *k) {
         if (p->promise == TK_PROMISE_DIVISIBLE) fprintf(out, " %% %llu", (unsigned long long)p->promise_value);
         if (p->promise == TK_PROMISE_EQUAL) fprintf(out, " == %llu", (unsigned long long)p->promise_value);
         if (p->promise == TK_PROMISE_OPTIONAL) fputs(p->absent ? " | None (None here)" : " | None", out);
+        if (p->computed) {
+            fputs(" = computed by the launcher: ", out);
+            print_sx(out, p->computed);
+        }
         fputc('\n', out);
     }
     for (uint32_t i = 0; i < k->conditions.len; i++) {

@@ -135,6 +135,11 @@ typedef struct tk_sema_param {
     /* an optional pointer (`*T | None`) that this variant compiles as None:
      * the launcher passes it on and picks this variant when it is NULL */
     bool absent;
+    /* a constexpr parameter that @heuristics computes from run-time
+     * scalars (BLOCK=lambda a: next_power_of_2(a['n'])): a run-time
+     * parameter here, which the launcher computes with this host
+     * expression and passes on (it is not in the launcher's signature) */
+    tk_sx *computed;
     const tk_sema_var *var;
 } tk_sema_param;
 

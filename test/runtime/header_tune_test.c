@@ -407,6 +407,28 @@ int main(int argc, char **argv)
     before = *launches;
     s = optional_buffers(NULL, NULL, x, 66);
     TUNED("optional_buffers, x NULL: B=16", 5);
+    /* a heuristic computed per config: the chosen one (B=32) passes cdiv(100, 32) */
+    {
+        static const double ms[2] = {2.0, 1.0};
+        unsigned *sizes = (unsigned *)hook(lib, "fake_arg_sizes");
+        unsigned char(*passed)[8] = (unsigned char(*)[8])hook(lib, "fake_last_args");
+        int32_t iters = 0;
+        times("per_config", ms, 2);
+        sizes[0] = 8;
+        sizes[1] = 4;
+        sizes[2] = 4;
+        before = *launches;
+        s = per_config(NULL, x, 100);
+        TUNED("per_config: B=32", 1);
+        memcpy(&iters, passed[2], 4);
+        CHECK(iters == 4, "per_config n=100 with B=32 passed ITERS=%d, not 4", (int)iters);
+        before = *launches;
+        s = per_config(NULL, x, 100);
+        memcpy(&iters, passed[2], 4);
+        CHECK(s == TK_SUCCESS && *launches == before + 1 && iters == 4,
+              "per_config again: %d launches, ITERS=%d", *launches - before, (int)iters);
+        sizes[0] = 0;
+    }
     remove(cache_path);
     if (failures)
         return 1;

@@ -157,6 +157,27 @@ int main(int argc, char **argv) {
                   (double)scales[i], bits, reference(scales[i], bf));
         }
     }
+    /* heuristics computed by the launcher: (x, n, m, ITERS, ROWS, Q) */
+    {
+        static const struct { int32_t n, m, iters, rows, q; } cases[] = {
+            {1000, 5, 16, 8, 200}, {64, 1, 1, 1, 64}, {65, 64, 2, 64, 1}, {7, 3, 1, 4, 2}, {0, 1000, 0, 1024, 0},
+        };
+        float *xp = TK_DEVICE_PTR(float, 0x30000ull);
+        for (int i = 0; i < 6; i++) sizes[i] = i ? 4 : 8;
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+            tk_status s = computed(NULL, xp, cases[i].n, cases[i].m);
+            int32_t got[3];
+            for (int j = 0; j < 3; j++) memcpy(&got[j], args[3 + j], 4);
+            CHECK(s == TK_SUCCESS, "computed(%d, %d): %s", (int)cases[i].n, (int)cases[i].m, tkrt_status_string(s));
+            CHECK(got[0] == cases[i].iters && got[1] == cases[i].rows && got[2] == cases[i].q,
+                  "computed(%d, %d) passed ITERS %d ROWS %d Q %d, not %d %d %d", (int)cases[i].n, (int)cases[i].m,
+                  (int)got[0], (int)got[1], (int)got[2], (int)cases[i].iters, (int)cases[i].rows, (int)cases[i].q);
+        }
+        tk_status s = computed(NULL, xp, 10, 0);
+        CHECK(s == TK_ERROR_INVALID_VALUE && strstr(tkrt_status_string(s), "heuristic") != NULL,
+              "computed(10, 0) divides by zero: %d (%s)", (int)s, tkrt_status_string(s));
+        sizes[0] = 0;
+    }
     if (failures) {
         printf("%d failures\n", failures);
         return 1;

@@ -121,14 +121,22 @@ static inline int64_t tk__lshr(int64_t a, int64_t b, int *bad) {
     return (int64_t)((uint64_t)a >> b);
 }
 #endif
+#ifndef TK_HOST_NEXT_POW2_DEFINED
+#define TK_HOST_NEXT_POW2_DEFINED
+static inline int64_t tk__next_pow2(int64_t a) {
+    int64_t p = 1;
+    while (p < a && p < ((int64_t)1 << 62)) p <<= 1;
+    return p;
+}
+#endif
 
 extern tkrt_module tk_layernorm__module;
 extern tkrt_kernel tk_layernorm__layer_norm_fwd_d16;
 extern tkrt_kernel tk_layernorm__layer_norm_fwd;
 
 static inline tk_status layer_norm_fwd(tk_stream stream, const tk_f16 *X, tk_f16 *Y, const tk_f16 *W, const tk_f16 *B, float *Mean, float *Rstd, int32_t stride, int32_t M, int32_t N, float eps) {
-    void *args[] = {(void *)&X, (void *)&Y, (void *)&W, (void *)&B, (void *)&Mean, (void *)&Rstd, (void *)&stride, (void *)&M, (void *)&N, (void *)&eps};
     int tk_bad = 0;
+    void *args[] = {(void *)&X, (void *)&Y, (void *)&W, (void *)&B, (void *)&Mean, (void *)&Rstd, (void *)&stride, (void *)&M, (void *)&N, (void *)&eps};
     if ((uintptr_t)X % 16u != 0)
         return tkrt_promise_failed(TK_ERROR_MISALIGNED, "layer_norm_fwd", "X", (unsigned long long)(uintptr_t)X, 16u);
     if ((uintptr_t)Y % 16u != 0)

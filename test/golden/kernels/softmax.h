@@ -121,14 +121,22 @@ static inline int64_t tk__lshr(int64_t a, int64_t b, int *bad) {
     return (int64_t)((uint64_t)a >> b);
 }
 #endif
+#ifndef TK_HOST_NEXT_POW2_DEFINED
+#define TK_HOST_NEXT_POW2_DEFINED
+static inline int64_t tk__next_pow2(int64_t a) {
+    int64_t p = 1;
+    while (p < a && p < ((int64_t)1 << 62)) p <<= 1;
+    return p;
+}
+#endif
 
 extern tkrt_module tk_softmax__module;
 extern tkrt_kernel tk_softmax__softmax_d16;
 extern tkrt_kernel tk_softmax__softmax;
 
 static inline tk_status softmax(tk_stream stream, float *out, const float *x, int32_t out_row_stride, int32_t x_row_stride, int32_t n_rows, int32_t n_cols) {
-    void *args[] = {(void *)&out, (void *)&x, (void *)&out_row_stride, (void *)&x_row_stride, (void *)&n_rows, (void *)&n_cols};
     int tk_bad = 0;
+    void *args[] = {(void *)&out, (void *)&x, (void *)&out_row_stride, (void *)&x_row_stride, (void *)&n_rows, (void *)&n_cols};
     if ((uintptr_t)out % 16u != 0)
         return tkrt_promise_failed(TK_ERROR_MISALIGNED, "softmax", "out", (unsigned long long)(uintptr_t)out, 16u);
     if ((uintptr_t)x % 16u != 0)

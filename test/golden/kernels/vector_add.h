@@ -121,14 +121,22 @@ static inline int64_t tk__lshr(int64_t a, int64_t b, int *bad) {
     return (int64_t)((uint64_t)a >> b);
 }
 #endif
+#ifndef TK_HOST_NEXT_POW2_DEFINED
+#define TK_HOST_NEXT_POW2_DEFINED
+static inline int64_t tk__next_pow2(int64_t a) {
+    int64_t p = 1;
+    while (p < a && p < ((int64_t)1 << 62)) p <<= 1;
+    return p;
+}
+#endif
 
 extern tkrt_module tk_vector_add__module;
 extern tkrt_kernel tk_vector_add__vector_add_d16;
 extern tkrt_kernel tk_vector_add__vector_add;
 
 static inline tk_status vector_add(tk_stream stream, const float *x, const float *y, float *out, int32_t n) {
-    void *args[] = {(void *)&x, (void *)&y, (void *)&out, (void *)&n};
     int tk_bad = 0;
+    void *args[] = {(void *)&x, (void *)&y, (void *)&out, (void *)&n};
     if ((uintptr_t)x % 16u != 0)
         return tkrt_promise_failed(TK_ERROR_MISALIGNED, "vector_add", "x", (unsigned long long)(uintptr_t)x, 16u);
     if ((uintptr_t)y % 16u != 0)

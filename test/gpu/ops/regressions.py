@@ -794,6 +794,37 @@ def check_specialized_row_stride(run, torch):
     return None
 
 
+@case("a heuristic the launcher computes: a run-time loop bound (cdiv) and next_power_of_2", """
+@heuristics(ITERS=lambda a: cdiv(a['n'], 128), P=lambda a: next_power_of_2(a['n']))
+@kernel(grid=(1,), num_warps=4)
+def op(x: *f32, y: *f32, out: *f32, n: i32, ITERS: constexpr, P: constexpr):
+    acc = tl.zeros([128], dtype=tl.float32)
+    for i in range(ITERS):
+        offs = i * 128 + tl.arange(0, 128)
+        acc += tl.load(x + offs, mask=offs < n, other=0.0)
+    tl.store(out + tl.arange(0, 128), acc)
+    tl.store(out + 128, P.to(tl.float32))
+""")
+def check_computed_heuristic(run, torch):
+    for n in (1, 128, 1000, 4097):
+        x = dev(rand_f32(n, 35))
+        out = dev(torch.full((136,), -7.0))
+        if run(x, x, out, n) != 0:
+            return f"n={n}: launch failed"
+        torch.cuda.synchronize()
+        padded = torch.zeros((n + 127) // 128 * 128, device="cuda")
+        padded[:n] = x
+        want = padded.view(-1, 128).sum(0)
+        if not torch.allclose(out[:128], want, rtol=1e-5, atol=1e-5):
+            return f"n={n}: sums differ by {(out[:128] - want).abs().max().item():.2e}"
+        p = 1
+        while p < n:
+            p *= 2
+        if out[128].item() != p or not torch.equal(out[129:], torch.full((7,), -7.0, device="cuda")):
+            return f"n={n}: next_power_of_2 {out[128].item()}, not {p} (or a guard written)"
+    return None
+
+
 # ---- running them ---------------------------------------------------------------
 
 def child(libs):
