@@ -110,6 +110,11 @@ bool dtype_arg(checker *c, call *k, uint32_t i, tk_dtype *out) {
     if (v->kind == V_STR) {
         char *s = tk_arena_strndup(c->arena, v->u.str.text, v->u.str.len);
         tk_dtype d;
+        /* -D X_dtype=bf16 where X_dtype has no dtype default: bf16 is the dtype */
+        if (v->from_define && dtype_from_name(s, &d)) {
+            *out = d;
+            return true;
+        }
         if (dtype_from_name(s, &d)) {
             sema_error(c, v->loc, "'%s' of %s must be a dtype, not the string \"%s\"; write tl.%s",
                        pname(k, i), k->name, s, dtype_triton_name(d));

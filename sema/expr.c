@@ -435,6 +435,27 @@ static value eval_attr(checker *c, const tk_expr *e) {
             v.u.module = c->n_math;
             return v;
         }
+        /* tl.extra.libdevice and tl.extra.cuda.libdevice */
+        if (obj.u.module == c->n_tl && strcmp(name, "extra") == 0) {
+            value v = obj;
+            v.u.module = tk_intern_cstr(c->names, "triton.language.extra");
+            return v;
+        }
+        if (strcmp(obj.u.module, "triton.language.extra") == 0 && strcmp(name, "cuda") == 0) {
+            value v = obj;
+            v.u.module = tk_intern_cstr(c->names, "triton.language.extra.cuda");
+            return v;
+        }
+        if (strncmp(obj.u.module, "triton.language.extra", 21) == 0) {
+            if (strcmp(name, "libdevice") != 0) {
+                sema_error(c, e->u.attr.name_loc, "%s has libdevice%s, not '%s'", obj.u.module,
+                           obj.u.module[21] ? "" : " and cuda", name);
+                return v_error();
+            }
+            value v = obj;
+            v.u.module = c->n_libdevice;
+            return v;
+        }
         /* tl.core and tl.standard: the modules triton.language re-exports
          * its names from, so the same names */
         if (obj.u.module == c->n_tl && tl_reexporting_module(name)) return obj;

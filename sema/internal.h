@@ -36,6 +36,7 @@ struct value {
     tk_loc loc;      /* where this value was computed */
     tk_loc origin;   /* for constexprs: where the value was set (notes) */
     const char *origin_name;
+    bool from_define; /* a -D value: a string naming a dtype may stand for it */
     union {
         int64_t i;
         double f;

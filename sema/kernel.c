@@ -243,12 +243,14 @@ static bool parse_kernel_decl(checker *c, const tk_def *def, kernel_decl *k) {
 
 /* Parses a -D value: an integer, a float, True/False, a dtype, or else a
  * string. A dtype is written as in Triton (tl.bfloat16, triton.language.
- * float16), or bare (bf16, float16) for a parameter whose default is a
- * dtype (`dtype_default`); other bare names stay strings. */
+ * float16) or torch (torch.bfloat16), or bare (bf16, float16) for a
+ * parameter whose default is a dtype (`dtype_default`); other bare names
+ * stay strings (used where a dtype is needed, dtype_arg takes them). */
 static value define_value(checker *c, const char *text, tk_loc loc, bool dtype_default) {
     const char *bare = text;
     if (strncmp(bare, "tl.", 3) == 0) bare += 3;
     else if (strncmp(bare, "triton.language.", 16) == 0) bare += 16;
+    else if (strncmp(bare, "torch.", 6) == 0) bare += 6; /* what a wrapper passes: x.dtype */
     tk_dtype d;
     if ((bare != text || dtype_default) && dtype_from_name(bare, &d)) {
         value v = {.kind = V_DTYPE, .loc = loc};
@@ -934,6 +936,7 @@ void check_kernel(checker *c, const tk_def *def) {
         if (!p || !annotation_type(c, p->annotation, &t) || t) continue;
         const value *given = variant_constexpr(&base, name);
         value dv = define_value(c, d->value, p->loc, given && given->kind == V_DTYPE && !given->count);
+        dv.from_define = true;
         add_constexpr(c, &base, name, dv, p->loc, tk_arena_printf(c->arena, "is set by -D %s=%s", d->name, d->value));
         binding b = {0};
         b.name = name;

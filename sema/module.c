@@ -135,7 +135,25 @@ static void check_import(checker *c, const tk_stmt *s) {
             return;
         }
     }
-    else if (name && tl_part && builtin_lookup(c, name, true) >= 0) {
+    else if (name && (strcmp(module, "triton.language.extra.libdevice") == 0 ||
+                      strcmp(module, "triton.language.extra.cuda.libdevice") == 0 ||
+                      strcmp(module, "triton.language.math") == 0)) {
+        /* from ...libdevice import fast_expf: one function; tl.math's names
+         * are tl's where it has them, else libdevice's */
+        bool math = module[16] == 'm';
+        int id = math && builtin_lookup(c, name, true) >= 0 ? builtin_lookup(c, name, true) : builtin_lookup_libdevice(name);
+        if (id < 0) {
+            const char *cands[300];
+            size_t n = builtin_names(cands, 300, true);
+            const char *best = suggest(c, name, cands, n);
+            sema_error(c, s->loc, "%s has no function '%s'%s%s%s", module, name, best ? "; did you mean '" : "",
+                       best ? best : "", best ? "'?" : "");
+            v = v_error();
+        } else {
+            v.kind = V_BUILTIN;
+            v.u.builtin = id;
+        }
+    } else if (name && tl_part && builtin_lookup(c, name, true) >= 0) {
         v.kind = V_BUILTIN;
         v.u.builtin = builtin_lookup(c, name, true);
     } else if (strncmp(module, "triton", 6) != 0 || (module[6] != '\0' && module[6] != '.')) {
@@ -143,7 +161,8 @@ static void check_import(checker *c, const tk_stmt *s) {
         return;
     } else {
         sema_error(c, s->loc, "tkc knows the modules triton, triton.language (with its core, standard and "
-                   "math) and triton.language.extra.libdevice; '%s' cannot be imported", full);
+                   "math) and triton.language.extra.libdevice (also as triton.language.extra.cuda.libdevice, "
+                   "whole or a function at a time); '%s' cannot be imported", full);
         /* the name stays bound, to an error: its uses report nothing more */
         binding b = {0};
         b.name = tk_intern_cstr(c->names, bound_as);
