@@ -150,10 +150,12 @@ value call_func(checker *c, const tk_def *def, value *args, uint32_t count,
     }
     const char *key = tk_intern_cstr(c->names, sig);
     tk_sema_func *fn = NULL;
+    uint32_t instance = 0;
     for (uint32_t i = 0; i < c->instances.len; i++) {
         if (c->instances.data[i].def == def && c->instances.data[i].signature == key) {
             if (c->instances.data[i].failed) return v_error();
             fn = c->instances.data[i].func;
+            instance = i;
         }
     }
     if (!fn) {
@@ -189,6 +191,7 @@ value call_func(checker *c, const tk_def *def, value *args, uint32_t count,
             }
         }
         uint32_t key_index = c->instances.len - 1;
+        instance = key_index;
         int errors_before = c->diag->error_count;
         tk_vec_push(c->arena, &c->call_stack, def);
         /* an imported module's @func reads its own module's names */
@@ -218,7 +221,12 @@ value call_func(checker *c, const tk_def *def, value *args, uint32_t count,
             f.has_return_value = true;
             f.return_value = branch_ret->var ? v_rt(sx_var(c, branch_ret->var, f.return_loc)) : branch_ret->val;
         }
-        if (f.has_return_value) {
+        if (f.has_return_value && f.return_value.kind != V_NONE && v_is_const(&f.return_value)) {
+            /* a compile-time result (a block size, a dtype): the call is that
+             * value, and runs the body only for its effects */
+            c->instances.data[key_index].const_result = true;
+            c->instances.data[key_index].result = f.return_value;
+        } else if (f.has_return_value) {
             tk_sx *r = return_sx(c, &f.return_value);
             if (r) {
                 tk_ss *s = ss_new(c, TK_SS_RETURN, f.return_loc);
@@ -228,12 +236,23 @@ value call_func(checker *c, const tk_def *def, value *args, uint32_t count,
             }
         }
         c->frame = saved;
-        tk_vec_push(c->arena, &c->program->funcs, fn);
+        /* one that only computes a constant is never called */
+        if (!c->instances.data[key_index].const_result || fn->body.len)
+            tk_vec_push(c->arena, &c->program->funcs, fn);
     }
     tk_sx *call = sx_new(c, TK_SX_CALL, fn->result, loc);
     call->func = fn;
     for (uint32_t i = 0; i < n; i++)
         if (bound[i].kind == V_RT) sx_add_arg(c, call, bound[i].u.rt);
+    const func_instance_key *inst = &c->instances.data[instance];
+    if (inst->const_result) {
+        if (fn->body.len) runtime_result(c, call, loc);
+        value r = inst->result;
+        r.loc = loc;
+        r.origin = loc;
+        r.origin_name = tk_arena_printf(c->arena, "returned by this call of '%s'", def->name);
+        return r;
+    }
     return runtime_result(c, call, loc);
 }
 

@@ -74,6 +74,8 @@ typedef struct func_instance_key {
     const char *signature;   /* interned text of argument types and constexprs */
     tk_sema_func *func;
     bool failed;             /* its body had errors: calls give V_ERROR silently */
+    bool const_result;       /* it returns a compile-time value: `result` */
+    value result;
 } func_instance_key;
 
 typedef struct checker checker;

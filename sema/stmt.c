@@ -767,7 +767,12 @@ static void exec_stmt(checker *c, const tk_stmt *s) {
     }
     case TK_STMT_ASSIGN: {
         value v = eval(c, s->u.assign.value);
-        if (s->u.assign.annotation && !check_local_annotation(c, s, &v)) break;
+        if (s->u.assign.annotation && !check_local_annotation(c, s, &v)) {
+            /* bound to an error: its uses report nothing more */
+            const tk_expr *target = s->u.assign.targets.data[0];
+            if (c->frame && target->kind == TK_EXPR_NAME) bind(c, &c->frame->names, target->u.name, v_error(), target->loc);
+            break;
+        }
         if (v.kind == V_TUPLE) {
             /* `a, b = b, a`: every item is read before any name is written */
             var_list written = {0};
