@@ -888,7 +888,8 @@ bool tk_cg_write_header(FILE *out, tk_diag *diag, const tk_cg_build *builds, uin
                 fprintf(out, ", %s%s *%s", writes_param(program, i, arg) ? "" : "const ", element_c_type(sp->type),
                         sp->name);
             else
-                fprintf(out, ", %s %s", is_half_scalar(sp->type) ? "float" : c_type(sp->type), sp->name);
+                fprintf(out, ", %s %s", is_half_scalar(sp->type) ? "float" : sp->python_int ? "int64_t" : c_type(sp->type),
+                        sp->name);
             arg++;
         }
         fputs(") {\n    int tk_bad = 0;\n", out);
@@ -897,6 +898,15 @@ bool tk_cg_write_header(FILE *out, tk_diag *diag, const tk_cg_build *builds, uin
         for (uint32_t p = 0; p < sk->params.len; p++) {
             const tk_sema_param *sp = &sk->params.data[p];
             if (!sp->is_constexpr && sp->computed) fprintf(out, "    %s %s = 0;\n", c_type(sp->type), sp->name);
+        }
+        for (uint32_t p = 0; p < sk->params.len; p++) {
+            const tk_sema_param *sp = &sk->params.data[p];
+            if (sp->is_constexpr || !sp->python_int) continue;
+            /* `int`: taken as int64_t, passed as the kernel's i32 */
+            fprintf(out, "    if (%s < INT32_MIN || %s > INT32_MAX)\n        return tkrt_requirement_failed(\"%s\", "
+                         "\"%s fits in i32 (annotated int)\", \"%s = %%lld\", (long long)%s);\n"
+                         "    int32_t tk_arg_%s = (int32_t)%s;\n",
+                    sp->name, sp->name, sk->name, sp->name, sp->name, sp->name, sp->name, sp->name);
         }
         for (uint32_t p = 0; p < sk->params.len; p++) {
             const tk_sema_param *sp = &sk->params.data[p];
@@ -909,7 +919,8 @@ bool tk_cg_write_header(FILE *out, tk_diag *diag, const tk_cg_build *builds, uin
         for (uint32_t p = 0; p < sk->params.len; p++) {
             const tk_sema_param *sp = &sk->params.data[p];
             if (sp->is_constexpr) continue;
-            fprintf(out, "%s(void *)&%s%s", any ? ", " : "", is_half_scalar(sp->type) ? "tk_arg_" : "", sp->name);
+            fprintf(out, "%s(void *)&%s%s", any ? ", " : "", is_half_scalar(sp->type) || sp->python_int ? "tk_arg_" : "",
+                    sp->name);
             any = true;
         }
         if (!any) fputs("0", out);

@@ -287,6 +287,16 @@ bool annotation_type(checker *c, const tk_expr *a, const tk_type **out) {
         *out = ty_scalar(c, d);
         return true;
     }
+    /* Python's int and float, as Triton passes them: i32 (the launcher
+     * checks the range) and f32 */
+    if (a->kind == TK_EXPR_NAME && (strcmp(name, "int") == 0 || strcmp(name, "float") == 0)) {
+        *out = ty_scalar(c, name[0] == 'i' ? TK_I32 : TK_F32);
+        return true;
+    }
+    if (name && strcmp(name, "tensor") == 0) {
+        sema_error(c, a->loc, "a tensor argument is a pointer here: write its element type, as in *f32");
+        return false;
+    }
     const char *cands[] = {"i1", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f16",
                            "bf16", "f32", "f64", "f8e4m3", "f8e5m2", "constexpr"};
     const char *s = name ? suggest(c, name, cands, sizeof cands / sizeof cands[0]) : NULL;

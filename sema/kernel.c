@@ -327,6 +327,7 @@ static void setup_kernel_frame(checker *c, const kernel_decl *k, const variant *
             tk_sema_var *var = new_var(c, p->name, t, p->loc);
             sp.type = t;
             sp.var = var;
+            sp.python_int = p->annotation->kind == TK_EXPR_NAME && strcmp(p->annotation->u.name, "int") == 0;
             sp.absent = i < 64 && (v->absent >> i & 1);
             if (sp.absent) {
                 value none = {.kind = V_NONE, .loc = p->loc};

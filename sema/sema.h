@@ -140,6 +140,9 @@ typedef struct tk_sema_param {
      * parameter here, which the launcher computes with this host
      * expression and passes on (it is not in the launcher's signature) */
     tk_sx *computed;
+    /* annotated with Python's `int`: an i32 in the kernel; the launcher
+     * takes int64_t and refuses a value outside i32 rather than wrap it */
+    bool python_int;
     const tk_sema_var *var;
 } tk_sema_param;
 

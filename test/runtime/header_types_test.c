@@ -178,6 +178,28 @@ int main(int argc, char **argv) {
               "computed(10, 0) divides by zero: %d (%s)", (int)s, tkrt_status_string(s));
         sizes[0] = 0;
     }
+    /* int: i32 in the kernel, checked by the launcher */
+    {
+        float *xp = TK_DEVICE_PTR(float, 0x40000ull);
+        int32_t n32 = 0;
+        float s32 = 0;
+        sizes[0] = 8;
+        sizes[1] = 4;
+        sizes[2] = 4;
+        sizes[3] = 0;
+        tk_status s = python_scalars(NULL, xp, -2147483648ll, 0.5f);
+        memcpy(&n32, args[1], 4);
+        memcpy(&s32, args[2], 4);
+        CHECK(s == TK_SUCCESS && n32 == INT32_MIN && s32 == 0.5f, "python_scalars(INT32_MIN): %s, passed %d %g",
+              tkrt_status_string(s), (int)n32, (double)s32);
+        s = python_scalars(NULL, xp, 3000000000ll, 0.5f);
+        CHECK(s == TK_ERROR_REQUIREMENT && strstr(tkrt_status_string(s), "n fits in i32 (annotated int)") &&
+                  strstr(tkrt_status_string(s), "n = 3000000000"),
+              "python_scalars(3e9): %d (%s)", (int)s, tkrt_status_string(s));
+        s = python_scalars(NULL, xp, -2147483649ll, 0.5f);
+        CHECK(s == TK_ERROR_REQUIREMENT, "python_scalars(INT32_MIN - 1): %d", (int)s);
+        sizes[0] = 0;
+    }
     if (failures) {
         printf("%d failures\n", failures);
         return 1;
