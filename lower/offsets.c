@@ -58,7 +58,8 @@ static void check_offset(offset_ctx *c, const tk_tir_value *v, int depth) {
                            "this pointer offset multiplies two run-time values in %s: past 2^31 it wraps",
                            tk_dtype_name(e->dtype));
                 tk_note_plain(c->diag, "compute it in 64 bits where the tensor may be that large, e.g. "
-                                       "row.to(tl.int64) * stride; -Wno-int32-offset silences this");
+                                       "row.to(tl.int64) * stride; a comment `# tkc: no-int32-offset` on the "
+                                       "line silences it there, -Wno-int32-offset everywhere");
             }
         }
         if (def->sub == TK_BINOP_MUL || def->sub == TK_BINOP_ADD || def->sub == TK_BINOP_SUB)

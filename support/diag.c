@@ -122,10 +122,35 @@ bool tk_warning_enabled(const tk_diag *d, tk_warning_kind kind) {
     return !d->suppress_warnings && d->warning_state[kind] != TK_WARN_OFF;
 }
 
+/* Is warning `name` silenced on the lines loc spans by a comment
+ * `# tkc: no-NAME` (several may follow one another: `# tkc: no-a no-b`)? */
+static bool silenced_by_comment(tk_loc loc, const char *name) {
+    const tk_source *src = loc.src;
+    if (!src || loc.line == 0 || loc.line > src->line_count) return false;
+    uint32_t start = src->line_starts[loc.line - 1], stop = start;
+    uint32_t last = loc.end > start ? loc.end : start;
+    while (stop < src->len && (stop < last || (src->text[stop] != '\n' && src->text[stop] != '\r'))) stop++;
+    size_t n = strlen(name);
+    bool in_comment = false;
+    for (uint32_t i = start; i < stop; i++) {
+        if (src->text[i] == '\n') in_comment = false;
+        if (src->text[i] == '#') in_comment = true;
+        if (!in_comment || i + 3 + n > stop || strncmp(src->text + i, "no-", 3) != 0) continue;
+        if (strncmp(src->text + i + 3, name, n) != 0) continue;
+        char after = i + 3 + n < stop ? src->text[i + 3 + n] : ' ';
+        if (after != ' ' && after != ',' && after != '\t' && after != '\n' && after != '\r') continue;
+        /* within `# tkc: ...` */
+        for (uint32_t j = i; j > start && src->text[j] != '#'; j--)
+            if (j >= 4 && strncmp(src->text + j - 4, "tkc:", 4) == 0) return true;
+    }
+    return false;
+}
+
 /* kind: the warning's, or -1 for errors and notes */
 static void report(tk_diag *d, tk_loc loc, enum severity sev, int kind, const char *fmt, va_list ap) {
     bool werror = false;
-    if (sev == SEV_WARNING && !tk_warning_enabled(d, (tk_warning_kind)kind)) {
+    if (sev == SEV_WARNING && (!tk_warning_enabled(d, (tk_warning_kind)kind) ||
+                               silenced_by_comment(loc, tk_warning_name((tk_warning_kind)kind)))) {
         d->last_suppressed = true;
         return;
     }
