@@ -53,7 +53,14 @@ value b_py_int(checker *c, call *k) {
 value b_py_bool(checker *c, call *k) {
     value *v = &k->args[0];
     if (v_is_number(v)) return v_bool(k->loc, v->kind == V_FLOAT ? v->u.f != 0 : v->kind == V_BOOL ? v->u.b : v->u.i != 0);
-    if (v->kind != V_ERROR) sema_error(c, v->loc, "bool() converts constants, not %s", v_describe(c, v));
+    /* of a run-time scalar (a heuristic's `bool(a['n'] % 16 == 0)`): != 0 */
+    if (v->kind == V_RT && v->u.rt->type->kind == TK_TYPE_SCALAR && v->u.rt->type->dtype != TK_F16 &&
+        v->u.rt->type->dtype != TK_BF16) {
+        if (v->u.rt->type->dtype == TK_I1) return *v;
+        return arith(c, TK_BINOP_NE, *v, tk_dtype_is_float(v->u.rt->type->dtype) ? v_float(k->loc, 0) : v_int(k->loc, 0),
+                     k->loc);
+    }
+    if (v->kind != V_ERROR) sema_error(c, v->loc, "bool() converts constants and scalars, not %s", v_describe(c, v));
     return v_error();
 }
 
