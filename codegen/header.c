@@ -349,11 +349,9 @@ static bool emit_choice(FILE *out, const char *mod, const tk_tir_program *progra
             break;
         }
         fputs("    if (", out);
-        bool first_cond = true;
-        for (uint32_t c = 0; c < vs->conditions.len; c++) {
-            if (!first_cond) fputs(" && ", out);
-            first_cond = false;
-            fprintf(out, "%s(", vs->conditions.data[c].value ? "" : "!");
+        const char *and_ = ""; /* " && " after the first condition */
+        for (uint32_t c = 0; c < vs->conditions.len; c++, and_ = " && ") {
+            fprintf(out, "%s%s(", and_, vs->conditions.data[c].value ? "" : "!");
             ok &= print_c(out, vs->conditions.data[c].cond);
             fputc(')', out);
         }
@@ -362,15 +360,13 @@ static bool emit_choice(FILE *out, const char *mod, const tk_tir_program *progra
             const tk_sema_param *sp = &vs->params.data[p];
             if (sp->is_constexpr) continue;
             if (arg < 64 && (v->assume_one >> arg & 1)) {
-                if (!first_cond) fputs(" && ", out);
-                first_cond = false;
-                fprintf(out, "(int64_t)%s == 1", sp->name);
+                fprintf(out, "%s(int64_t)%s == 1", and_, sp->name);
+                and_ = " && ";
             }
             if (arg < 64 && (v->assume_div16 >> arg & 1)) {
-                if (!first_cond) fputs(" && ", out);
-                first_cond = false;
-                fprintf(out, sp->type->kind == TK_TYPE_POINTER ? "(uintptr_t)%s %% 16 == 0" : "(int64_t)%s %% 16 == 0",
-                        sp->name);
+                fprintf(out, sp->type->kind == TK_TYPE_POINTER ? "%s(uintptr_t)%s %% 16 == 0" : "%s(int64_t)%s %% 16 == 0",
+                        and_, sp->name);
+                and_ = " && ";
             }
             arg++;
         }

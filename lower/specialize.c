@@ -1,6 +1,7 @@
 /* Triton's launch-time specialization, ahead of time: which runtime
  * integer parameters each compiled variant of a kernel assumes equal to 1
- * or divisible by 16. Triton's JIT specializes on every argument; tkc
+ * or divisible by 16, and which pointers 16-byte aligned. Triton's JIT
+ * specializes on every argument; tkc
  * compiles a few variants and the launcher picks the first whose
  * assumptions the arguments meet.
  *
@@ -13,8 +14,7 @@
  * - other address parameters (outer strides, row offsets): % 16 keeps
  *   each row's start aligned;
  * - parameters compared with tiles (the `n` of `offs < n`): % 16 keeps a
- *   mask uniform over 16-byte vectors.
- *
+ *   mask uniform over 16-byte vectors;
  * - pointers a tile is loaded or stored through: 16-byte aligned, as
  *   Triton assumes of the pointers it is given.
  *
