@@ -232,8 +232,10 @@ static void emit_op(cg *c, const tk_tir_op *op) {
     case TIR_UNARY:
         for (uint32_t r = 0; r < n; r++) {
             LLVMValueRef a = cg_operand(c, op, 0, r);
+            /* -x is 0 - x, as Triton's (its minus subtracts from zero): for a float -(+0.0) is
+               +0.0, which a bitcast shows, and a NaN's sign is what the subtraction gives */
             if (op->sub == TIR_NOT) out.r[r] = LLVMBuildNot(c->b, a, "");
-            else out.r[r] = cg_is_float(res->type) ? LLVMBuildFNeg(c->b, a, "") : LLVMBuildNeg(c->b, a, "");
+            else out.r[r] = cg_binary(c, TK_BINOP_SUB, res->type, LLVMConstNull(LLVMTypeOf(a)), a, false);
         }
         break;
     case TIR_BINARY: {

@@ -87,6 +87,10 @@ def cases():
                     lambda a, b: torch.where(a < b, a, b), None))
         out.append((f"{t} a < b", ELEMENTWISE, t, t, "i8", "(a < b).to(tl.int8)",
                     lambda a, b: (a < b).to(torch.int8), None))
+    # -x is 0 - x, as Triton's: -(+0.0) is +0.0, which the bitcast shows (a*0.0 is +0.0 or -0.0)
+    for t, bits in (("f16", "i16"), ("bf16", "i16"), ("f32", "i32"), ("f64", "i64")):
+        out.append((f"{t} -x of zeros, bits", ELEMENTWISE, t, t, bits, f"(-(a * 0.0)).to(tl.{bits.replace('i', 'int')}, bitcast=True)",
+                    (lambda d: (lambda a, b: (0.0 - a * 0.0).view(dtype(d))))(bits), None))
     # an optional pointer, given and passed as NULL
     for t in ("f32", "f16"):
         out.append((f"{t} optional y given", OPTIONAL_Y, t, t, t, "", lambda a, b: a * b + 1, None))
