@@ -65,6 +65,54 @@ static bool system_rmw(int id, tk_dtype d, char *ptx, char *constraints) {
     return true;
 }
 
+/* The 16-bit compare-and-swap PTX has (sm_70 on): atom.SEM.SCOPE.global.cas.b16. */
+static LLVMValueRef cas16(cg *c, LLVMValueRef ptr, LLVMValueRef cmp, LLVMValueRef val, LLVMAtomicOrdering order,
+                          const char *scope_name) {
+    const char *sem = order == LLVMAtomicOrderingAcquireRelease ? "acq_rel" : order == LLVMAtomicOrderingAcquire ? "acquire"
+                    : order == LLVMAtomicOrderingRelease ? "release" : "relaxed";
+    const char *scope = !scope_name || !strcmp(scope_name, "gpu") ? "gpu" : scope_name;
+    char text[80];
+    snprintf(text, sizeof text, "atom.%s.%s.global.cas.b16 $0, [$1], $2, $3;", sem, scope);
+    LLVMValueRef args[3] = {ptr, LLVMBuildBitCast(c->b, cmp, c->t_i16, ""), LLVMBuildBitCast(c->b, val, c->t_i16, "")};
+    return cg_asm_call(c, c->t_i16, text, "=h,l,h,h,~{memory}", args, 3, true);
+}
+
+/* A read-modify-write of a 16-bit element (f16/bf16 xchg, and bf16 add
+ * before sm_90) as a loop of 32-bit compare-and-swaps on the word holding
+ * it, as LLVM's expansion does, but with the word's address the pointer
+ * minus its low two bits: ptxas (CUDA 13.0, sm_90a) loses the high half
+ * of the 64-bit `and` of LLVM's expansion when the pointer sits in uniform
+ * registers, and the loop reads a truncated address. Returns the old value. */
+static LLVMValueRef subword_rmw(cg *c, LLVMAtomicRMWBinOp rmw, LLVMValueRef ptr, LLVMValueRef val, unsigned scope) {
+    LLVMTypeRef et = LLVMTypeOf(val);
+    /* inline PTX, so that LLVM does not fold the subtraction back into an `and` */
+    LLVMValueRef addr = LLVMBuildPtrToInt(c->b, ptr, c->t_i64, "");
+    LLVMValueRef low = cg_asm_call(c, c->t_i64, "and.b64 $0, $1, 3;", "=l,l", &addr, 1, false);
+    LLVMValueRef back = LLVMBuildNeg(c->b, low, "");
+    LLVMValueRef word = LLVMBuildGEP2(c->b, c->t_i8, ptr, &back, 1, "");
+    LLVMValueRef shift = LLVMBuildShl(c->b, LLVMBuildTrunc(c->b, low, c->t_i32, ""), cg_i32(c, 3), "");
+    LLVMValueRef keep = LLVMBuildNot(c->b, LLVMBuildShl(c->b, cg_i32(c, 0xffff), shift, ""), "");
+    LLVMValueRef first = LLVMBuildLoad2(c->b, c->t_i32, word, "");
+    LLVMBasicBlockRef entry = LLVMGetInsertBlock(c->b);
+    LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "atomic.word");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "atomic.word.end");
+    LLVMBuildBr(c->b, loop);
+    LLVMPositionBuilderAtEnd(c->b, loop);
+    LLVMValueRef cur = LLVMBuildPhi(c->b, c->t_i32, "");
+    LLVMValueRef old = LLVMBuildBitCast(c->b, LLVMBuildTrunc(c->b, LLVMBuildLShr(c->b, cur, shift, ""), c->t_i16, ""), et, "");
+    LLVMValueRef new = rmw == LLVMAtomicRMWBinOpFAdd ? LLVMBuildFAdd(c->b, old, val, "") : val;
+    LLVMValueRef place = LLVMBuildShl(c->b, LLVMBuildZExt(c->b, LLVMBuildBitCast(c->b, new, c->t_i16, ""), c->t_i32, ""), shift, "");
+    LLVMValueRef desired = LLVMBuildOr(c->b, LLVMBuildAnd(c->b, cur, keep, ""), place, "");
+    LLVMValueRef pair = LLVMBuildAtomicCmpXchgSyncScope(c->b, word, cur, desired, LLVMAtomicOrderingMonotonic,
+                                                        LLVMAtomicOrderingMonotonic, scope);
+    LLVMValueRef got = LLVMBuildExtractValue(c->b, pair, 0, "");
+    LLVMAddIncoming(cur, &first, &entry, 1);
+    LLVMAddIncoming(cur, &got, &loop, 1);
+    LLVMBuildCondBr(c->b, LLVMBuildExtractValue(c->b, pair, 1, ""), done, loop);
+    LLVMPositionBuilderAtEnd(c->b, done);
+    return old;
+}
+
 void cg_emit_atomic(cg *c, const tk_tir_op *op) {
     int id = op->sub;
     bool cas = id == TK_B_ATOMIC_CAS;
@@ -94,6 +142,11 @@ void cg_emit_atomic(cg *c, const tk_tir_op *op) {
                                           tk_dtype_name(cg_elem_of(t)->dtype)));
         return;
     }
+    /* 16-bit read-modify-writes (sema allows f16/bf16 add and xchg) are loops of 32-bit
+       compare-and-swaps, but for the f16 (and on sm_90, bf16) additions PTX has */
+    unsigned elem_bits = tk_dtype_bits(cg_elem_of(t)->dtype);
+    bool native_add = rmw == LLVMAtomicRMWBinOpFAdd && (cg_elem_of(t)->dtype == TK_F16 || c->target->sm >= 90);
+    bool subword = !cas && elem_bits < 32 && !native_add;
     uint32_t n = cg_nregs(res);
     cgval out = cg_newval(c, n);
     const tk_tir_value *mask = !cas && op->operands.len > 2 ? op->operands.data[2] : NULL;
@@ -127,11 +180,17 @@ void cg_emit_atomic(cg *c, const tk_tir_op *op) {
                 cmp = LLVMBuildBitCast(c->b, cmp, bits, "");
                 val = LLVMBuildBitCast(c->b, val, bits, "");
             }
-            LLVMValueRef pair = LLVMBuildAtomicCmpXchgSyncScope(c->b, cg_operand(c, op, 0, r), cmp, val, order, fail, scope);
-            old = LLVMBuildExtractValue(c->b, pair, 0, "");
+            if (LLVMGetIntTypeWidth(bits) == 16) {
+                old = cas16(c, cg_operand(c, op, 0, r), cmp, val, order, scope_name);
+            } else {
+                LLVMValueRef pair = LLVMBuildAtomicCmpXchgSyncScope(c->b, cg_operand(c, op, 0, r), cmp, val, order, fail, scope);
+                old = LLVMBuildExtractValue(c->b, pair, 0, "");
+            }
             if (f) old = LLVMBuildBitCast(c->b, old, rt, "");
         } else {
-            if (system) {
+            if (subword) {
+                old = subword_rmw(c, rmw, cg_operand(c, op, 0, r), cg_operand(c, op, 1, r), scope);
+            } else if (system) {
                 LLVMValueRef args[2] = {cg_operand(c, op, 0, r), cg_operand(c, op, 1, r)};
                 old = cg_asm_call(c, rt, sys_ptx, sys_constraints, args, 2, true);
             } else {
@@ -154,8 +213,8 @@ void cg_emit_atomic(cg *c, const tk_tir_op *op) {
     }
     if (fenced && is_acquire(order)) LLVMBuildFenceSyncScope(c->b, LLVMAtomicOrderingAcquire, scope, "");
     /* The owners' atomics diverge from the rest of the warp, and a 16-bit
-     * cas or xchg is a loop of 32-bit compare-and-swaps whose lanes leave
-     * at different trips (LLVM's expansion). Warp shuffles after such a
+     * xchg is a loop of 32-bit compare-and-swaps whose lanes leave at
+     * different trips (subword_rmw; a 16-bit cas was one before it used atom.cas.b16). Warp shuffles after such a
      * loop read wrong partners' values on the H100 and H200 (a reverse
      * cumsum after an f16 atomic_cas, test/gpu/ops/atomic_cases.py) unless
      * the warp is made whole again here. */

@@ -140,6 +140,21 @@ static LLVMValueRef minmax_nan(cg *c, bool is_max, bool nan, const tk_type *t, L
         return cg_call(c, buf, lt, args, 2);
     }
     bool s = cg_is_signed(t);
+    if (LLVMGetTypeKind(lt) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(lt) <= 32) {
+        /* Integers of up to 32 bits: max.s32 (min, .u32) as inline PTX on the widened values. LLVM
+           would narrow a max of 8- or 16-bit values (or of i32 extensions of them, as a reduction
+           of i16 widens) to max.s16, and ptxas (CUDA 13.0, sm_90a) turns a tree of those into
+           VIMNMX3.S16x2 that drops the negation of an operand (-x of an i16 tile, then tl.max:
+           the max of a different set). */
+        LLVMValueRef wide[2] = {a, b};
+        for (int i = 0; i < 2; i++)
+            if (LLVMGetIntTypeWidth(lt) < 32)
+                wide[i] = s ? LLVMBuildSExt(c->b, wide[i], c->t_i32, "") : LLVMBuildZExt(c->b, wide[i], c->t_i32, "");
+        char text[32];
+        snprintf(text, sizeof text, "%s.%s32 $0, $1, $2;", is_max ? "max" : "min", s ? "s" : "u");
+        LLVMValueRef r = cg_asm_call(c, c->t_i32, text, "=r,r,r", wide, 2, false);
+        return LLVMGetIntTypeWidth(lt) < 32 ? LLVMBuildTrunc(c->b, r, lt, "") : r;
+    }
     LLVMIntPredicate p = is_max ? (s ? LLVMIntSGT : LLVMIntUGT) : (s ? LLVMIntSLT : LLVMIntULT);
     return LLVMBuildSelect(c->b, LLVMBuildICmp(c->b, p, a, b, ""), a, b, "");
 }

@@ -906,3 +906,83 @@ if __name__ == "__main__":
     import dot_cases  # noqa: F401
     import atomic_cases  # noqa: F401
     regressions.child(sys.argv[1:])
+
+@case("-x of an i16 tile then tl.max (ptxas dropped a negation in VIMNMX3.S16x2)", """
+@kernel(grid=(3,), num_warps=8)
+def op(x: *i16, y: *u32, out: *i64, n: i32):
+    pid = tl.program_id(0)
+    v1 = tl.load(x + pid + tl.arange(0, 64))
+    v2 = tl.interleave(v1, v1)
+    v4 = -v1
+    if n > 100:
+        tl.atomic_xchg(y + 410 + pid, pid, mask=pid < 2, sem="release")
+        tl.store(out + pid * 289 + 128 + tl.arange(0, 128), v2, mask=pid + tl.arange(0, 128) < n)
+        tl.store(y + pid * 136 + tl.arange(0, 64), tl.where(v4 == pid, v1, v4))
+    else:
+        tl.store(out + pid * 289 + 256, tl.max(v4))
+    tl.store(out + pid * 289 + 257 + (tl.arange(0, 4)[:, None] * 8 + tl.arange(0, 8)[None, :]), pid)
+    tl.store(y + pid * 136 + 128 + (tl.arange(0, 1)[:, None] + tl.arange(0, 8)[None, :]), pid)
+""")
+def check_i16_neg_max(run, torch):
+    g = torch.Generator().manual_seed(352)
+    for n in (97, 50):
+        x = dev(torch.randint(-100, 101, (192,), generator=g, dtype=torch.int16))
+        y = dev(torch.full((420,), 0x55, dtype=torch.int32))
+        out = dev(torch.full((900,), 0x55, dtype=torch.int64))
+        if run(x, y, out, n) != 0:
+            return f"n={n}: launch failed"
+        torch.cuda.synchronize()
+        want = torch.full((900,), 0x55, dtype=torch.int64)
+        wy = torch.full((420,), 0x55, dtype=torch.int32)
+        xs = x.cpu().to(torch.int64)
+        for pid in range(3):
+            want[pid * 289 + 256] = (-xs[pid:pid + 64]).max()
+            want[pid * 289 + 257:pid * 289 + 289] = pid
+            wy[pid * 136 + 128:pid * 136 + 136] = pid
+        if not torch.equal(out.cpu(), want):
+            bad = (out.cpu() != want).nonzero().flatten().tolist()[:4]
+            return f"n={n}: out differs at {bad}: {[out[i].item() for i in bad]} not {[want[i].item() for i in bad]}"
+        if not torch.equal(y.cpu(), wy):
+            return f"n={n}: y differs"
+    return None
+
+
+@case("16-bit atomics on uniform pointers: cas (bf16, i16) and xchg (f16)", """
+@kernel(grid=(2,), num_warps=4)
+def op(x: *bf16, y: *f16, out: *i16, n: i32):
+    pid = tl.program_id(0)
+    i = tl.arange(0, 4)
+    old = tl.atomic_cas(x + 76 + pid * 4 + i, tl.full((4,), 1, tl.bfloat16), (i + 2).to(tl.bfloat16))
+    tl.store(x + pid * 4 + i, old)
+    o2 = tl.atomic_xchg(y + 3 + pid * 4 + i, (i + 10 * pid).to(tl.float16))
+    tl.store(y + 20 + pid * 4 + i, o2)
+    o3 = tl.atomic_cas(out + pid * 4 + i, tl.full((4,), 0, tl.int16), (i + 5).to(tl.int16), sem="relaxed", scope="cta")
+    tl.store(out + 20 + pid * 4 + i, o3)
+""")
+def check_atomics16(run, torch):
+    x0 = torch.full((90,), -3.0, dtype=torch.bfloat16)
+    x0[76:84] = torch.tensor([1, 0, 1, 1, 0, 1, 7, 1], dtype=torch.bfloat16)
+    y0 = torch.arange(40, dtype=torch.float16) * 0.5 - 7
+    z0 = torch.full((40,), 9, dtype=torch.int16)
+    z0[0:8] = torch.tensor([0, 4, 0, 0, 2, 0, 0, 1], dtype=torch.int16)
+    x, y, z = dev(x0.clone()), dev(y0.clone()), dev(z0.clone())
+    if run(x, y, z, 0) != 0:
+        return "launch failed"
+    torch.cuda.synchronize()
+    wx, wy, wz = x0.clone(), y0.clone(), z0.clone()
+    for pid in range(2):
+        for i in range(4):
+            k = 76 + pid * 4 + i
+            wx[pid * 4 + i] = x0[k]
+            if x0[k] == 1:
+                wx[k] = i + 2
+            wy[20 + pid * 4 + i] = y0[3 + pid * 4 + i]
+            wy[3 + pid * 4 + i] = i + 10 * pid
+            wz[20 + pid * 4 + i] = z0[pid * 4 + i]
+            if z0[pid * 4 + i] == 0:
+                wz[pid * 4 + i] = i + 5
+    for name, got, want in (("x", x, wx), ("y", y, wy), ("out", z, wz)):
+        if not torch.equal(got.cpu(), want):
+            bad = (got.cpu() != want).nonzero().flatten().tolist()[:4]
+            return f"{name} differs at {bad}"
+    return None
