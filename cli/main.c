@@ -244,6 +244,15 @@ static int compile_input(const driver *d, const char *input, tk_arena *arena, tk
         if (opt->time_phases) print_times(&times);
         if (diag->error_count) return CLI_EXIT_INPUT;
         tk_sema_print(d->text->f, program);
+        /* the versions lowering will build (--specializations); where lowering refuses
+           something, the later stages say so and the listing is left out */
+        tk_diag quiet;
+        tk_diag_init(&quiet, stderr, false);
+        quiet.suppress_warnings = true;
+        tk_tir_program *versions = tk_tir_lower(arena, &quiet, program,
+                                                opt->specializations ? opt->specializations : TK_TIR_DEFAULT_SPECIALIZATIONS);
+        if (!quiet.error_count) tk_tir_print_versions(d->text->f, versions);
+        tk_diag_discard(&quiet);
         return CLI_EXIT_OK;
     }
 

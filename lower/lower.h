@@ -294,6 +294,8 @@ typedef struct tk_tir_program {
 enum { TK_TIR_DEFAULT_SPECIALIZATIONS = 4 };
 tk_tir_program *tk_tir_lower(tk_arena *arena, tk_diag *diag, const tk_sema_program *program,
                              uint32_t specializations);
+/* Lists each kernel variant's versions, as --emit=sema ends. */
+void tk_tir_print_versions(FILE *out, const tk_tir_program *program);
 typedef struct tk_tir_options {
     bool gpu;                /* the target passes too (pipelining, axis info, layouts, ...) */
     const tk_target *target;

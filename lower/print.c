@@ -126,20 +126,47 @@ static void print_block(FILE *out, const tk_tir_block *blk, int depth, bool gpu)
         if (!blk->ops.data[i]->dead) print_op(out, blk->ops.data[i], depth + 1, gpu);
 }
 
+/* What a specialized version assumes of its parameters, each after `word`, separated by `sep`
+   (before the first too when it starts with a space); returns how many. */
+static unsigned print_assumptions(FILE *out, const tk_tir_kernel *kernel, const char *sep, const char *word) {
+    unsigned count = 0, arg = 0;
+    const char *before = sep[0] == ' ' ? sep : "";
+    for (uint32_t i = 0; i < kernel->sema->params.len; i++) {
+        const tk_sema_param *p = &kernel->sema->params.data[i];
+        if (p->is_constexpr) continue;
+        if (arg < 64 && (kernel->assume_one >> arg & 1)) fprintf(out, "%s%s%s == 1", count++ ? sep : before, word, p->name);
+        if (arg < 64 && (kernel->assume_div16 >> arg & 1))
+            fprintf(out, "%s%s%s %% 16 == 0", count++ ? sep : before, word, p->name);
+        arg++;
+    }
+    return count;
+}
+
+void tk_tir_print_versions(FILE *out, const tk_tir_program *program) {
+    fputs("\nversions of each variant, in the order the launcher tries them:\n", out);
+    for (uint32_t k = 0; k < program->kernels.len; k++) {
+        const tk_tir_kernel *kernel = program->kernels.data[k];
+        bool first = k == 0 || program->kernels.data[k - 1]->sema != kernel->sema;
+        if (first) fprintf(out, "  %s variant %u:", kernel->sema->name, kernel->sema->variant);
+        else fputc(';', out);
+        if (kernel->suffix[0]) {
+            fprintf(out, " %s (", kernel->suffix);
+            print_assumptions(out, kernel, ", ", "");
+            fputc(')', out);
+        } else {
+            fputs(" general", out);
+        }
+        if (k + 1 == program->kernels.len || program->kernels.data[k + 1]->sema != kernel->sema) fputc('\n', out);
+    }
+}
+
 void tk_tir_print(FILE *out, const tk_tir_program *program, bool gpu) {
     for (uint32_t k = 0; k < program->kernels.len; k++) {
         const tk_tir_kernel *kernel = program->kernels.data[k];
         if (k) fputc('\n', out);
         fprintf(out, "kernel %s variant %u%s num_warps=%u num_stages=%u", kernel->sema->name, kernel->sema->variant,
                 kernel->suffix, kernel->num_warps, kernel->num_stages);
-        uint32_t arg = 0;
-        for (uint32_t i = 0; i < kernel->sema->params.len; i++) {
-            const tk_sema_param *p = &kernel->sema->params.data[i];
-            if (p->is_constexpr) continue;
-            if (arg < 64 && (kernel->assume_one >> arg & 1)) fprintf(out, " assume %s == 1", p->name);
-            if (arg < 64 && (kernel->assume_div16 >> arg & 1)) fprintf(out, " assume %s %% 16 == 0", p->name);
-            arg++;
-        }
+        print_assumptions(out, kernel, " ", "assume ");
         if (gpu) fprintf(out, " shared=%u", kernel->shared_bytes);
         fputc('\n', out);
         for (uint32_t i = 0; gpu && i < kernel->buffers.len; i++) {

@@ -78,6 +78,13 @@ static int by_position(const void *pa, const void *pb) {
     return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
+void tk_diag_discard(tk_diag *d) {
+    for (uint32_t i = 0; i < d->pending_count; i++) free(d->pending[i].text);
+    free(d->pending);
+    d->pending = NULL;
+    d->pending_count = d->pending_cap = 0;
+}
+
 void tk_diag_flush(tk_diag *d) {
     if (d->pending_count == 0) return;
     qsort(d->pending, d->pending_count, sizeof *d->pending, by_position);
@@ -88,10 +95,7 @@ void tk_diag_flush(tk_diag *d) {
             repeated = strcmp(d->pending[j].text, d->pending[i].text) == 0;
         if (!repeated) fputs(d->pending[i].text, d->out);
     }
-    for (uint32_t i = 0; i < d->pending_count; i++) free(d->pending[i].text);
-    free(d->pending);
-    d->pending = NULL;
-    d->pending_count = d->pending_cap = 0;
+    tk_diag_discard(d);
     fflush(d->out);
 }
 

@@ -123,6 +123,8 @@ typedef struct tk_diag {
 } tk_diag;
 
 void tk_diag_init(tk_diag *d, FILE *out, bool color);
+/* Drops the reports waiting for tk_diag_flush, unwritten. */
+void tk_diag_discard(tk_diag *d);
 void tk_error(tk_diag *d, tk_loc loc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* A warning of `kind`: dropped when it is off, an error under -Werror or
