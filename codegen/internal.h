@@ -185,6 +185,8 @@ void cg_emit_dot_wait(cg *c, const tk_tir_op *op);
 void cg_emit_reduce(cg *c, const tk_tir_op *op);
 /* An inclusive scan along an axis (cumsum, cumprod, associative_scan), forward or reverse. */
 void cg_emit_scan(cg *c, const tk_tir_op *op);
+/* tl.histogram: counts by shared-memory atomics in the op's scratch. */
+void cg_emit_histogram(cg *c, const tk_tir_op *op);
 
 /* ---- dot.c: matrix products ---- */
 

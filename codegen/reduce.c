@@ -4,7 +4,8 @@
  * A reduction combines in-thread as a balanced tree, then by shuffles over
  * the lane bits of the axis, then through shared memory across warps. A
  * scan merges blocks of 2^k elements, least significant bit first: other
- * registers, shuffle partners, or (across warps) shared memory.
+ * registers, shuffle partners, or (across warps) shared memory. A
+ * histogram counts with shared-memory atomics.
  * Needs: the op's layouts and, across warps, its scratch (lower/scratch.c).
  * A layout with a basis along the axis that also moves along another
  * dimension is reported as not supported yet. */
@@ -360,4 +361,31 @@ void cg_emit_scan(cg *c, const tk_tir_op *op) {
         for (uint32_t r = 0; r < n; r++) out.r[r] = pre[r * k + j];
         *cg_get(c, op->results.data[j]) = out;
     }
+}
+
+/* tl.histogram: the bins zeroed in the op's scratch, a barrier, every
+ * register adds to its value's bin (1 by its owner when the value is in
+ * 0 .. bins - 1, else 0 to bin 0: no branch, so the kernel stays
+ * convergent), a barrier, the bins read in the result's layout. */
+void cg_emit_histogram(cg *c, const tk_tir_op *op) {
+    const tk_tir_value *x = op->operands.data[0], *res = op->results.data[0];
+    uint64_t bins = (uint64_t)res->type->shape[0];
+    unsigned scope = LLVMGetSyncScopeID(c->ctx, "block", 5);
+    for (uint32_t r = 0; r < cg_nregs(res); r++)
+        LLVMBuildStore(c->b, cg_i32(c, 0), cg_smem_addr(c, LLVMBuildMul(c->b, cg_reg_flat(c, res->layout, r), cg_i32(c, 4), "")));
+    cg_barrier(c);
+    bool sgn = cg_is_signed(x->type);
+    for (uint32_t r = 0; r < cg_nregs(x); r++) {
+        LLVMValueRef v = cg_operand(c, op, 0, r);
+        if (LLVMGetIntTypeWidth(LLVMTypeOf(v)) < 64)
+            v = sgn ? LLVMBuildSExt(c->b, v, c->t_i64, "") : LLVMBuildZExt(c->b, v, c->t_i64, "");
+        LLVMValueRef in = LLVMBuildICmp(c->b, LLVMIntULT, v, LLVMConstInt(c->t_i64, bins, 0), "");
+        LLVMValueRef counts = LLVMBuildAnd(c->b, in, cg_owner(c, x->layout, r), "");
+        LLVMValueRef bin = LLVMBuildSelect(c->b, in, LLVMBuildTrunc(c->b, v, c->t_i32, ""), cg_i32(c, 0), "");
+        LLVMValueRef at = cg_smem_addr(c, LLVMBuildMul(c->b, bin, cg_i32(c, 4), ""));
+        LLVMBuildAtomicRMWSyncScope(c->b, LLVMAtomicRMWBinOpAdd, at, LLVMBuildZExt(c->b, counts, c->t_i32, ""),
+                                    LLVMAtomicOrderingMonotonic, scope);
+    }
+    cg_barrier(c);
+    *cg_get(c, res) = cg_scratch_read(c, res->type, res->layout, 1, 0, 4);
 }

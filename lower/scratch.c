@@ -117,6 +117,15 @@ static tk_tir_scratch scratch_dot(const tk_tir_op *op) {
     return s;
 }
 
+/* tl.histogram: its bins, one 32-bit counter each. */
+static tk_tir_scratch scratch_histogram(const tk_tir_op *op) {
+    tk_tir_scratch s = {0};
+    if (!op->results.len) return s;
+    s.slot_bytes = 4;
+    s.bytes = (uint64_t)numel(op->results.data[0]->type) * 4;
+    return s;
+}
+
 tk_tir_scratch tk_tir_scratch_need(tk_arena *arena, const tk_tir_op *op, bool result_used) {
     switch (tk_tir_scratch_kind(op)) {
     case TK_SCRATCH_CONVERT: return scratch_convert(arena, op);
@@ -125,6 +134,7 @@ tk_tir_scratch tk_tir_scratch_need(tk_arena *arena, const tk_tir_op *op, bool re
     case TK_SCRATCH_ATOMIC: return scratch_atomic(op, result_used);
     case TK_SCRATCH_SHAPE: return scratch_shape(op);
     case TK_SCRATCH_DOT: return scratch_dot(op);
+    case TK_SCRATCH_HISTOGRAM: return scratch_histogram(op);
     case TK_SCRATCH_NONE: break;
     }
     return (tk_tir_scratch){0};

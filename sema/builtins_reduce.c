@@ -1,8 +1,11 @@
 /* The reductions and scans: sum, max, min, argmax, argmin, xor_sum,
- * reduce, cumsum, cumprod, associative_scan (with a @func combine_fn).
+ * reduce, cumsum, cumprod, associative_scan (with a @func combine_fn), and
+ * histogram.
  * Needs: builtin.h's argument readers. Guarantees: the reduced axis and
  * the result's element type as Triton gives them. */
 #include "builtin.h"
+
+#include <inttypes.h>
 
 static const tk_type *reduced_type(checker *c, const tk_type *t, uint32_t axis, bool all,
                                    bool keep_dims, tk_dtype d) {
@@ -95,6 +98,63 @@ value b_min(checker *c, call *k) { return reduction(c, k, R_MIN, 4); }
 value b_argmax(checker *c, call *k) { return reduction(c, k, R_ARGMAX, 3); }
 value b_argmin(checker *c, call *k) { return reduction(c, k, R_ARGMIN, 3); }
 value b_xor_sum(checker *c, call *k) { return reduction(c, k, R_XOR, 2); }
+
+/* tl.histogram(input, num_bins, mask=None): i32 counts of the values 0 ..
+ * num_bins - 1 in a 1-D integer tile; other values (and masked-off
+ * elements) are not counted. One op on one operand (the mask folded in);
+ * codegen counts with shared-memory atomics. */
+value b_histogram(checker *c, call *k) {
+    tk_sx *x = rt_arg(c, k, 0);
+    if (!x || !elem_is_scalar(c, k, x, 0)) return v_error();
+    if (ty_rank(x->type) != 1 || !tk_dtype_is_int(elem_dtype(x)) || elem_dtype(x) == TK_I1) {
+        sema_error(c, k->args[0].loc, "tl.histogram counts a 1-D tile of integers, not %s",
+                   tk_type_str(c->arena, x->type));
+        return v_error();
+    }
+    int64_t bins;
+    if (!const_int(c, k, 1, &bins)) return v_error();
+    if (bins < 1 || !tk_is_pow2(bins) || bins > (1 << 14)) {
+        sema_error(c, k->args[1].loc, "tl.histogram's num_bins must be a power of two from 1 to 16384, not %" PRId64,
+                   bins);
+        return v_error();
+    }
+    tk_sx *mask = NULL;
+    if (given(k, 2) && k->args[2].kind != V_NONE) {
+        mask = rt_arg(c, k, 2);
+        if (!mask) return v_error();
+        if (elem_dtype(mask) != TK_I1) {
+            sema_error(c, k->args[2].loc, "tl.histogram's mask must be boolean, not %s",
+                       tk_type_str(c->arena, mask->type));
+            return v_error();
+        }
+        uint32_t rank;
+        int64_t shape[TK_MAX_RANK];
+        if (!broadcast_shapes(c, mask->type, x->type, k->args[2].loc, "tl.histogram's mask", &rank, shape))
+            return v_error();
+        if (rank != 1 || shape[0] != x->type->shape[0]) {
+            sema_error(c, k->args[2].loc, "tl.histogram's mask is %s; the input is %s",
+                       tk_type_str(c->arena, mask->type), tk_type_str(c->arena, x->type));
+            return v_error();
+        }
+        mask = broadcast_to_shape(c, mask, 1, x->type->shape, k->args[2].loc);
+        /* masked-off elements become a value no bin counts (-1, or num_bins where the type is
+           unsigned), so that the op has one operand and one layout */
+        tk_dtype d = elem_dtype(x);
+        if (!tk_dtype_is_signed(d) && tk_dtype_bits(d) < 32) x = convert(c, x, d = TK_I32, k->loc);
+        value none = v_int(k->loc, tk_dtype_is_signed(d) ? -1 : bins);
+        tk_sx *other = to_runtime(c, &none, &d);
+        if (!other) return v_error();
+        tk_sx *w = builtin_sx(c, k, x->type);
+        w->builtin = TK_B_WHERE;
+        sx_add_arg(c, w, mask);
+        sx_add_arg(c, w, x);
+        sx_add_arg(c, w, broadcast_to_shape(c, other, 1, x->type->shape, k->loc));
+        x = w;
+    }
+    tk_sx *r = builtin_sx(c, k, ty_tile(c, ty_scalar(c, TK_I32), 1, &bins));
+    sx_add_arg(c, r, x);
+    return result_rt(r);
+}
 value b_reduce_or(checker *c, call *k) { return reduction(c, k, R_OR, 2); }
 
 /* Specializes a combine function for (dtype, dtype) -> dtype without

@@ -260,6 +260,7 @@ typedef enum tk_scratch_kind {
     TK_SCRATCH_ATOMIC,   /* old values shared with the copies that did not act */
     TK_SCRATCH_SHAPE,    /* join, split, cat moving elements between threads */
     TK_SCRATCH_DOT,      /* a matrix product's operands, where its instruction reads them */
+    TK_SCRATCH_HISTOGRAM, /* tl.histogram's bins, counted by shared-memory atomics */
 } tk_scratch_kind;
 
 typedef enum tk_builtin {

@@ -986,3 +986,52 @@ def check_atomics16(run, torch):
             bad = (got.cpu() != want).nonzero().flatten().tolist()[:4]
             return f"{name} differs at {bad}"
     return None
+
+
+@case("tl.histogram of i32 with a mask, over programs (atomic_add of the counts)", """
+@kernel(grid=(cdiv(n, 1024),), num_warps=4)
+def op(x: *i32, y: *i32, out: *i32, n: i32):
+    offs = tl.program_id(0) * 1024 + tl.arange(0, 1024)
+    v = tl.load(x + offs, mask=offs < n, other=0)
+    tl.atomic_add(out + tl.arange(0, 64), tl.histogram(v, 64, mask=offs < n))
+""")
+def check_histogram_i32(run, torch):
+    g = torch.Generator().manual_seed(64)
+    for n in (1, 1000, 4097, 70001):
+        x = torch.randint(-3, 68, (n,), generator=g, dtype=torch.int32)
+        out = dev(torch.zeros(64, dtype=torch.int32))
+        if run(dev(x), dev(x), out, n) != 0:
+            return f"n={n}: launch failed"
+        torch.cuda.synchronize()
+        inside = x[(x >= 0) & (x < 64)].to(torch.int64)
+        want = torch.bincount(inside, minlength=64).to(torch.int32)
+        if not torch.equal(out.cpu(), want):
+            return f"n={n}: {(out.cpu() != want).sum().item()} bins wrong"
+    return None
+
+
+@case("tl.histogram of u8 (256 bins, no mask) and of i64 (negative values, a mask)", """
+@kernel(grid=(1,), num_warps=2)
+def op(x: *u8, y: *i64, out: *i32, n: i32):
+    i = tl.arange(0, 512)
+    tl.store(out + tl.arange(0, 256), tl.load(x + i).histogram(256))
+    w = tl.load(y + i, mask=i < n, other=5)
+    tl.store(out + 256 + tl.arange(0, 16), tl.histogram(w, 16, mask=(i < n) & (i % 3 != 0)))
+""")
+def check_histogram_u8_i64(run, torch):
+    g = torch.Generator().manual_seed(256)
+    x = torch.randint(0, 256, (512,), generator=g, dtype=torch.uint8)
+    y = torch.randint(-40, 40, (512,), generator=g, dtype=torch.int64)
+    for n in (0, 300, 512):
+        out = dev(torch.full((280,), -7, dtype=torch.int32))
+        if run(dev(x), dev(y), out, n) != 0:
+            return f"n={n}: launch failed"
+        torch.cuda.synchronize()
+        want = torch.full((280,), -7, dtype=torch.int32)
+        want[:256] = torch.bincount(x.to(torch.int64), minlength=256).to(torch.int32)
+        i = torch.arange(512)
+        sel = y[(i < n) & (i % 3 != 0) & (y >= 0) & (y < 16)]
+        want[256:272] = torch.bincount(sel, minlength=16).to(torch.int32)
+        if not torch.equal(out.cpu(), want):
+            return f"n={n}: {(out.cpu() != want).sum().item()} counts wrong"
+    return None
