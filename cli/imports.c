@@ -1,6 +1,7 @@
 /* The .tk modules a file imports (`import NAME`, `from NAME import f`),
  * found beside the importing file and then in the -I folders (NAME.tk;
- * a.b is a/b.tk), read, lexed and parsed here, so that sema gets every
+ * a.b is a/b.tk; `from a import b` is a.tk's b, or else the module
+ * a/b.tk), read, lexed and parsed here, so that sema gets every
  * module it may need and no stage reads files. Needs: a parsed module.
  * Guarantees: each module once in `sema->modules` (a module imported by
  * two others is read once), import cycles and missing modules reported at
@@ -48,15 +49,29 @@ static const char *real_path(tk_arena *arena, const char *path) {
 
 static void load_module(loader *l, const tk_module *module, const char *path);
 
-static void load_import(loader *l, const tk_stmt *s, const char *folder) {
-    const char *name = s->u.import.module;
+/* NAME.tk beside the importer, then in each -I folder; NULL when none is
+ * there, with the paths tried appended to *looked */
+static const char *find_module(loader *l, const char *folder, const char *name, char **looked) {
     const char *path = candidate(l->arena, folder, name);
-    char *looked = tk_arena_printf(l->arena, "%s", path);
+    *looked = *looked ? tk_arena_printf(l->arena, "%s, %s", *looked, path) : tk_arena_printf(l->arena, "%s", path);
     for (uint32_t i = 0; access(path, R_OK) != 0 && i < l->opt->include_dirs.len; i++) {
         path = candidate(l->arena, l->opt->include_dirs.data[i], name);
-        looked = tk_arena_printf(l->arena, "%s, %s", looked, path);
+        *looked = tk_arena_printf(l->arena, "%s, %s", *looked, path);
     }
-    if (access(path, R_OK) != 0) {
+    return access(path, R_OK) == 0 ? path : NULL;
+}
+
+static void load_import(loader *l, const tk_stmt *s, const char *folder) {
+    const char *name = s->u.import.module;
+    char *looked = NULL;
+    const char *path = find_module(l, folder, name, &looked);
+    if (!path && s->u.import.name) {
+        /* from PACKAGE import MODULE: PACKAGE/MODULE.tk, the module PACKAGE.MODULE */
+        const char *dotted = tk_arena_printf(l->arena, "%s.%s", name, s->u.import.name);
+        path = find_module(l, folder, dotted, &looked);
+        if (path) name = dotted;
+    }
+    if (!path) {
         tk_error(l->diag, s->loc, "no module '%s': looked for %s", name, looked);
         if (!l->opt->include_dirs.len) tk_note_plain(l->diag, "-I DIR adds a folder to look in");
         return;

@@ -36,15 +36,19 @@ static bool bind_global(checker *c, const char *name, value v, tk_loc loc) {
     return true;
 }
 
+static const tk_sema_module_file *module_file(checker *c, const char *name) {
+    for (uint32_t i = 0; i < c->options->modules.len; i++)
+        if (strcmp(c->options->modules.data[i].name, name) == 0) return &c->options->modules.data[i];
+    return NULL;
+}
+
 /* The imported module `name`, checked (in its own scope) on first use;
  * NULL after an error. */
 static user_module *user_module_for(checker *c, const char *name, tk_loc loc) {
     const char *key = tk_intern_cstr(c->names, tk_arena_printf(c->arena, "%s.tk", name));
     user_module *um = sema_user_module(c, key);
     if (!um) {
-        const tk_sema_module_file *file = NULL;
-        for (uint32_t i = 0; i < c->options->modules.len && !file; i++)
-            if (strcmp(c->options->modules.data[i].name, name) == 0) file = &c->options->modules.data[i];
+        const tk_sema_module_file *file = module_file(c, name);
         if (!file) {
             sema_error(c, loc, "no module '%s' was found (tkc looks for %s.tk beside the file that imports it "
                        "and in the -I folders)", name, name);
@@ -75,9 +79,22 @@ static user_module *user_module_for(checker *c, const char *name, tk_loc loc) {
     return um;
 }
 
-/* import NAME [as A], from NAME import f [as g], for a .tk module */
+/* import NAME [as A], from NAME import f [as g], for a .tk module; from
+ * PACKAGE import MODULE [as A] where there is no PACKAGE.tk but a
+ * PACKAGE/MODULE.tk (the loader found it as the module PACKAGE.MODULE) */
 static void import_user_module(checker *c, const tk_stmt *s) {
     const char *module = s->u.import.module, *name = s->u.import.name, *alias = s->u.import.alias;
+    if (name && !module_file(c, module)) {
+        const char *dotted = tk_arena_printf(c->arena, "%s.%s", module, name);
+        if (module_file(c, dotted)) {
+            user_module *sub = user_module_for(c, dotted, s->loc);
+            if (!sub) return;
+            value v = {.kind = V_MODULE, .loc = s->loc};
+            v.u.module = sub->key;
+            bind_global(c, tk_intern_cstr(c->names, alias ? alias : name), v, s->loc);
+            return;
+        }
+    }
     user_module *um = user_module_for(c, module, s->loc);
     if (!um) return;
     if (!name) {
