@@ -326,6 +326,13 @@ static void emit_op(cg *c, const tk_tir_op *op) {
     case TIR_BUILTIN: {
         switch (op->sub) {
         case TK_B_DEBUG_BARRIER: cg_barrier(c); return;
+        case TK_B_GDC_WAIT: case TK_B_GDC_LAUNCH_DEPENDENTS:
+            /* programmatic dependent launch (sm_90 on); where the GPU has none, no launch depends on
+               another, so waiting and signalling are nothing */
+            if (c->target->has_griddepcontrol)
+                cg_asm_call(c, c->t_void, op->sub == TK_B_GDC_WAIT ? "griddepcontrol.wait;" : "griddepcontrol.launch_dependents;",
+                            "~{memory}", NULL, 0, true);
+            return;
         case TK_B_ATOMIC_ADD: case TK_B_ATOMIC_MAX: case TK_B_ATOMIC_MIN: case TK_B_ATOMIC_AND:
         case TK_B_ATOMIC_OR: case TK_B_ATOMIC_XOR: case TK_B_ATOMIC_XCHG: case TK_B_ATOMIC_CAS:
             cg_emit_atomic(c, op);

@@ -25,6 +25,7 @@ unsigned tk_tir_props(const tk_tir_op *op) {
         if (b & TK_BP_EFFECT) p = (p & ~TIR_P_PURE) | TIR_P_EFFECT;
         if (b & TK_BP_ATOMIC) p |= TIR_P_ATOMIC | TIR_P_READS;
         if (b & TK_BP_BARRIER) p |= TIR_P_SYNC;
+        if (b & TK_BP_ACQUIRES) p |= TIR_P_ACQUIRES;
     }
     if (op->code == TIR_LOAD && tk_tir_attr_int(op, "volatile", 0)) p |= TIR_P_EFFECT;
     return p;

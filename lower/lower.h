@@ -184,6 +184,7 @@ enum {
     TIR_P_BUILTIN = 16,    /* `sub` is a builtin id (tk_builtin) */
     TIR_P_SYNC = 32,       /* synchronises the whole program (barriers.c) */
     TIR_P_ATOMIC = 64,     /* a read-modify-write of global memory: one copy of each element acts */
+    TIR_P_ACQUIRES = 128,  /* other grids' writes become visible here: as a write of every pointer to loads */
 };
 
 /* How an op places its tiles (ops.def's layout column; an op made from a

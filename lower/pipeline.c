@@ -114,6 +114,7 @@ typedef struct writes {
 
 static void note_write(tk_tir_op *op, void *ctx) {
     writes *w = ctx;
+    if (tk_tir_props(op) & TIR_P_ACQUIRES) w->found = true; /* no load is hoisted above it */
     if (op->code != TIR_STORE && !(tk_tir_props(op) & TIR_P_ATOMIC)) return;
     const tk_tir_value *root = op->operands.len ? tir_root_pointer(w->k, op->operands.data[0]) : NULL;
     w->found |= !root || root == w->root;

@@ -261,6 +261,12 @@ int builtin_lookup(checker *c, const char *name, bool tl_namespace) {
     return -1;
 }
 
+int builtin_lookup_cuda(const char *name) {
+    for (int i = 0; i < BUILTIN_COUNT; i++)
+        if ((builtins[i].flags & B_CUDA) && strcmp(builtins[i].name, name) == 0) return i;
+    return -1;
+}
+
 int builtin_lookup_libdevice(const char *name) {
     for (int i = 0; i < BUILTIN_COUNT; i++)
         if ((builtins[i].flags & B_LIBDEVICE) && strcmp(builtins[i].name, name) == 0) return i;
@@ -288,7 +294,8 @@ bool builtin_allowed_in_grid(int id) { return builtins[id].flags & B_GRID; }
 size_t builtin_names(const char **out, size_t max, bool libdevice) {
     size_t n = 0;
     for (int i = 0; i < BUILTIN_COUNT && n < max; i++)
-        if (builtins[i].flags && (builtins[i].flags == B_LIBDEVICE) == libdevice) out[n++] = builtins[i].name;
+        if (builtins[i].flags && !(builtins[i].flags & B_CUDA) && (builtins[i].flags == B_LIBDEVICE) == libdevice)
+            out[n++] = builtins[i].name;
     return n;
 }
 

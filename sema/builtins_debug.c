@@ -161,3 +161,9 @@ value b_device_assert(checker *c, call *k) {
 value b_debug_barrier(checker *c, call *k) {
     return emit_effect(c, builtin_sx(c, k, ty_void(c)));
 }
+
+/* tl.extra.cuda.gdc_wait() and gdc_launch_dependents(): programmatic
+ * dependent launch's waits and signals, effects that stay in place. */
+value b_grid_dependency(checker *c, call *k) {
+    return emit_effect(c, builtin_sx(c, k, ty_void(c)));
+}

@@ -447,9 +447,15 @@ static value eval_attr(checker *c, const tk_expr *e) {
             return v;
         }
         if (strncmp(obj.u.module, "triton.language.extra", 21) == 0) {
+            int cuda = obj.u.module[21] ? builtin_lookup_cuda(name) : -1;
+            if (cuda >= 0) {
+                value v = {.kind = V_BUILTIN, .loc = loc};
+                v.u.builtin = cuda;
+                return v;
+            }
             if (strcmp(name, "libdevice") != 0) {
                 sema_error(c, e->u.attr.name_loc, "%s has libdevice%s, not '%s'", obj.u.module,
-                           obj.u.module[21] ? "" : " and cuda", name);
+                           obj.u.module[21] ? ", gdc_wait and gdc_launch_dependents" : " and cuda", name);
                 return v_error();
             }
             value v = obj;

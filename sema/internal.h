@@ -293,7 +293,8 @@ enum {
     B_GRID = 8,     /* usable in grid expressions (host arithmetic) */
     B_PYTHON = 16,  /* the bare name is Python's builtin, only bare */
     B_LIBDEVICE = 32, /* libdevice.name (triton.language.extra.libdevice), and tl.math.name */
-    B_MEMORY = 64   /* reads or writes memory: never evaluated speculatively */
+    B_MEMORY = 64,  /* reads or writes memory: never evaluated speculatively */
+    B_CUDA = 128    /* triton.language.extra.cuda.name (tl.extra.cuda.name) */
 };
 #define TL (B_TL | B_BARE)                 /* tl.name, and the bare name */
 #define TLM (B_TL | B_BARE | B_METHOD)     /* ... and x.name(...) */
@@ -306,6 +307,8 @@ int builtin_lookup(checker *c, const char *name, bool tl_namespace);
 bool builtin_is_method(int id);
 /* A libdevice function by its Triton name (libdevice.def). -1 if none. */
 int builtin_lookup_libdevice(const char *name);
+/* triton.language.extra.cuda's NAME (gdc_wait, ...), or -1 */
+int builtin_lookup_cuda(const char *name);
 bool builtin_not_supported_yet(const char *name);
 bool builtin_allowed_in_grid(int id);
 /* Reads or writes memory (a load, an atomic, inline assembly): evaluating

@@ -152,6 +152,12 @@ static void check_import(checker *c, const tk_stmt *s) {
             return;
         }
     }
+    else if (name && strcmp(module, "triton.language.extra.cuda") == 0 && builtin_lookup_cuda(name) >= 0) {
+        v.kind = V_BUILTIN;
+        v.u.builtin = builtin_lookup_cuda(name);
+    }
+    else if (strcmp(full, "triton.language.extra.cuda") == 0 || strcmp(full, "triton.language.extra") == 0)
+        v.u.module = tk_intern_cstr(c->names, full); /* without `as`, `triton` is bound (below) */
     else if (name && (strcmp(module, "triton.language.extra.libdevice") == 0 ||
                       strcmp(module, "triton.language.extra.cuda.libdevice") == 0 ||
                       strcmp(module, "triton.language.math") == 0)) {
@@ -178,8 +184,9 @@ static void check_import(checker *c, const tk_stmt *s) {
         return;
     } else {
         sema_error(c, s->loc, "tkc knows the modules triton, triton.language (with its core, standard and "
-                   "math) and triton.language.extra.libdevice (also as triton.language.extra.cuda.libdevice, "
-                   "whole or a function at a time); '%s' cannot be imported", full);
+                   "math), triton.language.extra.libdevice (also as triton.language.extra.cuda.libdevice, "
+                   "whole or a function at a time) and triton.language.extra.cuda (libdevice, gdc_wait, "
+                   "gdc_launch_dependents); '%s' cannot be imported", full);
         /* the name stays bound, to an error: its uses report nothing more */
         binding b = {0};
         b.name = tk_intern_cstr(c->names, bound_as);

@@ -247,6 +247,7 @@ enum {
     TK_BP_REDUCTION = 32,    /* a reduction along an axis: a reduce op */
     TK_BP_HINT = 64,         /* a fact for axis info about its operand: a hint op */
     TK_BP_REGISTER_PAIR = 128, /* joins two tiles, or splits one, along a register bit (join, split, cat) */
+    TK_BP_ACQUIRES = 256,    /* other grids' writes become visible here (gdc_wait): no load moves above it */
 };
 
 /* The shared memory an op needs while it runs, by family: one function
