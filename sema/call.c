@@ -10,11 +10,8 @@
 /* ---- @func calls ---------------------------------------------------------- */
 
 static bool param_is_constexpr(checker *c, const tk_param *p) {
-    if (!p->annotation) return false;
-    const char *name = p->annotation->kind == TK_EXPR_NAME ? p->annotation->u.name
-                       : p->annotation->kind == TK_EXPR_ATTR ? p->annotation->u.attr.name : NULL;
     (void)c;
-    return name && strcmp(name, "constexpr") == 0;
+    return p->annotation && annotation_is_constexpr(p->annotation);
 }
 
 /* Binds positional and keyword arguments to a def's parameters, defaults
@@ -258,8 +255,14 @@ value call_func(checker *c, const tk_def *def, value *args, uint32_t count,
 
 /* ---- annotations ------------------------------------------------------ */
 
+bool annotation_is_constexpr(const tk_expr *a) {
+    const char *name = a->kind == TK_EXPR_NAME ? a->u.name : a->kind == TK_EXPR_ATTR ? a->u.attr.name : NULL;
+    return name && (strcmp(name, "constexpr") == 0 || strcmp(name, "dtype") == 0);
+}
+
 /* The type a parameter's or a name's annotation names (x: *f32, BLOCK:
- * tl.constexpr); NULL for constexpr. */
+ * tl.constexpr, x: *DT where DT is a dtype parameter of the kernel
+ * instance being checked or a module-level dtype); NULL for constexpr. */
 bool annotation_type(checker *c, const tk_expr *a, const tk_type **out) {
     if (a->kind == TK_EXPR_POINTER_TYPE) {
         const tk_type *inner;
@@ -278,7 +281,7 @@ bool annotation_type(checker *c, const tk_expr *a, const tk_type **out) {
                      (o->kind == TK_EXPR_ATTR && o->u.attr.name == c->n_language);
         if (!known) name = NULL;
     }
-    if (name && strcmp(name, "constexpr") == 0) {
+    if (name && annotation_is_constexpr(a)) {
         *out = NULL;
         return true;
     }
@@ -286,6 +289,18 @@ bool annotation_type(checker *c, const tk_expr *a, const tk_type **out) {
     if (name && dtype_from_name(name, &d)) {
         *out = ty_scalar(c, d);
         return true;
+    }
+    if (a->kind == TK_EXPR_NAME) {
+        for (uint32_t i = 0; i < c->type_params.len; i++)
+            if (c->type_params.data[i].name == name) {
+                *out = ty_scalar(c, c->type_params.data[i].dtype);
+                return true;
+            }
+        const binding *g = lookup_in(&c->globals, name);
+        if (g && g->val.kind == V_DTYPE && !g->val.count) {
+            *out = ty_scalar(c, g->val.u.dtype);
+            return true;
+        }
     }
     /* Python's int and float, as Triton passes them: i32 (the launcher
      * checks the range) and f32 */
@@ -301,6 +316,9 @@ bool annotation_type(checker *c, const tk_expr *a, const tk_type **out) {
                            "bf16", "f32", "f64", "f8e4m3", "f8e5m2", "constexpr"};
     const char *s = name ? suggest(c, name, cands, sizeof cands / sizeof cands[0]) : NULL;
     if (s) sema_error(c, a->loc, "unknown type '%s'; did you mean '%s'?", name, s);
+    else if (a->kind == TK_EXPR_NAME)
+        sema_error(c, a->loc, "unknown type '%s': expected a dtype such as f32, a pointer such as *f16, constexpr, "
+                   "or a dtype parameter of the kernel (x: *DT with DT: dtype = tl.float16)", name);
     else sema_error(c, a->loc, "not a type: expected a dtype such as f32, a pointer such as *f16, or constexpr");
     return false;
 }

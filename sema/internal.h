@@ -129,6 +129,9 @@ struct checker {
     TK_VEC(user_module *) user_modules;  /* the imported .tk modules checked so far */
     TK_VEC(struct def_home { const tk_def *def; user_module *home; }) homes; /* @funcs of imported modules */
     frame *frame;
+    /* the dtype parameters of the kernel instance being checked (DT of
+     * `x: *DT`), which its signature's annotations name */
+    TK_VEC(struct type_param { const char *name; tk_dtype dtype; }) type_params;
     /* static_range trips and statements of the kernel variant being
      * checked, nested loops multiplied: bounded, so no input exhausts
      * memory or time (reported once) */
@@ -283,6 +286,9 @@ value call_func(checker *c, const tk_def *def, value *args, uint32_t count,
                 uint32_t kw_count, tk_loc loc);
 /* the type a parameter's annotation names, NULL for constexpr; false on an error */
 bool annotation_type(checker *c, const tk_expr *a, const tk_type **out);
+/* `constexpr` or `dtype` (a constexpr whose value is a dtype), read from
+ * the annotation alone */
+bool annotation_is_constexpr(const tk_expr *a);
 
 /* ---- builtin_props.c: what a builtin is, from builtins.def ---- */
 /* The namespaces column of builtins.def: where a builtin's name is found */

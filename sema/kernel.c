@@ -29,6 +29,11 @@ typedef struct kernel_decl {
     uint32_t prune_top_k;     /* with a perf_model: how many configs are timed */
     TK_VEC(const tk_expr *) heuristics; /* KEYWORD nodes */
     tk_loc kernel_loc;
+    /* the instance of a kernel generic over dtypes: its name (the def's,
+     * or with a suffix per listed dtype parameter: scale_bf16) and the
+     * values of its listed dtype parameters */
+    const char *name, *suffix;
+    TK_VEC(struct type_param) listed;
 } kernel_decl;
 
 typedef struct variant {
@@ -129,9 +134,9 @@ static bool parse_kernel_decl(checker *c, const tk_def *def, kernel_decl *k) {
         const char *name = decorator_name(c, d);
         if (name && strcmp(name, "kernel") == 0) {
             static const char *const opts[] = {"grid", "num_warps", "num_stages", "requires", "name",
-                                               "enable_fp_fusion"};
-            const tk_expr *vals[6] = {0};
-            ok &= keyword_args(c, d, "@kernel", opts, 6, NULL, 0, vals);
+                                               "enable_fp_fusion", "dtypes"};
+            const tk_expr *vals[7] = {0};
+            ok &= keyword_args(c, d, "@kernel", opts, 7, NULL, 0, vals);
             k->launcher_name = vals[4];
             k->fp_fusion = vals[5];
             k->grid = vals[0];
@@ -601,7 +606,7 @@ static bool const_launch_option(checker *c, const value *v, const char *what, in
 
 static void check_variant(checker *c, const kernel_decl *k, const variant *v, uint32_t index) {
     tk_sema_kernel *out = TK_NEW(c->arena, tk_sema_kernel);
-    out->name = k->def->name;
+    out->name = k->name;
     out->loc = k->def->name_loc;
     out->variant = index;
     out->num_warps = 4;
@@ -685,7 +690,7 @@ static void check_variant(checker *c, const kernel_decl *k, const variant *v, ui
             sema_error(c, k->launcher_name->loc, "name= is the C launcher's name: a string that is a C identifier, "
                        "not %s", v_describe(c, &nv));
         else if (ident)
-            out->launcher_name = tk_arena_strndup(c->arena, nv.u.str.text, nv.u.str.len);
+            out->launcher_name = tk_arena_printf(c->arena, "%.*s%s", (int)nv.u.str.len, nv.u.str.text, k->suffix);
     }
     exec_block(c, &k->def->body);
     out->var_count = counter;
@@ -897,9 +902,18 @@ static bool prune_configs(checker *c, kernel_decl *k, variant *variants, uint32_
     return ok;
 }
 
-void check_kernel(checker *c, const tk_def *def) {
+static bool is_type_param(checker *c, const char *name) {
+    for (uint32_t i = 0; i < c->type_params.len; i++)
+        if (c->type_params.data[i].name == name) return true;
+    return false;
+}
+
+static void check_kernel_instance(checker *c, const tk_def *def, const kernel_decl *instance) {
     kernel_decl k = {0};
     if (!parse_kernel_decl(c, def, &k)) return;
+    k.name = instance->name;
+    k.suffix = instance->suffix;
+    k.listed = instance->listed;
     variant base = {0};
     base.config = -1;
     base.num_warps = (value){.kind = V_NONE};
@@ -915,6 +929,15 @@ void check_kernel(checker *c, const tk_def *def) {
             return;
         }
         add_constexpr(c, &base, p->name, dv, p->default_value->loc, "has its default here");
+    }
+    /* each listed dtype parameter is this instance's dtype */
+    for (uint32_t i = 0; i < k.listed.len; i++) {
+        value dv = {.kind = V_DTYPE, .loc = def->name_loc};
+        dv.u.dtype = k.listed.data[i].dtype;
+        const tk_param *p = find_param(def, k.listed.data[i].name);
+        add_constexpr(c, &base, p->name, dv, p->loc,
+                      tk_arena_printf(c->arena, "is %s in the instance '%s' (@kernel's dtypes=)",
+                                      tk_dtype_name(dv.u.dtype), k.name));
     }
     TK_VEC(binding) defined = {0}; /* the -D values of constexpr parameters */
     for (uint32_t i = 0; i < c->options->defines.len; i++) {
@@ -990,6 +1013,13 @@ void check_kernel(checker *c, const tk_def *def) {
                     ok = false;
                     continue;
                 }
+                if (is_type_param(c, name)) {
+                    sema_error(c, name_loc, "'%s' is a dtype parameter of '%s', fixed per instance (each has its "
+                               "own launcher): list its dtypes in @kernel(dtypes={'%s': [...]}) rather than "
+                               "in autotune configs", name, def->name, name);
+                    ok = false;
+                    continue;
+                }
                 add_constexpr(c, &v, name, val, tk_loc_span(name_loc, val.loc), "comes from this autotune config");
             }
             v.config_text = text;
@@ -1055,6 +1085,12 @@ void check_kernel(checker *c, const tk_def *def) {
         if (!p || !annotation_type(c, p->annotation, &t) || t) {
             sema_error(c, kw->u.keyword.name_loc, "@heuristics sets constexpr parameters; '%s' is "
                        "not one of '%s'", name, def->name);
+            return;
+        }
+        if (is_type_param(c, name)) {
+            sema_error(c, kw->u.keyword.name_loc, "'%s' is a dtype parameter of '%s', fixed per instance (each "
+                       "has its own launcher); @heuristics cannot set it: list its dtypes in "
+                       "@kernel(dtypes={'%s': [...]})", name, def->name, name);
             return;
         }
         TK_VEC(variant) next = {0};
@@ -1153,3 +1189,207 @@ void check_kernel(checker *c, const tk_def *def) {
     }
 }
 
+
+/* ---- kernels generic over dtypes --------------------------------------- */
+
+/* Does annotation `a` name `name`, alone or as a pointee (*DT)? */
+static bool annotation_mentions(const tk_expr *a, const char *name) {
+    while (a && a->kind == TK_EXPR_POINTER_TYPE) a = a->u.pointee;
+    return a && a->kind == TK_EXPR_NAME && a->u.name == name;
+}
+
+/* @kernel(dtypes=...)'s value, or NULL. */
+static const tk_expr *dtypes_option(checker *c, const tk_def *def) {
+    for (uint32_t i = 0; i < def->decorators.len; i++) {
+        const tk_expr *d = def->decorators.data[i].expr;
+        const char *name = decorator_name(c, d);
+        if (!name || strcmp(name, "kernel") != 0 || d->kind != TK_EXPR_CALL) continue;
+        for (uint32_t j = 0; j < d->u.call.args.len; j++) {
+            const tk_expr *a = d->u.call.args.data[j];
+            if (a->kind == TK_EXPR_KEYWORD && strcmp(a->u.keyword.name, "dtypes") == 0) return a->u.keyword.value;
+        }
+    }
+    return NULL;
+}
+
+/* A dtype parameter of a kernel: a constexpr that types its run-time
+ * parameters (`x: *DT`), annotated `dtype`, or listed in dtypes=; with
+ * the dtypes this build compiles it for. */
+typedef struct dtype_param {
+    const tk_param *param;
+    TK_VEC(tk_dtype) dtypes;
+    bool listed;       /* from dtypes=: the launchers' names say which */
+} dtype_param;
+typedef TK_VEC(dtype_param) dtype_param_list;
+
+static bool dtype_value(checker *c, const value *v, const char *name, tk_dtype *out) {
+    if (v->kind == V_ERROR) return false;
+    if (v->kind != V_DTYPE || v->count) {
+        sema_error(c, v->loc, "'%s' is a dtype parameter: its values are dtypes such as tl.float16, not %s",
+                   name, v_describe(c, v));
+        return false;
+    }
+    *out = v->u.dtype;
+    return true;
+}
+
+/* The dtype parameters of def and their dtypes, from dtypes=, -D and the
+ * defaults; false after reporting an error. */
+static bool collect_dtype_params(checker *c, const tk_def *def, dtype_param_list *out) {
+    bool ok = true;
+    for (uint32_t i = 0; i < def->params.len; i++) {
+        const tk_param *p = &def->params.data[i];
+        if (!p->annotation || !annotation_is_constexpr(p->annotation)) continue;
+        bool typing = p->annotation->kind == TK_EXPR_NAME && strcmp(p->annotation->u.name, "dtype") == 0;
+        if (p->annotation->kind == TK_EXPR_ATTR && strcmp(p->annotation->u.attr.name, "dtype") == 0) typing = true;
+        for (uint32_t j = 0; j < def->params.len && !typing; j++)
+            typing = j != i && annotation_mentions(def->params.data[j].annotation, p->name);
+        dtype_param dp = {0};
+        dp.param = p;
+        if (typing) tk_vec_push(c->arena, out, dp);
+    }
+    const tk_expr *list = dtypes_option(c, def);
+    if (list && list->kind != TK_EXPR_DICT) {
+        sema_error(c, list->loc, "dtypes= is a dict from dtype parameter names to lists of dtypes: "
+                   "dtypes={'DT': [tl.float16, tl.bfloat16]}");
+        return false;
+    }
+    for (uint32_t j = 0; list && j + 1 < list->u.items.len; j += 2) {
+        const tk_expr *key = list->u.items.data[j];
+        if (key->kind != TK_EXPR_STRING) {
+            sema_error(c, key->loc, "the keys of dtypes= are parameter names in quotes ('DT')");
+            ok = false;
+            continue;
+        }
+        const char *name = tk_intern(c->names, key->u.string.text, key->u.string.len);
+        const tk_param *p = find_param(def, name);
+        if (!p || !p->annotation || !annotation_is_constexpr(p->annotation)) {
+            sema_error(c, key->loc, "dtypes= lists the dtypes of constexpr parameters; '%s' is not one of '%s'",
+                       name, def->name);
+            ok = false;
+            continue;
+        }
+        dtype_param *dp = NULL;
+        for (uint32_t i = 0; i < out->len; i++)
+            if (out->data[i].param == p) dp = &out->data[i];
+        if (!dp) {
+            dtype_param fresh = {0};
+            fresh.param = p;
+            tk_vec_push(c->arena, out, fresh);
+            dp = &out->data[out->len - 1];
+        }
+        if (dp->listed) {
+            sema_error(c, key->loc, "dtypes= lists '%s' twice", name);
+            ok = false;
+            continue;
+        }
+        dp->listed = true;
+        value v = eval_global(c, list->u.items.data[j + 1]);
+        if (v.kind == V_ERROR) {
+            ok = false;
+            continue;
+        }
+        if (v.kind != V_TUPLE || !v.count) {
+            sema_error(c, v.loc, "dtypes={'%s': ...} is a non-empty list of dtypes, not %s", name, v_describe(c, &v));
+            ok = false;
+            continue;
+        }
+        for (uint32_t m = 0; m < v.count; m++) {
+            tk_dtype d;
+            if (!dtype_value(c, &v.items[m], name, &d)) {
+                ok = false;
+                continue;
+            }
+            bool repeated = false;
+            for (uint32_t n = 0; n < dp->dtypes.len; n++) repeated |= dp->dtypes.data[n] == d;
+            if (repeated) {
+                sema_error(c, v.items[m].loc, "dtypes= lists %s twice for '%s'", tk_dtype_name(d), name);
+                ok = false;
+                continue;
+            }
+            tk_vec_push(c->arena, &dp->dtypes, d);
+        }
+    }
+    if (!ok) return false;
+    /* -D picks one of the listed dtypes, or sets an unlisted one; the
+     * default gives an unlisted one its dtype */
+    for (uint32_t i = 0; i < out->len; i++) {
+        dtype_param *dp = &out->data[i];
+        const char *name = dp->param->name;
+        const tk_sema_define *define = NULL;
+        for (uint32_t j = 0; j < c->options->defines.len; j++)
+            if (tk_intern_cstr(c->names, c->options->defines.data[j].name) == name) define = &c->options->defines.data[j];
+        tk_dtype d;
+        if (define) {
+            value dv = define_value(c, define->value, dp->param->loc, true);
+            if (!dtype_value(c, &dv, name, &d)) {
+                ok = false;
+                continue;
+            }
+            bool found = !dp->listed;
+            for (uint32_t n = 0; n < dp->dtypes.len; n++) found |= dp->dtypes.data[n] == d;
+            if (!found) {
+                sema_error(c, dp->param->loc, "-D %s=%s is not among the dtypes that @kernel(dtypes=...) lists "
+                           "for '%s'", define->name, define->value, name);
+                ok = false;
+                continue;
+            }
+            dp->dtypes.len = 0;
+            tk_vec_push(c->arena, &dp->dtypes, d);
+        } else if (!dp->listed) {
+            if (!dp->param->default_value) {
+                sema_error(c, dp->param->loc, "dtype parameter '%s' has no dtype: give it a default (%s: dtype = "
+                           "tl.float16), set it with -D %s=bf16, or list its dtypes in @kernel(dtypes={'%s': "
+                           "[...]})", name, name, name, name);
+                ok = false;
+                continue;
+            }
+            value dv = eval_global(c, dp->param->default_value);
+            if (!dtype_value(c, &dv, name, &d)) {
+                ok = false;
+                continue;
+            }
+            tk_vec_push(c->arena, &dp->dtypes, d);
+        }
+    }
+    return ok;
+}
+
+void check_kernel(checker *c, const tk_def *def) {
+    dtype_param_list params = {0};
+    if (!collect_dtype_params(c, def, &params)) return;
+    uint64_t instances = 1;
+    for (uint32_t i = 0; i < params.len; i++) {
+        instances *= params.data[i].dtypes.len;
+        if (instances > 64) {
+            sema_error(c, def->name_loc, "'%s' would be compiled for more than 64 combinations of dtypes",
+                       def->name);
+            return;
+        }
+    }
+    for (uint64_t n = 0; n < instances; n++) {
+        kernel_decl instance = {0};
+        instance.suffix = "";
+        c->type_params.len = 0;
+        const char *desc = "";
+        uint64_t rest = n;
+        for (uint32_t i = 0; i < params.len; i++) {
+            const dtype_param *dp = &params.data[i];
+            struct type_param tp = {dp->param->name, dp->dtypes.data[rest % dp->dtypes.len]};
+            rest /= dp->dtypes.len;
+            tk_vec_push(c->arena, &c->type_params, tp);
+            desc = tk_arena_printf(c->arena, "%s%s%s=%s", desc, i ? ", " : "", tp.name, tk_dtype_name(tp.dtype));
+            if (!dp->listed) continue;
+            tk_vec_push(c->arena, &instance.listed, tp);
+            instance.suffix = tk_arena_printf(c->arena, "%s_%s", instance.suffix, tk_dtype_name(tp.dtype));
+        }
+        instance.name = *instance.suffix ? tk_arena_printf(c->arena, "%s%s", def->name, instance.suffix) : def->name;
+        int errors_before = c->diag->error_count;
+        check_kernel_instance(c, def, &instance);
+        if (c->diag->error_count > errors_before) {
+            if (instances > 1) tk_note(c->diag, def->name_loc, "in the instance of '%s' with %s", def->name, desc);
+            break; /* the other instances would mostly repeat these errors */
+        }
+    }
+    c->type_params.len = 0;
+}

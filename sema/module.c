@@ -340,8 +340,7 @@ tk_sema_program *tk_sema_check(tk_arena *arena, tk_interner *names, tk_diag *dia
         bool found = strcmp(name, "num_warps") == 0 || strcmp(name, "num_stages") == 0;
         for (uint32_t k = 0; k < c->kernels.len && !found; k++) {
             const tk_param *p = find_param(c->kernels.data[k], name);
-            const tk_type *t = NULL;
-            found = p && p->annotation && annotation_type(c, p->annotation, &t) && !t;
+            found = p && p->annotation && annotation_is_constexpr(p->annotation);
         }
         if (!found)
             sema_error(c, (tk_loc){0}, "-D %s: no kernel in %s has a constexpr parameter '%s'",

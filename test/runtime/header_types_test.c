@@ -157,6 +157,32 @@ int main(int argc, char **argv) {
                   (double)scales[i], bits, reference(scales[i], bf));
         }
     }
+    /* one launcher per dtype of a generic kernel: the scalar in its type */
+    {
+        sizes[2] = 2;
+        tk_status s = scale_any_f16(NULL, x, out, 0.1f, 7);
+        uint16_t bits;
+        memcpy(&bits, args[2], 2);
+        CHECK(s == TK_SUCCESS && bits == reference(0.1f, 0), "scale_any_f16: %s, passed %04x",
+              tkrt_status_string(s), bits);
+        s = scale_any_bf16(NULL, (const tk_bf16 *)x, (tk_bf16 *)out, 0.1f, 7);
+        memcpy(&bits, args[2], 2);
+        CHECK(s == TK_SUCCESS && bits == reference(0.1f, 1), "scale_any_bf16: %s, passed %04x",
+              tkrt_status_string(s), bits);
+        sizes[2] = 4;
+        float f32 = 0;
+        s = scale_any_f32(NULL, (const float *)x, (float *)out, 0.1f, 7);
+        memcpy(&f32, args[2], 4);
+        CHECK(s == TK_SUCCESS && f32 == 0.1f, "scale_any_f32: %s, passed %g", tkrt_status_string(s), (double)f32);
+        sizes[2] = 8;
+        double f64 = 0;
+        s = scale_any_f64(NULL, (const double *)x, (double *)out, 0.1, 7);
+        memcpy(&f64, args[2], 8);
+        CHECK(s == TK_SUCCESS && f64 == 0.1, "scale_any_f64: %s, passed %g", tkrt_status_string(s), f64);
+        int32_t n;
+        memcpy(&n, args[3], 4);
+        CHECK(n == 7, "scale_any_f64 passed n %d", (int)n);
+    }
     /* heuristics computed by the launcher: (x, n, m, ITERS, ROWS, Q) */
     {
         static const struct { int32_t n, m, iters, rows, q; } cases[] = {
