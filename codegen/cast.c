@@ -8,6 +8,8 @@
 LLVMValueRef cg_cast(cg *c, const tk_type *from, const tk_type *to, LLVMValueRef v) {
     const tk_type *fe = cg_elem_of(from), *te = cg_elem_of(to);
     LLVMTypeRef tt = cg_elem_type(c, to);
+    /* pointers are opaque: to another pointee they are the same value */
+    if (te->kind == TK_TYPE_POINTER) return fe->kind == TK_TYPE_POINTER ? v : LLVMBuildIntToPtr(c->b, v, tt, "");
     if (fe->kind == TK_TYPE_POINTER) return LLVMBuildPtrToInt(c->b, v, tt, "");
     tk_dtype fd = fe->dtype, td = te->dtype;
     bool ff = tk_dtype_is_float(fd), tf = tk_dtype_is_float(td);

@@ -213,6 +213,9 @@ void cg_emit_memory(cg *c, const tk_tir_op *op) {
         return;
     }
     const tk_type *pointee = cg_elem_of(ptr->type)->elem;
+    /* a pointer element (a table of pointers) moves as its 64-bit address */
+    bool address = pointee->kind == TK_TYPE_POINTER;
+    if (address) pointee = tk_type_scalar(c->arena, TK_I64);
     if (pointee->kind != TK_TYPE_SCALAR) {
         cg_not_yet(c, op, "loading or storing this element type");
         return;
@@ -253,13 +256,15 @@ void cg_emit_memory(cg *c, const tk_tir_op *op) {
         if (!is_load)
             for (uint32_t i = 0; i < w; i++) {
                 LLVMValueRef x = vv->r[r0 + i];
-                elems[i] = pointee->dtype == TK_I1 ? LLVMBuildZExt(c->b, x, c->t_i8, "") : x;
+                elems[i] = pointee->dtype == TK_I1 ? LLVMBuildZExt(c->b, x, c->t_i8, "")
+                           : address ? LLVMBuildPtrToInt(c->b, x, c->t_i64, "") : x;
             }
         LLVMValueRef others[16];
         if (is_load)
             for (uint32_t i = 0; i < w; i++) {
                 LLVMValueRef o = ov ? ov->r[r0 + i] : LLVMConstNull(vt);
-                others[i] = pointee->dtype == TK_I1 ? LLVMBuildZExt(c->b, o, c->t_i8, "") : o;
+                others[i] = pointee->dtype == TK_I1 ? LLVMBuildZExt(c->b, o, c->t_i8, "")
+                            : address && ov ? LLVMBuildPtrToInt(c->b, o, c->t_i64, "") : o;
             }
         if (!mask && (*cache_suffix(op) || own)) {
             /* a hint: PTX has the qualifier, LLVM's load does not */
@@ -308,7 +313,8 @@ void cg_emit_memory(cg *c, const tk_tir_op *op) {
         }
         if (is_load)
             for (uint32_t i = 0; i < w; i++)
-                out.r[r0 + i] = pointee->dtype == TK_I1 ? LLVMBuildTrunc(c->b, elems[i], c->t_i1, "") : elems[i];
+                out.r[r0 + i] = pointee->dtype == TK_I1 ? LLVMBuildTrunc(c->b, elems[i], c->t_i1, "")
+                                : address ? LLVMBuildIntToPtr(c->b, elems[i], c->t_ptr1, "") : elems[i];
     }
     if (is_load) *cg_get(c, op->results.data[0]) = out;
 }

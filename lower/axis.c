@@ -204,6 +204,10 @@ static void visit_op(tk_tir_op *op) {
                 r->divisibility[d] = run_div(r->divisibility[d], r->contiguity[d], 1, from_ptr ? step : 1);
                 r->contiguity[d] = 1;
             }
+        /* a pointer to another element size: a run of the old elements
+         * is none of the new ones (the byte divisibility stays) */
+        if (from_ptr && to_ptr && elem_bytes(a->type) != elem_bytes(r->type))
+            for (uint32_t d = 0; d < dims(r); d++) r->contiguity[d] = 1;
         return;
     }
     case TIR_HINT: {

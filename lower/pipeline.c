@@ -224,6 +224,7 @@ static int64_t bytes_per_thread(const pipe_ctx *c, const tk_tir_op *load) {
 static bool qualifies(pipe_ctx *c, const tk_tir_op *op, tk_tir_block *body) {
     if (op->dead || op->code != TIR_LOAD || tk_tir_attr_int(op, "volatile", 0)) return false;
     if (op->results.data[0]->type->kind != TK_TYPE_TILE) return false;
+    if (tir_elem(op->results.data[0]->type)->kind != TK_TYPE_SCALAR) return false; /* a tile of pointers */
     const tk_type *pt = op->operands.data[0]->type;
     if (pt->kind != TK_TYPE_TILE || tir_elem(pt)->kind != TK_TYPE_POINTER) return false; /* block pointers */
     for (uint32_t i = 0; i < op->operands.len; i++)

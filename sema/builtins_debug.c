@@ -23,8 +23,11 @@ value b_assume(checker *c, call *k) {
 value b_hint(checker *c, call *k) {
     tk_sx *x = rt_arg(c, k, 0);
     if (!x) return v_error();
-    if (ty_elem(x->type)->kind != TK_TYPE_SCALAR || !tk_dtype_is_int(elem_dtype(x))) {
-        sema_error(c, k->args[0].loc, "%s describes integer tiles, not %s", k->name, tk_type_str(c->arena, x->type));
+    /* of a pointer, as in Triton: multiple_of counts bytes of its address */
+    bool pointer = ty_elem(x->type)->kind == TK_TYPE_POINTER;
+    if (!pointer && (ty_elem(x->type)->kind != TK_TYPE_SCALAR || !tk_dtype_is_int(elem_dtype(x)))) {
+        sema_error(c, k->args[0].loc, "%s describes integers and pointers, not %s", k->name,
+                   tk_type_str(c->arena, x->type));
         return v_error();
     }
     value *vals = &k->args[1];

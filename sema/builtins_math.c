@@ -627,8 +627,35 @@ value b_inline_asm(checker *c, call *k) {
     return emit_effect(c, r);
 }
 
+/* x.to(tl.pointer_type(T)): an i64 address, or a pointer to another
+ * type, as a pointer to T (Triton's int-to-pointer and pointer casts). */
+static value cast_to_pointer(checker *c, call *k) {
+    const value *target = &k->args[1];
+    tk_sx *x = rt_arg(c, k, 0);
+    if (!x) return v_error();
+    bool bitcast;
+    if (!const_bool(c, k, 3, false, &bitcast)) return v_error();
+    if (given(k, 2) && k->args[2].kind != V_NONE) {
+        sema_error(c, k->args[2].loc, "fp_downcast_rounding applies to a conversion to a narrower float only");
+        return v_error();
+    }
+    const tk_type *to = ty_scalar(c, target->u.dtype);
+    for (uint32_t i = 0; i < target->count; i++) to = ty_pointer(c, to);
+    const tk_type *e = ty_elem(x->type);
+    if (e->kind == TK_TYPE_SCALAR && e->dtype != TK_I64 && e->dtype != TK_U64) {
+        sema_error(c, k->loc, "only a 64-bit integer converts to a pointer (an address), not %s%s",
+                   tk_dtype_name(e->dtype), tk_dtype_is_int(e->dtype) ? "; widen it with .to(tl.int64) first" : "");
+        return v_error();
+    }
+    if (tk_type_equal(e, to)) return v_rt(x);
+    tk_sx *r = sx_new(c, TK_SX_CAST, ty_with_elem(c, x->type, to), k->loc);
+    sx_add_arg(c, r, x);
+    return result_rt(r);
+}
+
 value b_cast(checker *c, call *k) {
     tk_dtype d;
+    if (k->args[1].kind == V_DTYPE && k->args[1].count) return cast_to_pointer(c, k);
     if (!dtype_arg(c, k, 1, &d)) return v_error();
     tk_sx *x = rt_arg(c, k, 0);
     if (!x) return v_error();

@@ -125,6 +125,30 @@ bool dtype_attribute(checker *c, const value *dtype, const char *name, tk_loc na
     return true;
 }
 
+/* tl.pointer_type(dtype): the dtype of a global pointer to it, which .to()
+ * converts an i64 address (or another pointer) to. */
+value b_pointer_type(checker *c, call *k) {
+    const value *e = &k->args[0];
+    if (e->kind == V_ERROR) return v_error();
+    if (e->kind != V_DTYPE) {
+        sema_error(c, e->loc, "tl.pointer_type takes a dtype (tl.pointer_type(tl.float16)), not %s",
+                   v_describe(c, e));
+        return v_error();
+    }
+    int64_t space = 1;
+    if (given(k, 1) && !const_int(c, k, 1, &space)) return v_error();
+    if (space != 1) {
+        sema_error(c, k->args[1].loc, "only global pointers (address_space=1) are supported");
+        return v_error();
+    }
+    bool is_const;
+    if (!const_bool(c, k, 2, false, &is_const)) return v_error();
+    value r = *e;
+    r.loc = k->loc;
+    r.count++;
+    return r;
+}
+
 /* The table's checker: expr.c answers a predicate's call itself */
 value b_dtype_predicate(checker *c, call *k) {
     sema_error(c, k->loc, "a dtype's predicate takes no arguments");

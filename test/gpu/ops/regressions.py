@@ -1035,3 +1035,38 @@ def check_histogram_u8_i64(run, torch):
         if not torch.equal(out.cpu(), want):
             return f"n={n}: {(out.cpu() != want).sum().item()} counts wrong"
     return None
+
+
+# ---- tables of pointers -------------------------------------------------------
+
+for ytype, convert in (("*i64", ".to(tl.pointer_type(tl.float32))"), ("**f32", "")):
+    @case(f"a table of pointers ({ytype}): each program reads its group's source and destination "
+          "addresses, ragged groups", f"""
+@kernel(grid=(4,), num_warps=4)
+def op(x: *f32, y: {ytype}, out: *f32, n: i32):
+    g = tl.program_id(0)
+    src = tl.load(y + g){convert}
+    dst = tl.load(y + 4 + g){convert}
+    size = n - 37 * g
+    for start in range(0, size, 256):
+        offs = start + tl.arange(0, 256)
+        tl.store(dst + offs, tl.load(src + offs, mask=offs < size) * 2 + g, mask=offs < size)
+""")
+    def check_pointer_table(run, torch):
+        for n in (37 * 3 + 1, 1000, 4099):
+            x = dev(rand_f32(4 * n, n))
+            out = dev(torch.full((4 * n + 16,), -7.0))
+            starts = [g * n + (g % 2) for g in range(4)]  # not all aligned
+            table = [x.data_ptr() + 4 * s for s in starts] + [out.data_ptr() + 4 * s for s in starts]
+            y = dev(torch.tensor(table, dtype=torch.int64))
+            if run(x, y, out, n) != 0:
+                return f"n={n}: launch failed"
+            torch.cuda.synchronize()
+            want = torch.full((4 * n + 16,), -7.0)
+            xc = x.cpu()
+            for g, s in enumerate(starts):
+                size = n - 37 * g
+                want[s:s + size] = xc[s:s + size] * 2 + g
+            if not torch.equal(out.cpu(), want):
+                return f"n={n}: {(out.cpu() != want).sum().item()} elements wrong"
+        return None
