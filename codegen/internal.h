@@ -1,7 +1,7 @@
 /* Private to codegen/: the state of the tile IR -> LLVM IR translation and
  * the helpers more than one op family uses (prefix cg_), by the file that
  * defines them. One file an op family: types.c, ptx.c (the one place inline
- * PTX is built), convert.c, elementwise.c, cast.c, memory.c, reduce.c,
+ * PTX is built), convert.c, elementwise.c, cast.c, memory.c, reduce.c, gather.c,
  * random.c, shape.c, debug.c, atomic.c, dot.c, async.c, control.c (the op dispatch and
  * control flow) and module.c; target.c takes the built module to PTX and a
  * cubin, header.c writes the launch header. */
@@ -187,6 +187,11 @@ void cg_emit_reduce(cg *c, const tk_tir_op *op);
 void cg_emit_scan(cg *c, const tk_tir_op *op);
 /* tl.histogram: counts by shared-memory atomics in the op's scratch. */
 void cg_emit_histogram(cg *c, const tk_tir_op *op);
+
+/* ---- gather.c ---- */
+
+/* tl.gather: the source through the op's scratch, read at the indices. */
+void cg_emit_gather(cg *c, const tk_tir_op *op);
 
 /* ---- dot.c: matrix products ---- */
 

@@ -37,6 +37,7 @@ tk_tir_layout_rule tk_tir_layout_rule_of(const tk_tir_op *op) {
         unsigned b = tk_builtin_lowering(op->sub);
         if (b & (TK_BP_ATOMIC | TK_BP_KEEPS_LAYOUT)) rule = TIR_L_SAME;
         else if (b & TK_BP_REGISTER_PAIR) rule = TIR_L_PAIR;
+        else if (b & TK_BP_INDEXED) rule = TIR_L_INDEXED;
     }
     return rule;
 }

@@ -427,6 +427,9 @@ static void assign_op(layout_ctx *c, op_list *out, tk_tir_op *op) {
             ensure(c, out, op, 0, l);
         }
         break;
+    case TIR_L_INDEXED:
+        if (tile) r->layout = op->operands.data[1]->layout;
+        break;
     case TIR_L_NONE: case TIR_L_FREE: case TIR_L_DEFAULT:
         assign_default(c, op);
         break;

@@ -188,7 +188,7 @@ enum {
 };
 
 /* How an op places its tiles (ops.def's layout column; an op made from a
- * builtin takes TIR_L_SAME or TIR_L_PAIR where its row of
+ * builtin takes TIR_L_SAME, TIR_L_PAIR or TIR_L_INDEXED where its row of
  * sema/builtins.def says so): tk_tir_layout_rule_of. Layout propagation
  * (propagate.c) and assignment (layouts.c) follow it, with what each rule
  * gives in layout_rules.c. */
@@ -205,6 +205,7 @@ typedef enum tk_tir_layout_rule {
     TIR_L_REGIONS,   /* for, while, if: what their regions carry and yield */
     TIR_L_FREE,      /* recomputed in whatever layout it is wanted in (const, splat, make_range) */
     TIR_L_DEFAULT,   /* the default layout of its shape */
+    TIR_L_INDEXED,   /* gather: the result in its index's layout (operand 1), the source in any */
 } tk_tir_layout_rule;
 
 enum { TIR_NEG, TIR_NOT };

@@ -262,6 +262,9 @@ static void visit_op(prop_ctx *c, tk_tir_op *op) {
     case TIR_L_VIEW:
         set_results(op, tir_view_layout(&c->rules, op));
         return;
+    case TIR_L_INDEXED:
+        set_results(op, op->operands.data[1]->preferred);
+        return;
     /* free (recomputed where wanted), or placed by their own rule in layouts.c */
     case TIR_L_FREE: case TIR_L_READ: case TIR_L_PAIR:
         set_results(op, NULL);

@@ -126,6 +126,15 @@ static tk_tir_scratch scratch_histogram(const tk_tir_op *op) {
     return s;
 }
 
+/* tl.gather: the whole source, row-major, one scratch word an element. */
+static tk_tir_scratch scratch_gather(const tk_tir_op *op) {
+    tk_tir_scratch s = {0};
+    if (!op->operands.len) return s;
+    s.slot_bytes = tk_tir_scratch_word_bytes(op->operands.data[0]->type);
+    s.bytes = (uint64_t)numel(op->operands.data[0]->type) * s.slot_bytes;
+    return s;
+}
+
 tk_tir_scratch tk_tir_scratch_need(tk_arena *arena, const tk_tir_op *op, bool result_used) {
     switch (tk_tir_scratch_kind(op)) {
     case TK_SCRATCH_CONVERT: return scratch_convert(arena, op);
@@ -135,6 +144,7 @@ tk_tir_scratch tk_tir_scratch_need(tk_arena *arena, const tk_tir_op *op, bool re
     case TK_SCRATCH_SHAPE: return scratch_shape(op);
     case TK_SCRATCH_DOT: return scratch_dot(op);
     case TK_SCRATCH_HISTOGRAM: return scratch_histogram(op);
+    case TK_SCRATCH_GATHER: return scratch_gather(op);
     case TK_SCRATCH_NONE: break;
     }
     return (tk_tir_scratch){0};

@@ -306,6 +306,39 @@ static value permute_common(checker *c, call *k, bool default_swap) {
     return result_rt(r);
 }
 
+/* tl.gather(src, index, axis): out[.., i, ..] = src[.., index[.., i, ..], ..]
+ * along axis; index has src's shape but along axis, where it may be any
+ * power of two. The result has index's shape and src's element type. */
+value b_gather(checker *c, call *k) {
+    tk_sx *src = rt_arg(c, k, 0), *index = rt_arg(c, k, 1);
+    if (!src || !index || !elem_is_scalar(c, k, src, 0)) return v_error();
+    uint32_t rank = ty_rank(src->type);
+    if (!rank) {
+        sema_error(c, k->args[0].loc, "tl.gather's src is a tile, not %s", tk_type_str(c->arena, src->type));
+        return v_error();
+    }
+    if (ty_elem(index->type)->kind != TK_TYPE_SCALAR || !tk_dtype_is_int(elem_dtype(index)) ||
+        elem_dtype(index) == TK_I1) {
+        sema_error(c, k->args[1].loc, "tl.gather's index is a tile of integers, not %s",
+                   tk_type_str(c->arena, index->type));
+        return v_error();
+    }
+    int64_t axis;
+    if (!axis_value(c, k, 2, rank, &axis)) return v_error();
+    bool same = ty_rank(index->type) == rank;
+    for (uint32_t d = 0; same && d < rank; d++) same = d == axis || index->type->shape[d] == src->type->shape[d];
+    if (!same) {
+        sema_error(c, k->args[1].loc, "tl.gather's index (%s) must have src's rank and shape (%s) but along axis %" PRId64,
+                   tk_type_str(c->arena, index->type), tk_type_str(c->arena, src->type), axis);
+        return v_error();
+    }
+    tk_sx *r = builtin_sx(c, k, ty_with_elem(c, index->type, ty_elem(src->type)));
+    sx_add_arg(c, r, src);
+    sx_add_arg(c, r, index);
+    sx_add_attr_int(c, r, "axis", axis);
+    return result_rt(r);
+}
+
 value b_trans(checker *c, call *k) { return permute_common(c, k, true); }
 value b_permute(checker *c, call *k) { return permute_common(c, k, false); }
 

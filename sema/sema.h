@@ -248,6 +248,7 @@ enum {
     TK_BP_HINT = 64,         /* a fact for axis info about its operand: a hint op */
     TK_BP_REGISTER_PAIR = 128, /* joins two tiles, or splits one, along a register bit (join, split, cat) */
     TK_BP_ACQUIRES = 256,    /* other grids' writes become visible here (gdc_wait): no load moves above it */
+    TK_BP_INDEXED = 512,     /* the result takes its second operand's layout, the index of a gather; the first keeps its own */
 };
 
 /* The shared memory an op needs while it runs, by family: one function
@@ -262,6 +263,7 @@ typedef enum tk_scratch_kind {
     TK_SCRATCH_SHAPE,    /* join, split, cat moving elements between threads */
     TK_SCRATCH_DOT,      /* a matrix product's operands, where its instruction reads them */
     TK_SCRATCH_HISTOGRAM, /* tl.histogram's bins, counted by shared-memory atomics */
+    TK_SCRATCH_GATHER,   /* tl.gather's source, read back at the indices */
 } tk_scratch_kind;
 
 typedef enum tk_builtin {

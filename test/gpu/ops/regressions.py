@@ -1070,3 +1070,59 @@ def op(x: *f32, y: {ytype}, out: *f32, n: i32):
             if not torch.equal(out.cpu(), want):
                 return f"n={n}: {(out.cpu() != want).sum().item()} elements wrong"
         return None
+
+
+# ---- tl.gather against torch.gather ---------------------------------------------
+
+GATHER_CASES = [
+    # (name, src dtype, index dtype, src shape, index shape, axis, warps)
+    ("1-D f32, i32 index, 256 -> 128", "f32", "i32", (256,), (128,), 0, 4),
+    ("1-D i64, i16 index, 64 -> 512", "i64", "i16", (64,), (512,), 0, 8),
+    ("2-D f16 along axis 1, i64 index, [32, 64] -> [32, 16]", "f16", "i64", (32, 64), (32, 16), 1, 4),
+    ("2-D f32 along axis 0, u8 index, [32, 64] -> [8, 64]", "f32", "u8", (32, 64), (8, 64), 0, 4),
+    ("2-D bf16 along axis 0, i32 index, [16, 128] -> [64, 128]", "bf16", "i32", (16, 128), (64, 128), 0, 2),
+    ("3-D f32 along axis 1, i32 index, [4, 32, 8] -> [4, 64, 8]", "f32", "i32", (4, 32, 8), (4, 64, 8), 1, 4),
+]
+
+
+def gather_offsets(shape):
+    """The row-major offsets of a tile of `shape`, as tkc source."""
+    terms = []
+    for d, size in enumerate(shape):
+        stride = 1
+        for s in shape[d + 1:]:
+            stride *= s
+        idx = "tl.arange(0, %d)" % size
+        if len(shape) > 1:
+            idx += "[" + ", ".join(":" if e == d else "None" for e in range(len(shape))) + "]"
+        terms.append(f"{idx} * {stride}" if stride > 1 else idx)
+    return " + ".join(terms)
+
+
+for gname, gsrc, gidx, gshape, ishape, gaxis, gwarps in GATHER_CASES:
+    @case(f"tl.gather {gname}", f"""
+@kernel(grid=(1,), num_warps={gwarps})
+def op(x: *{gsrc}, y: *{gidx}, out: *{gsrc}, n: i32):
+    src = tl.load(x + {gather_offsets(gshape)})
+    index = tl.load(y + {gather_offsets(ishape)})
+    tl.store(out + {gather_offsets(ishape)}, tl.gather(src, index, {gaxis}))
+""")
+    def check_gather(run, torch, gsrc=gsrc, gidx=gidx, gshape=gshape, ishape=ishape, gaxis=gaxis):
+        from cases import dtype
+        g = torch.Generator().manual_seed(77)
+        if gsrc in ("i64",):
+            src = torch.randint(-2**40, 2**40, gshape, generator=g, dtype=torch.int64)
+        else:
+            src = torch.randn(gshape, generator=g).to(dtype(gsrc))
+        index = torch.randint(0, gshape[gaxis], ishape, generator=g, dtype=torch.int64)
+        want = torch.gather(src, gaxis, index) if all(
+            ishape[d] <= gshape[d] for d in range(len(gshape)) if d != gaxis) else None
+        if want is None:
+            return "bad case"
+        out = dev(torch.full(ishape, -7).to(src.dtype))
+        if run(dev(src), dev(index.to(dtype(gidx))), out, 0) != 0:
+            return "launch failed"
+        torch.cuda.synchronize()
+        if not torch.equal(out.cpu(), want):
+            return f"{(out.cpu() != want).sum().item()} of {want.numel()} elements wrong"
+        return None
