@@ -340,6 +340,7 @@ static void emit_op(cg *c, const tk_tir_op *op) {
         case TK_B_CUMSUM: case TK_B_CUMPROD: case TK_B_ASSOCIATIVE_SCAN: cg_emit_scan(c, op); return;
         case TK_B_HISTOGRAM: cg_emit_histogram(c, op); return;
         case TK_B_GATHER: cg_emit_gather(c, op); return;
+        case TK_B_SORT: case TK_B_TOPK: cg_emit_sort(c, op); return;
         case TK_B_RAND: case TK_B_RANDN: case TK_B_RANDINT: case TK_B_RAND4X: case TK_B_RANDN4X:
         case TK_B_RANDINT4X:
             cg_emit_random(c, op);

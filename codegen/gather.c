@@ -21,9 +21,7 @@ void cg_emit_gather(cg *c, const tk_tir_op *op) {
     for (uint32_t d = axis + 1; d < src->type->rank; d++) inner *= src->type->shape[d];
     int64_t src_len = src->type->shape[axis], res_len = res->type->shape[axis];
     unsigned slot = cg_scratch_slot(c);
-    for (uint32_t r = 0; r < cg_nregs(src); r++)
-        LLVMBuildStore(c->b, cg_to_scratch(c, cg_operand(c, op, 0, r)),
-                       cg_smem_addr(c, LLVMBuildMul(c->b, cg_reg_flat(c, src->layout, r), cg_i32(c, slot), "")));
+    cg_scratch_write(c, src, slot);
     cg_barrier(c);
     LLVMTypeRef et = cg_elem_type(c, res->type), st = cg_scratch_type(c, et);
     bool sgn = cg_is_signed(index->type);

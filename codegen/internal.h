@@ -1,7 +1,7 @@
 /* Private to codegen/: the state of the tile IR -> LLVM IR translation and
  * the helpers more than one op family uses (prefix cg_), by the file that
  * defines them. One file an op family: types.c, ptx.c (the one place inline
- * PTX is built), convert.c, elementwise.c, cast.c, memory.c, reduce.c, gather.c,
+ * PTX is built), convert.c, elementwise.c, cast.c, memory.c, reduce.c, gather.c, sort.c,
  * random.c, shape.c, debug.c, atomic.c, dot.c, async.c, control.c (the op dispatch and
  * control flow) and module.c; target.c takes the built module to PTX and a
  * cubin, header.c writes the launch header. */
@@ -127,6 +127,8 @@ LLVMValueRef cg_from_scratch(cg *c, LLVMValueRef v, LLVMTypeRef t);
 unsigned cg_scratch_slot(cg *c);
 /* A t in layout l (NULL: a scalar) read from scratch slots flat * mul + add, written and passed a barrier before. */
 cgval cg_scratch_read(cg *c, const tk_type *t, const tk_ll *l, int64_t mul, int64_t add, unsigned slot);
+/* Every register of v to scratch slot flat (row-major, copies too); a barrier must follow before reads. */
+void cg_scratch_write(cg *c, const tk_tir_value *v, unsigned slot);
 /* A warp shuffle of any register type, all 32 lanes: mode "bfly" (lane = XOR mask) or "idx" (source lane). */
 LLVMValueRef cg_shuffle(cg *c, LLVMValueRef v, const char *mode, LLVMValueRef lane);
 /* src's registers in layout dst: reused, shuffled, or through the op's scratch (reads left pending). */
@@ -192,6 +194,11 @@ void cg_emit_histogram(cg *c, const tk_tir_op *op);
 
 /* tl.gather: the source through the op's scratch, read at the indices. */
 void cg_emit_gather(cg *c, const tk_tir_op *op);
+
+/* ---- sort.c ---- */
+
+/* tl.sort and tl.topk: a bitonic network over the op's scratch, rows along the last dimension. */
+void cg_emit_sort(cg *c, const tk_tir_op *op);
 
 /* ---- dot.c: matrix products ---- */
 

@@ -42,6 +42,7 @@ static bool is_thread_divergent(const tk_tir_op *op) {
     case TK_B_ATOMIC_ADD: case TK_B_ATOMIC_MAX: case TK_B_ATOMIC_MIN: case TK_B_ATOMIC_AND:
     case TK_B_ATOMIC_OR: case TK_B_ATOMIC_XOR: case TK_B_ATOMIC_XCHG: case TK_B_ATOMIC_CAS:
     case TK_B_DEVICE_PRINT: case TK_B_DEVICE_ASSERT:
+    case TK_B_SORT: case TK_B_TOPK: /* threads without a pair idle through a stage */
         return true;
     default:
         return false;

@@ -126,8 +126,9 @@ static tk_tir_scratch scratch_histogram(const tk_tir_op *op) {
     return s;
 }
 
-/* tl.gather: the whole source, row-major, one scratch word an element. */
-static tk_tir_scratch scratch_gather(const tk_tir_op *op) {
+/* tl.gather's source, and tl.sort's and tl.topk's input (sorted in
+ * place): the whole first operand, row-major, one scratch word an element. */
+static tk_tir_scratch scratch_whole_operand(const tk_tir_op *op) {
     tk_tir_scratch s = {0};
     if (!op->operands.len) return s;
     s.slot_bytes = tk_tir_scratch_word_bytes(op->operands.data[0]->type);
@@ -144,7 +145,8 @@ tk_tir_scratch tk_tir_scratch_need(tk_arena *arena, const tk_tir_op *op, bool re
     case TK_SCRATCH_SHAPE: return scratch_shape(op);
     case TK_SCRATCH_DOT: return scratch_dot(op);
     case TK_SCRATCH_HISTOGRAM: return scratch_histogram(op);
-    case TK_SCRATCH_GATHER: return scratch_gather(op);
+    case TK_SCRATCH_GATHER:
+    case TK_SCRATCH_SORT: return scratch_whole_operand(op);
     case TK_SCRATCH_NONE: break;
     }
     return (tk_tir_scratch){0};

@@ -276,7 +276,7 @@ int builtin_lookup_libdevice(const char *name) {
 /* Triton builtins tkc does not have yet: they get a clear message rather
  * than "no member". */
 static const char *const not_yet[] = {
-    "sort", "topk", "swizzle2d", "make_tensor_descriptor",
+    "swizzle2d", "make_tensor_descriptor",
     "load_tensor_descriptor", "store_tensor_descriptor",
     "philox", "dot_scaled", "tensor_descriptor", "max_constancy_hint", "map_elementwise",
 };

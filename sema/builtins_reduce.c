@@ -6,6 +6,7 @@
 #include "builtin.h"
 
 #include <inttypes.h>
+#include <string.h>
 
 static const tk_type *reduced_type(checker *c, const tk_type *t, uint32_t axis, bool all,
                                    bool keep_dims, tk_dtype d) {
@@ -155,6 +156,54 @@ value b_histogram(checker *c, call *k) {
     sx_add_arg(c, r, x);
     return result_rt(r);
 }
+/* tl.sort(x, dim=None, descending=False) and tl.topk(x, k, dim=None,
+ * descending=True): along the last dimension only, as in Triton; topk
+ * keeps the k largest (smallest where not descending), in order. */
+static value sort_common(checker *c, call *k, bool topk) {
+    tk_sx *x = rt_arg(c, k, 0);
+    if (!x || !elem_is_scalar(c, k, x, 0)) return v_error();
+    uint32_t rank = ty_rank(x->type);
+    if (!rank || elem_dtype(x) == TK_I1 || (!tk_dtype_is_int(elem_dtype(x)) && !tk_dtype_is_float(elem_dtype(x)))) {
+        sema_error(c, k->args[0].loc, "%s sorts a tile of numbers, not %s", k->name, tk_type_str(c->arena, x->type));
+        return v_error();
+    }
+    if (elem_dtype(x) == TK_F8E4M3 || elem_dtype(x) == TK_F8E5M2) {
+        sema_error(c, k->args[0].loc, "%s of fp8 is not supported yet; convert to tl.float16 first", k->name);
+        return v_error();
+    }
+    uint32_t dim_arg = topk ? 2 : 1;
+    if (given(k, dim_arg) && k->args[dim_arg].kind != V_NONE) {
+        int64_t dim;
+        if (!axis_value(c, k, dim_arg, rank, &dim)) return v_error();
+        if (dim != rank - 1) {
+            sema_error(c, k->args[dim_arg].loc, "%s sorts along the last dimension only (%u here), as Triton's; "
+                       "tl.trans or tl.permute the tile first", k->name, rank - 1);
+            return v_error();
+        }
+    }
+    bool descending;
+    if (!const_bool(c, k, dim_arg + 1, topk, &descending)) return v_error();
+    int64_t n = x->type->shape[rank - 1], kk = n;
+    if (topk) {
+        if (!const_int(c, k, 1, &kk)) return v_error();
+        if (kk < 1 || kk > n || !tk_is_pow2(kk)) {
+            sema_error(c, k->args[1].loc, "tl.topk's k must be a power of two from 1 to the last dimension (%" PRId64
+                       "), not %" PRId64, n, kk);
+            return v_error();
+        }
+    }
+    int64_t shape[TK_MAX_RANK];
+    memcpy(shape, x->type->shape, sizeof(int64_t) * rank);
+    shape[rank - 1] = kk;
+    tk_sx *r = builtin_sx(c, k, ty_tile(c, ty_elem(x->type), rank, shape));
+    sx_add_arg(c, r, x);
+    sx_add_attr_int(c, r, "descending", descending);
+    return result_rt(r);
+}
+
+value b_sort(checker *c, call *k) { return sort_common(c, k, false); }
+value b_topk(checker *c, call *k) { return sort_common(c, k, true); }
+
 value b_reduce_or(checker *c, call *k) { return reduction(c, k, R_OR, 2); }
 
 /* Specializes a combine function for (dtype, dtype) -> dtype without

@@ -264,6 +264,7 @@ typedef enum tk_scratch_kind {
     TK_SCRATCH_DOT,      /* a matrix product's operands, where its instruction reads them */
     TK_SCRATCH_HISTOGRAM, /* tl.histogram's bins, counted by shared-memory atomics */
     TK_SCRATCH_GATHER,   /* tl.gather's source, read back at the indices */
+    TK_SCRATCH_SORT,     /* tl.sort's and tl.topk's input, sorted in place by a bitonic network */
 } tk_scratch_kind;
 
 typedef enum tk_builtin {

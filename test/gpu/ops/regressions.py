@@ -1126,3 +1126,54 @@ def op(x: *{gsrc}, y: *{gidx}, out: *{gsrc}, n: i32):
         if not torch.equal(out.cpu(), want):
             return f"{(out.cpu() != want).sum().item()} of {want.numel()} elements wrong"
         return None
+
+
+# ---- tl.sort and tl.topk against torch.sort and torch.topk --------------------
+
+SORT_CASES = [
+    # (name, dtype, shape, k (None: sort), descending, warps)
+    ("sort f32 [256] ascending", "f32", (256,), None, False, 4),
+    ("sort i16 [8, 64] descending", "i16", (8, 64), None, True, 4),
+    ("sort bf16 [2, 16], fewer pairs than threads", "bf16", (2, 16), None, False, 8),
+    ("sort i32 [4, 1024], 16 pairs a thread", "i32", (4, 1024), None, False, 4),
+    ("sort u8 [64] descending (unsigned order)", "u8", (64,), None, True, 1),
+    ("sort f64 [16, 32] descending", "f64", (16, 32), None, True, 2),
+    ("topk f16 [4, 128] k=8", "f16", (4, 128), 8, True, 4),
+    ("topk i64 [256] k=256", "i64", (256,), 256, True, 4),
+    ("topk f32 [32, 64] k=1", "f32", (32, 64), 1, True, 4),
+    ("topk f32 [8, 128] k=16 smallest (descending=False)", "f32", (8, 128), 16, False, 4),
+]
+
+for sname, sdt, sshape, sk, sdesc, swarps in SORT_CASES:
+    oshape = sshape[:-1] + ((sk,) if sk else (sshape[-1],))
+    call = (f"tl.topk(v, {sk}, descending={sdesc})" if sk else f"tl.sort(v, descending={sdesc})")
+    @case(f"tl.{sname}", f"""
+@kernel(grid=(1,), num_warps={swarps})
+def op(x: *{sdt}, y: *{sdt}, out: *{sdt}, n: i32):
+    v = tl.load(x + {gather_offsets(sshape)})
+    tl.store(out + {gather_offsets(oshape)}, {call})
+""")
+    def check_sort(run, torch, sdt=sdt, sshape=sshape, sk=sk, sdesc=sdesc, oshape=oshape):
+        from cases import dtype
+        g = torch.Generator().manual_seed(91)
+        t = dtype(sdt)
+        if t.is_floating_point:
+            x = torch.randn(sshape, generator=g, dtype=torch.float64).to(t)
+        elif t == torch.uint8:
+            x = torch.randint(0, 256, sshape, generator=g).to(t)
+        else:
+            lim = 2**40 if t == torch.int64 else 30000 if t == torch.int16 else 2**30
+            x = torch.randint(-lim, lim, sshape, generator=g, dtype=torch.int64).to(t)
+        if sk:
+            want = torch.topk(x.to(torch.float64) if t == torch.bfloat16 else x, sk, dim=-1, largest=sdesc,
+                              sorted=True).values.to(t)
+        else:
+            want = torch.sort(x.to(torch.float64) if t == torch.bfloat16 else x, dim=-1,
+                              descending=sdesc).values.to(t)
+        out = dev(torch.full(oshape, 7).to(t))
+        if run(dev(x), dev(x), out, 0) != 0:
+            return "launch failed"
+        torch.cuda.synchronize()
+        if not torch.equal(out.cpu(), want):
+            return f"{(out.cpu() != want).sum().item()} of {want.numel()} elements wrong"
+        return None
