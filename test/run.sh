@@ -713,6 +713,17 @@ if [ "$UPDATE" != 1 ] && want "op-family compile check"; then
     fi
 fi
 
+# the ports of library-style kernels (test/gpu/ports), compiled with their
+# generated shims (make gpu-test runs them against torch)
+if [ "$UPDATE" != 1 ] && want "ports compile check"; then
+    if command -v python3 >/dev/null 2>&1 && command -v "${CC:-cc}" >/dev/null 2>&1; then
+        TKC="$TKC" CC="${CC:-cc}" python3 test/gpu/ports/run_ports.py --compile-only >"$tmp/ports" 2>&1
+        add_counts "$tmp/ports" "ports compile check"
+    else
+        echo "note: ports compile check skipped (no python3 or C compiler)"
+    fi
+fi
+
 # random programs of the differential tester (test/difftest/gen.py), compiled
 # (make gpu-difftest runs them against Triton on a GPU)
 if [ "$UPDATE" != 1 ] && want "difftest compile check"; then

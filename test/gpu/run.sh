@@ -22,6 +22,9 @@ checked=$?
 ops=$?
 TKC_ARCH=sm_80 "$PYTHON" test/gpu/ops/run_ops.py
 ops80=$?
+# kernels written as Liger, FlagGems and Triton's tutorials write them
+"$PYTHON" test/gpu/ports/run_ports.py
+ports=$?
 # sm_89's fp8 code (mma.sync m16n8k32), which no cubin of this GPU's runs:
 # the fp8 cases compiled for sm_89 by a toolkit without ptxas (libdevice
 # only), so that each header embeds the PTX and the driver compiles it
@@ -31,4 +34,5 @@ jit_home=$(mktemp -d) && mkdir -p "$jit_home/nvvm" &&
 CUDA_HOME="$jit_home" TKC_ARCH=sm_89 OPS_MATCH=f8 "$PYTHON" test/gpu/ops/run_ops.py
 ops89=$?
 rm -rf "$jit_home"
-[ "$built" -eq 0 ] && [ "$checked" -eq 0 ] && [ "$ops" -eq 0 ] && [ "$ops80" -eq 0 ] && [ "$ops89" -eq 0 ]
+[ "$built" -eq 0 ] && [ "$checked" -eq 0 ] && [ "$ops" -eq 0 ] && [ "$ops80" -eq 0 ] && [ "$ops89" -eq 0 ] &&
+    [ "$ports" -eq 0 ]

@@ -1,0 +1,194 @@
+"""The checks of run_ports.py, one or more a port (a check's name starts
+with its port's file name): each gets the compiled
+module and torch, and returns None when the kernel agrees with torch, else
+what went wrong. Sizes are no multiple of the blocks; outputs start
+poisoned (NaN, or a sentinel for integers)."""
+
+from run_ports import check
+
+DT = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64", "i64": "int64"}
+TOL = {"f16": 2e-3, "bf16": 1.6e-2, "f32": 2e-6}
+
+
+def tdt(torch, name):
+    return getattr(torch, DT[name])
+
+
+def compare(torch, got, want, tol, what=""):
+    """None where got (any dtype) is within tol of want (float64), relative
+    to want's largest magnitude; poison left anywhere fails."""
+    g = got.double().cpu()
+    w = want.double().cpu()
+    if g.shape != w.shape:
+        return f"{what}shape {tuple(g.shape)}, want {tuple(w.shape)}"
+    if torch.isnan(g).any() and not torch.isnan(w).any():
+        return f"{what}{int(torch.isnan(g).sum())} elements left poisoned"
+    scale = max(w.abs().max().item(), 1e-30)
+    err = (g - w).abs().max().item() / scale
+    return None if err <= tol else f"{what}max error {err:.2e} (of the largest value), tolerance {tol:.1e}"
+
+
+def nan_like(torch, shape, dtype):
+    return torch.full(shape, float("nan"), device="cuda", dtype=dtype)
+
+
+for dt in ("f16", "bf16", "f32"):
+    @check(f"rms_norm {dt}: weight given and None, rows of 1000 and 3000 at row strides 1000..3011")
+    def rms(mod, torch, dt=dt):
+        t = tdt(torch, dt)
+        for n_cols, pad, with_w in ((1000, 0, True), (3000, 11, True), (1000, 24, False), (1, 3, True)):
+            n_rows = 37
+            x = torch.randn(n_rows, n_cols + pad, device="cuda", dtype=torch.float32).to(t)[:, :n_cols]
+            w = torch.randn(n_cols, device="cuda", dtype=torch.float32).to(t) if with_w else None
+            y = nan_like(torch, (n_rows, n_cols + 5), t)
+            rstd = nan_like(torch, (n_rows,), torch.float32)
+            eps, offset = 1e-6, 0.5
+            mod(f"rms_norm_fwd_{dt}", y, y.stride(0), x, x.stride(0), w if w is not None else 0, rstd, n_rows,
+                n_cols, eps, offset)
+            xd = x.double()
+            r = torch.rsqrt((xd * xd).mean(dim=1) + eps)
+            want = xd * r[:, None]
+            if with_w:
+                want = want * (offset + w.double())
+            err = (compare(torch, y[:, :n_cols], want.to(t), TOL[dt] * 4, f"n_cols {n_cols} y: ") or
+                   compare(torch, rstd, r, 1e-5, f"n_cols {n_cols} rstd: "))
+            if err:
+                return err
+            if not torch.isnan(y[:, n_cols:]).all():
+                return f"n_cols {n_cols}: wrote past the row"
+        return None
+
+    @check(f"cross_entropy {dt}: vocab 5003 and 32000, rows with ignore_index return early")
+    def ce(mod, torch, dt=dt):
+        t = tdt(torch, dt)
+        for n_cols in (5003, 32000):
+            n_rows = 19
+            x = (torch.randn(n_rows, n_cols, device="cuda", dtype=torch.float32) * 3).to(t)
+            y = torch.randint(0, n_cols, (n_rows,), device="cuda", dtype=torch.int64)
+            y[::4] = -100
+            loss = nan_like(torch, (n_rows,), torch.float32)
+            mod(f"cross_entropy_fwd_{dt}", x, x.stride(0), y, loss, n_rows, n_cols, -100)
+            want = torch.nn.functional.cross_entropy(x.double(), y, ignore_index=-100, reduction="none")
+            err = compare(torch, loss, want, 1e-5, f"vocab {n_cols}: ")
+            if err:
+                return err
+        return None
+
+    @check(f"rotary {dt}: in place over [tokens, heads, 128], q a strided view")
+    def rot(mod, torch, dt=dt):
+        t = tdt(torch, dt)
+        n_tokens, n_heads, half = 77, 6, 64
+        base = torch.randn(n_tokens, n_heads + 2, 2 * half, device="cuda", dtype=torch.float32).to(t)
+        q = base[:, 1:n_heads + 1, :]
+        before, outside = q.clone(), (base[:, 0].clone(), base[:, -1].clone())
+        ang = torch.randn(n_tokens, half, device="cuda", dtype=torch.float32)
+        cos, sin = ang.cos(), ang.sin()
+        mod(f"rotary_{dt}", q, q.stride(0), q.stride(1), cos, sin, cos.stride(0), n_tokens, n_heads)
+        x1, x2 = before[..., :half].double(), before[..., half:].double()
+        c, s = cos.double()[:, None, :], sin.double()[:, None, :]
+        want = torch.cat([x1 * c - x2 * s, x2 * c + x1 * s], dim=-1)
+        err = compare(torch, q, want.to(t), TOL[dt] * 4)
+        if err:
+            return err
+        if not (torch.equal(base[:, 0], outside[0]) and torch.equal(base[:, -1], outside[1])):
+            return "touched the heads outside the view"
+        return None
+
+    @check(f"swiglu {dt}: a contiguous (unit column stride) and a strided view, one header")
+    def swi(mod, torch, dt=dt):
+        t = tdt(torch, dt)
+        n_rows, n_cols = 33, 3001
+        for col_step in (1, 2):
+            a_full = torch.randn(n_rows, n_cols * col_step, device="cuda", dtype=torch.float32).to(t)
+            a = a_full[:, ::col_step]
+            b = torch.randn(n_rows, n_cols, device="cuda", dtype=torch.float32).to(t)
+            c = nan_like(torch, (n_rows, n_cols), t)
+            mod(f"swiglu_fwd_{dt}", a, a.stride(0), a.stride(1), b, b.stride(0), c, c.stride(0), n_rows, n_cols)
+            ad = a.double()
+            want = (ad * torch.sigmoid(ad)).to(t).double() * b.double()
+            err = compare(torch, c, want.to(t), TOL[dt] * 4, f"column stride {col_step}: ")
+            if err:
+                return err
+        return None
+
+
+@check("cumsum i32: rows of 1000 over blocks of 256, the total carried")
+def cumsum(mod, torch):
+    n_rows, n_cols = 13, 1000
+    x = torch.randint(-1000, 1000, (n_rows, n_cols), device="cuda", dtype=torch.int32)
+    y = torch.full_like(x, 0x55555555)
+    mod("row_cumsum", x, y, x.stride(0), n_rows, n_cols)
+    want = torch.cumsum(x, dim=1, dtype=torch.int32)
+    return None if torch.equal(y, want) else f"{int((y != want).sum())} of {want.numel()} wrong"
+
+
+for dt in ("f16", "f32"):
+    @check(f"argmax {dt}: rows of 50257 over blocks of 1024")
+    def argmax(mod, torch, dt=dt):
+        t = tdt(torch, dt)
+        n_rows, n_cols = 9, 50257
+        x = torch.randn(n_rows, n_cols, device="cuda", dtype=torch.float32).to(t)
+        x[3, 50256] = 100  # the last element
+        x[4, 0] = 100      # the first
+        out = torch.full((n_rows,), -1, device="cuda", dtype=torch.int64)
+        mod(f"row_argmax_{dt}", x, x.stride(0), out, n_rows, n_cols)
+        want = torch.argmax(x.float(), dim=1)
+        return None if torch.equal(out, want) else f"got {out.tolist()}, want {want.tolist()}"
+
+for dt in ("f16", "f32", "i64"):
+    @check(f"index_select {dt}: 300 rows picked (repeats) of 1000, 777 columns")
+    def isel(mod, torch, dt=dt):
+        t = tdt(torch, dt)
+        src = (torch.randn(1000, 777, device="cuda") * 1000).to(t)
+        idx = torch.randint(0, 1000, (300,), device="cuda", dtype=torch.int64)
+        out = torch.full((300, 777), 7, device="cuda").to(t)
+        mod(f"index_select_{dt}", src, src.stride(0), idx, out, out.stride(0), 300, 777)
+        want = torch.index_select(src, 0, idx)
+        return None if torch.equal(out, want) else f"{int((out != want).sum())} of {want.numel()} wrong"
+
+
+@check("moe_matmul f16: 4 experts, tokens gathered by index, blocks padded with -1")
+def moe(mod, torch):
+    n_tokens, K, N, E, BM = 300, 200, 136, 4, 64
+    x = torch.randn(n_tokens, K, device="cuda", dtype=torch.float16)
+    w = torch.randn(E, K, N, device="cuda", dtype=torch.float16) / 8
+    expert_of = torch.randint(0, E, (n_tokens,), device="cuda")
+    ids, experts = [], []
+    for e in range(E):
+        toks = (expert_of == e).nonzero().flatten().tolist()
+        while toks:
+            block, toks = toks[:BM], toks[BM:]
+            ids += block + [-1] * (BM - len(block))
+            experts.append(e)
+    M = len(ids)
+    tokens = torch.tensor(ids, device="cuda", dtype=torch.int32)
+    expert = torch.tensor(experts, device="cuda", dtype=torch.int32)
+    out = nan_like(torch, (M, N), torch.float16)
+    mod("moe_matmul", x, w, out, tokens, expert, M, N, K, x.stride(0), w.stride(0), w.stride(1), out.stride(0))
+    rows = tokens.long().clamp(min=0)
+    want = torch.einsum("mk,mkn->mn", x[rows].double(), w[expert.long().repeat_interleave(BM)].double())
+    valid = tokens >= 0
+    err = compare(torch, out[valid], want[valid], 4e-3)
+    if err:
+        return err
+    return None if torch.isnan(out[~valid]).all() else "wrote padding rows"
+
+
+@check("grouped_gemm f16: 5 problems of ragged sizes through tables of addresses")
+def grouped(mod, torch):
+    sizes = [(129, 64, 70), (1, 200, 33), (300, 17, 128), (64, 64, 64), (97, 130, 1)]
+    As, Bs, Cs = [], [], []
+    for m, n, k in sizes:
+        As.append(torch.randn(m, k, device="cuda", dtype=torch.float16))
+        Bs.append(torch.randn(k, n, device="cuda", dtype=torch.float16))
+        Cs.append(nan_like(torch, (m, n), torch.float16))
+    table = lambda ts: torch.tensor([t.data_ptr() for t in ts], device="cuda", dtype=torch.int64)
+    dims = torch.tensor([v for s in sizes for v in s], device="cuda", dtype=torch.int32)
+    lds = torch.tensor([v for a, b, c in zip(As, Bs, Cs) for v in (a.stride(0), b.stride(0), c.stride(0))],
+                       device="cuda", dtype=torch.int32)
+    mod("grouped_matmul", table(As), table(Bs), table(Cs), dims, lds, len(sizes), 132)
+    for i, (a, b, c) in enumerate(zip(As, Bs, Cs)):
+        err = compare(torch, c, a.double() @ b.double(), 4e-3, f"problem {i} {tuple(sizes[i])}: ")
+        if err:
+            return err
+    return None
