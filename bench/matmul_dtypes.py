@@ -9,16 +9,25 @@ parameters yet, so the bench derives these from matmul.tk by replacing its
 types; each replacement must match, so that a change to matmul.tk that
 breaks one fails here instead of benchmarking something else."""
 
+import os
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-OUT = ROOT / "build" / "gpu" / "src"
+# MATMUL_DTYPES_OUT: another folder (make test compiles every one there)
+OUT = Path(os.environ.get("MATMUL_DTYPES_OUT", ROOT / "build" / "gpu" / "src")).resolve()
 
 # name: [(text in matmul.tk, replacement, times it must occur)]
 EDITS = {
     "bf16": [("*f16 % 16", "*bf16 % 16", 3), ("acc.to(tl.float16)", "acc.to(tl.bfloat16)", 1)],
-    "tf32": [("*f16 % 16", "*f32 % 16", 3), ("c = acc.to(tl.float16)", "c = acc", 1)],
+    # f32 tiles take twice the shared memory: a config that does not fit is
+    # left out of the build (as Triton prunes one), so tf32 asks for the
+    # depth that fits, 2 of c0's 3 stages and 3 of c2's 4
+    "tf32": [("*f16 % 16", "*f32 % 16", 3), ("c = acc.to(tl.float16)", "c = acc", 1),
+             ("BN=256, BK=64, GROUP_M=8, num_warps=8, num_stages=3)",
+              "BN=256, BK=64, GROUP_M=8, num_warps=8, num_stages=2)", 1),
+             ("BN=128, BK=64, GROUP_M=8, num_warps=4, num_stages=4)",
+              "BN=128, BK=64, GROUP_M=8, num_warps=4, num_stages=3)", 1)],
     "f8": [("A: *f16 % 16, B: *f16 % 16", "A: *f8e4m3 % 16, B: *f8e4m3 % 16", 1)],
     "i8": [("A: *f16 % 16, B: *f16 % 16, C: *f16 % 16", "A: *i8 % 16, B: *i8 % 16, C: *i32 % 16", 1),
            ("dtype=tl.float32)", "dtype=tl.int32)", 1), ("other=0.0", "other=0", 2),
@@ -48,7 +57,8 @@ def main():
         path.parent.mkdir(exist_ok=True)
         path.write_text(text)
         for cfg, defines in CONFIGS.items():
-            lines.append(f"matmul_{name}_{cfg} {path.relative_to(ROOT)} {defines}")
+            shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+            lines.append(f"matmul_{name}_{cfg} {shown} {defines}")
     (OUT / "variants").write_text("\n".join(lines) + "\n")
 
 

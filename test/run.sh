@@ -753,6 +753,22 @@ if [ "$UPDATE" != 1 ]; then
             failed "gpu variant $vname (tkc $vsrc $vdefines)" "$tmp/err" 20
         fi
     done <test/gpu/variants
+    # and the matmuls of other operand types the bench derives from
+    # kernels/matmul.tk (bench/matmul_dtypes.py): tf32's f32 tiles once
+    # outgrew shared memory there unnoticed
+    if want "bench matmul dtypes" && command -v python3 >/dev/null 2>&1; then
+        ok=1
+        if MATMUL_DTYPES_OUT="$tmp/mmdt" python3 bench/matmul_dtypes.py >"$tmp/err" 2>&1; then
+            while read -r vname vsrc vdefines; do
+                # shellcheck disable=SC2086
+                "$TKC" "$vsrc" $vdefines -o "$tmp/mmdt/" >"$tmp/err" 2>&1 || { ok=0; echo "tkc $vsrc $vdefines ($vname):"; head -6 "$tmp/err"; }
+            done <"$tmp/mmdt/variants"
+        else
+            ok=0
+            cat "$tmp/err"
+        fi
+        if [ $ok = 1 ]; then passed; else failed "bench matmul dtypes (bench/matmul_dtypes.py's kernels compiled)"; fi
+    fi
 fi
 
 # runtime_stub's own tests (no GPU needed: a fake driver stands in)
