@@ -774,8 +774,12 @@ static bool emit_implementation(FILE *out, tk_diag *diag, const char *sym, const
             fprintf(out, "%s%uu", first ? "" : ", ", mine->kernel->shared_bytes);
             first = false;
         }
-        fprintf(out, "};\ntkrt_kernel tk_%s__%s =\n    TKRT_KERNEL_INIT(\"%s\", &tk_%s__module, %uu, tk_%s__%s__shared);\n",
-                sym, info->entry, info->entry, sym, info->kernel->num_warps * 32, sym, info->entry);
+        if (info->kernel->sema->launch_pdl)
+            fprintf(out, "};\ntkrt_kernel tk_%s__%s =\n    TKRT_KERNEL_INIT_FLAGS(\"%s\", &tk_%s__module, %uu, tk_%s__%s__shared, "
+                    "TKRT_KERNEL_PDL);\n", sym, info->entry, info->entry, sym, info->kernel->num_warps * 32, sym, info->entry);
+        else
+            fprintf(out, "};\ntkrt_kernel tk_%s__%s =\n    TKRT_KERNEL_INIT(\"%s\", &tk_%s__module, %uu, tk_%s__%s__shared);\n",
+                    sym, info->entry, info->entry, sym, info->kernel->num_warps * 32, sym, info->entry);
     }
     fputc('\n', out);
     return true;

@@ -109,29 +109,32 @@ const tk_tir_value *tir_root_pointer(const tk_tir_kernel *k, const tk_tir_value 
 typedef struct writes {
     const tk_tir_kernel *k;
     const tk_tir_value *root;
+    bool acquires;  /* an acquire (gdc_wait) counts: no load is hoisted above it */
     bool found;
 } writes;
 
 static void note_write(tk_tir_op *op, void *ctx) {
     writes *w = ctx;
-    if (tk_tir_props(op) & TIR_P_ACQUIRES) w->found = true; /* no load is hoisted above it */
+    if (w->acquires && (tk_tir_props(op) & TIR_P_ACQUIRES)) w->found = true;
     if (op->code != TIR_STORE && !(tk_tir_props(op) & TIR_P_ATOMIC)) return;
     const tk_tir_value *root = op->operands.len ? tir_root_pointer(w->k, op->operands.data[0]) : NULL;
     w->found |= !root || root == w->root;
 }
 
-static bool may_write(const tk_tir_kernel *k, tk_tir_block *blk, const tk_tir_value *root) {
-    writes w = {k, root, false};
+static bool may_write(const tk_tir_kernel *k, tk_tir_block *blk, const tk_tir_value *root, bool acquires) {
+    writes w = {k, root, acquires, false};
     tir_walk(blk, note_write, &w);
     return w.found;
 }
 
 bool tir_block_may_write(const tk_tir_kernel *k, tk_tir_block *blk, const tk_tir_value *root) {
-    return !root || may_write(k, blk, root);
+    return !root || may_write(k, blk, root, true);
 }
 
+/* what the kernel itself writes (the launcher's const-correct signature):
+ * an acquire writes nothing */
 bool tk_tir_writes_arg(const tk_tir_kernel *k, uint32_t arg) {
-    return arg < k->body->args.len && may_write(k, k->body, k->body->args.data[arg]);
+    return arg < k->body->args.len && may_write(k, k->body, k->body->args.data[arg], false);
 }
 
 /* `in range` for the induction variable value x: x < hi going up, x > hi going down */

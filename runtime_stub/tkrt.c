@@ -133,6 +133,35 @@ static struct {
 } cut;
 static int tuning_symbols; /* 1 when every one of cut was found */
 
+/* Programmatic dependent launch (TKRT_KERNEL_PDL): cuLaunchKernelEx (CUDA
+ * 12.0 on) with one attribute, laid out as cuda.h's CUlaunchConfig and
+ * CUlaunchAttribute; looked up apart, so that a driver without it still
+ * launches such a kernel, ordinarily. */
+enum { CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6 };
+typedef struct {
+    int id;
+    char pad[4];
+    union { char bytes[64]; int allowed; } value;
+} CUlaunchAttribute;
+typedef struct {
+    unsigned grid_x, grid_y, grid_z, block_x, block_y, block_z, shared_bytes;
+    CUstream stream;
+    CUlaunchAttribute *attrs;
+    unsigned num_attrs;
+} CUlaunchConfig;
+static CUresult (*cuLaunchKernelEx)(const CUlaunchConfig *config, CUfunction f, void **params, void **extra);
+
+/* The compute capability major the PTX target `arch` ("sm_90a") needs. */
+static unsigned arch_major(const char *arch)
+{
+    unsigned v = 0;
+    if (!arch || strncmp(arch, "sm_", 3) != 0)
+        return 0;
+    for (arch += 3; *arch >= '0' && *arch <= '9'; arch++)
+        v = v * 10 + (unsigned)(*arch - '0');
+    return v / 10;
+}
+
 /* Each entry: the names to try in order (the newest ABI first), and the slot. */
 static const struct { const char *names[2]; void *slot; } tune_symbols[] = {
     { { "cuEventCreate", NULL }, (void *)&cut.cuEventCreate },
@@ -266,6 +295,10 @@ static void driver_init(void)
         memcpy(symbols[i].slot, &address, sizeof address);
     }
     find_tuning_symbols(handle);
+    {
+        void *ex = dlsym(handle, "cuLaunchKernelEx");
+        memcpy(&cuLaunchKernelEx, &ex, sizeof ex);
+    }
     r = cu.cuInit(0);
     driver_result = r;
     if (r == CUDA_ERROR_NO_DEVICE) {
@@ -366,7 +399,7 @@ static void unlock_spin(volatile int *lock)
 
 /* The function of the entry for context `id` (and its shared memory), or
  * NULL. Lock-free: see the comment at the top. */
-static CUfunction lookup(tkrt_kernel *k, unsigned long long id, unsigned *shared_bytes)
+static CUfunction lookup(tkrt_kernel *k, unsigned long long id, unsigned *shared_bytes, unsigned *pdl)
 {
     unsigned n = __atomic_load_n(&k->count, __ATOMIC_ACQUIRE), i;
     if (n > TKRT_MAX_CONTEXTS)
@@ -374,6 +407,7 @@ static CUfunction lookup(tkrt_kernel *k, unsigned long long id, unsigned *shared
     for (i = 0; i < n; i++)
         if (__atomic_load_n(&k->loaded[i].context_id, __ATOMIC_ACQUIRE) == id) {
             *shared_bytes = __atomic_load_n(&k->loaded[i].shared_bytes, __ATOMIC_RELAXED);
+            *pdl = __atomic_load_n(&k->loaded[i].pdl, __ATOMIC_RELAXED);
             return __atomic_load_n(&k->loaded[i].function, __ATOMIC_RELAXED);
         }
     return NULL;
@@ -523,8 +557,10 @@ static tk_status module_in_context(tkrt_module *m, const char *name, CUcontext c
 /* k's function in the current context (`ctx`, `id`), its module loaded if
  * need be, filling an entry (a dead context's of the same address, or a new
  * one). The kernel is locked. */
-static tk_status load(tkrt_kernel *k, CUcontext ctx, unsigned long long id, CUfunction *out, unsigned *shared_out)
+static tk_status load(tkrt_kernel *k, CUcontext ctx, unsigned long long id, CUfunction *out, unsigned *shared_out,
+                      unsigned *pdl_out)
 {
+    unsigned pdl;
     CUmodule module = NULL;
     CUfunction function = NULL;
     unsigned n = k->count, i, image = 0, shared;
@@ -542,6 +578,9 @@ static tk_status load(tkrt_kernel *k, CUcontext ctx, unsigned long long id, CUfu
     if (s != TK_SUCCESS)
         return s;
     shared = k->shared_bytes ? k->shared_bytes[image] : 0;
+    /* the code loaded is for sm_90 or newer: it may wait with griddepcontrol */
+    pdl = (k->flags & TKRT_KERNEL_PDL) && cuLaunchKernelEx &&
+          (image < k->module->num_images ? k->module->images[image].major : arch_major(k->module->ptx_arch)) >= 9;
     r = cu.cuModuleGetFunction(&function, module, k->name);
     if (r != CUDA_SUCCESS)
         return record(TK_ERROR_MODULE_LOAD, r, "%s: the module has no kernel of that name", k->name);
@@ -568,11 +607,13 @@ static tk_status load(tkrt_kernel *k, CUcontext ctx, unsigned long long id, CUfu
     k->loaded[i].context = ctx;
     __atomic_store_n(&k->loaded[i].function, function, __ATOMIC_RELAXED);
     __atomic_store_n(&k->loaded[i].shared_bytes, shared, __ATOMIC_RELAXED);
+    __atomic_store_n(&k->loaded[i].pdl, pdl, __ATOMIC_RELAXED);
     __atomic_store_n(&k->loaded[i].context_id, id, __ATOMIC_RELEASE);
     if (i == n)
         __atomic_store_n(&k->count, n + 1, __ATOMIC_RELEASE);
     *out = function;
     *shared_out = shared;
+    *pdl_out = pdl;
     return TK_SUCCESS;
 }
 
@@ -1405,7 +1446,7 @@ tk_status tkrt_launch(tkrt_kernel *kernel, tk_stream stream, unsigned grid_x, un
     CUcontext ctx = NULL;
     CUfunction function = NULL;
     unsigned long long id = 0;
-    unsigned shared = 0;
+    unsigned shared = 0, pdl = 0;
     CUresult r;
     tk_status s;
 
@@ -1434,21 +1475,40 @@ tk_status tkrt_launch(tkrt_kernel *kernel, tk_stream stream, unsigned grid_x, un
     }
     /* The usual case: a current context whose module is loaded. */
     if (cu.cuCtxGetId(NULL, &id) == CUDA_SUCCESS)
-        function = lookup(kernel, id, &shared);
+        function = lookup(kernel, id, &shared, &pdl);
     if (!function) {
         s = current_context(kernel->name, &ctx, &id);
         if (s != TK_SUCCESS)
             return s;
         lock_spin(&kernel->lock);
-        function = lookup(kernel, id, &shared);
-        s = function ? TK_SUCCESS : load(kernel, ctx, id, &function, &shared);
+        function = lookup(kernel, id, &shared, &pdl);
+        s = function ? TK_SUCCESS : load(kernel, ctx, id, &function, &shared, &pdl);
         unlock_spin(&kernel->lock);
         if (s != TK_SUCCESS)
             return s;
     }
 
-    r = cu.cuLaunchKernel(function, grid_x, grid_y, grid_z, kernel->num_threads, 1, 1,
-                          shared, (CUstream)stream, args, NULL);
+    if (pdl) {
+        CUlaunchAttribute attr;
+        CUlaunchConfig config;
+        memset(&attr, 0, sizeof attr);
+        attr.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+        attr.value.allowed = 1;
+        memset(&config, 0, sizeof config);
+        config.grid_x = grid_x;
+        config.grid_y = grid_y;
+        config.grid_z = grid_z;
+        config.block_x = kernel->num_threads;
+        config.block_y = config.block_z = 1;
+        config.shared_bytes = shared;
+        config.stream = (CUstream)stream;
+        config.attrs = &attr;
+        config.num_attrs = 1;
+        r = cuLaunchKernelEx(&config, function, args, NULL);
+    } else {
+        r = cu.cuLaunchKernel(function, grid_x, grid_y, grid_z, kernel->num_threads, 1, 1,
+                              shared, (CUstream)stream, args, NULL);
+    }
     if (r != CUDA_SUCCESS)
         return record(TK_ERROR_LAUNCH, r,
                       "%s: launching a grid of (%u, %u, %u) blocks of %u threads failed",

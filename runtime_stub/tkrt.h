@@ -87,6 +87,7 @@ typedef struct tkrt_kernel {
     /* dynamic shared memory a block needs, for each image of the module
      * and then for its PTX (num_images + 1 values) */
     const unsigned *shared_bytes;
+    unsigned flags;               /* TKRT_KERNEL_PDL */
     /* runtime state, zero-initialized by the header: */
     volatile int lock;
     unsigned count;
@@ -95,8 +96,17 @@ typedef struct tkrt_kernel {
         unsigned long long context_id; /* its unique id (cuCtxGetId): what a launch looks up */
         void *function;                /* the CUfunction (its module lives as long as the context) */
         unsigned shared_bytes;         /* for the image loaded in this context */
+        unsigned pdl;                  /* launched with programmatic stream serialization here */
     } loaded[TKRT_MAX_CONTEXTS];
 } tkrt_kernel;
+
+/* A kernel launched with programmatic dependent launch (@kernel(...,
+ * launch_pdl=True)): cuLaunchKernelEx with programmatic stream
+ * serialization allowed, where the code loaded is for sm_90 or newer and
+ * the driver has cuLaunchKernelEx; elsewhere an ordinary launch. The
+ * kernel may then start before the one before it in the stream ends, and
+ * waits for it where it calls gdc_wait. */
+#define TKRT_KERNEL_PDL 1u
 
 /* Initializers that set every field, so the definitions compile without
  * warnings under -Wextra (-Wmissing-field-initializers) in C and C++:
@@ -105,7 +115,9 @@ typedef struct tkrt_kernel {
  *   static const unsigned smem[] = {0, 0};
  *   static tkrt_kernel vector_add = TKRT_KERNEL_INIT("vector_add", &module, 128, smem); */
 #define TKRT_KERNEL_INIT(name, module, num_threads, shared_bytes) \
-    { (name), (module), (num_threads), (shared_bytes), 0, 0, { { NULL, 0, NULL, 0 } } }
+    TKRT_KERNEL_INIT_FLAGS(name, module, num_threads, shared_bytes, 0u)
+#define TKRT_KERNEL_INIT_FLAGS(name, module, num_threads, shared_bytes, flags) \
+    { (name), (module), (num_threads), (shared_bytes), (flags), 0, 0, { { NULL, 0, NULL, 0, 0 } } }
 
 /* Launches `kernel` on `stream` with a grid of grid_x * grid_y * grid_z
  * blocks of num_threads threads and shared_bytes of dynamic shared memory.

@@ -21,6 +21,7 @@ typedef struct kernel_decl {
     const tk_expr *requires;  /* a list of conditions, or one */
     const tk_expr *launcher_name; /* name="...": the C launcher's name */
     const tk_expr *fp_fusion;     /* enable_fp_fusion=True/False */
+    const tk_expr *launch_pdl;    /* launch_pdl=True/False */
     const tk_expr *configs;   /* the list of config(...) calls */
     const tk_expr *key;
     const tk_expr *tuned[3];  /* restore_value, reset_to_zero, may_clobber (TK_TUNED_*) */
@@ -134,9 +135,10 @@ static bool parse_kernel_decl(checker *c, const tk_def *def, kernel_decl *k) {
         const char *name = decorator_name(c, d);
         if (name && strcmp(name, "kernel") == 0) {
             static const char *const opts[] = {"grid", "num_warps", "num_stages", "requires", "name",
-                                               "enable_fp_fusion", "dtypes"};
-            const tk_expr *vals[7] = {0};
-            ok &= keyword_args(c, d, "@kernel", opts, 7, NULL, 0, vals);
+                                               "enable_fp_fusion", "dtypes", "launch_pdl"};
+            const tk_expr *vals[8] = {0};
+            ok &= keyword_args(c, d, "@kernel", opts, 8, NULL, 0, vals);
+            k->launch_pdl = vals[7];
             k->launcher_name = vals[4];
             k->fp_fusion = vals[5];
             k->grid = vals[0];
@@ -682,6 +684,14 @@ static void check_variant(checker *c, const kernel_decl *k, const variant *v, ui
         if (fv.kind == V_BOOL) out->fp_fusion = fv.u.b;
         else if (fv.kind != V_ERROR)
             sema_error(c, k->fp_fusion->loc, "enable_fp_fusion= is True or False, not %s", v_describe(c, &fv));
+    }
+    if (k->launch_pdl) {
+        /* a constant, or a constexpr of the variant (launch_pdl=USE_GDC) */
+        value pv = eval_host(c, k->launch_pdl);
+        if (pv.kind == V_BOOL) out->launch_pdl = pv.u.b;
+        else if (pv.kind != V_ERROR)
+            sema_error(c, k->launch_pdl->loc, "launch_pdl= is True or False (a compile-time value), not %s",
+                       v_describe(c, &pv));
     }
     if (k->launcher_name) {
         value nv = eval_global(c, k->launcher_name);

@@ -232,6 +232,7 @@ static void print_kernel(FILE *out, const tk_sema_kernel *k) {
         fputc('\n', out);
     }
     if (k->launcher_name) fprintf(out, "  launcher %s\n", k->launcher_name);
+    if (k->launch_pdl) fprintf(out, "  launch_pdl\n");
     if (!k->fp_fusion) fprintf(out, "  enable_fp_fusion False\n");
     for (uint32_t i = 0; i < k->requires.len; i++) {
         fprintf(out, "  requires %s: ", k->requires.data[i].text);

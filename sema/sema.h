@@ -175,6 +175,9 @@ typedef struct tk_sema_kernel {
     const char *launcher_name;
     /* @kernel(enable_fp_fusion=...): float a * b + c may become an fma */
     bool fp_fusion;
+    /* @kernel(launch_pdl=True): launched with programmatic dependent
+     * launch where the GPU has it (TKRT_KERNEL_PDL) */
+    bool launch_pdl;
     /* @kernel(requires=[...]): conditions over the scalar parameters the
      * launcher checks before it launches this variant; `text` is the
      * condition as written, for the message when one does not hold */

@@ -332,6 +332,7 @@ int main(int argc, char **argv)
             {10, 0, NULL, 4000}};
         int *cc_major = (int *)hook(lib, "fake_cc_major"), *cc_minor = (int *)hook(lib, "fake_cc_minor");
         const void **last_cubin = (const void **)hook(lib, "fake_last_cubin");
+        const int *last_pdl = (const int *)hook(lib, "fake_last_pdl");
         for (i = 0; i < (int)(sizeof cases / sizeof cases[0]); i++) {
             tkrt_module m = TKRT_MODULE_INIT(imgs, 3, ptx, "sm_90a");
             tkrt_kernel a = TKRT_KERNEL_INIT("add", &m, 128, smem_add);
@@ -349,6 +350,20 @@ int main(int argc, char **argv)
                   cases[i].major, cases[i].minor);
             CHECK(go(&b) == TK_SUCCESS && *module_loads == before + 1, "images on %d.%d: one load for two "
                   "kernels (%d)", cases[i].major, cases[i].minor, *module_loads - before);
+            CHECK(*last_pdl == 0, "images on %d.%d: an ordinary kernel launched with PDL", cases[i].major,
+                  cases[i].minor);
+            {
+                /* programmatic dependent launch where the code loaded is
+                 * for sm_90 or newer (the sm_90a cubin, or the sm_90a PTX) */
+                tkrt_kernel p = TKRT_KERNEL_INIT_FLAGS("add", &m, 128, smem_add, TKRT_KERNEL_PDL);
+                int want = cases[i].cubin == c90a || cases[i].cubin == NULL;
+                s = go(&p);
+                CHECK(s == TK_SUCCESS && *last_pdl == want, "images on %d.%d: a launch_pdl kernel: %s, PDL %d",
+                      cases[i].major, cases[i].minor, tkrt_status_string(s), *last_pdl);
+                s = go(&p);
+                CHECK(s == TK_SUCCESS && *last_pdl == want, "images on %d.%d: a launch_pdl kernel again: PDL %d",
+                      cases[i].major, cases[i].minor, *last_pdl);
+            }
         }
         {
             tkrt_module m = TKRT_MODULE_INIT(imgs, 2, "not ptx at all", "sm_86");

@@ -15,7 +15,9 @@
  *   cuDeviceGetAttribute reports compute capability fake_cc_major.minor
  *     (9.0 unless a test sets it); cuModuleLoadData keeps the last cubin
  *     it loaded in fake_last_cubin;
- *   cuLaunchKernel counts launches and checks the shared-memory opt-in,
+ *   cuLaunchKernel counts launches and checks the shared-memory opt-in;
+ *     cuLaunchKernelEx takes programmatic stream serialization alone and
+ *     says in fake_last_pdl that the launch allowed it;
  *     keeps the entry's name in fake_last_kernel,
  *     and copies the arguments whose sizes a test put in fake_arg_sizes;
  *   tuning: a fake clock that each launch advances by its kernel's time
@@ -437,12 +439,15 @@ CUresult cuDeviceGetName(char *name, int len, int device)
     return 0;
 }
 
+int fake_last_pdl; /* the last launch allowed programmatic stream serialization (cuLaunchKernelEx) */
+
 CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                         unsigned by, unsigned bz, unsigned smem, void *stream, void **params,
                         void **extra)
 {
     struct function *f = function;
     (void)extra;
+    fake_last_pdl = 0;
     if (!current)
         return 201;
     if (stale(f)) {
@@ -490,4 +495,32 @@ void *fake_context_create(void)
 void fake_reset(void *ctx)
 {
     __atomic_add_fetch(&((struct context *)ctx)->generation, 1, __ATOMIC_RELEASE);
+}
+
+/* cuda.h's CUlaunchConfig and CUlaunchAttribute, as tkrt.c lays them out;
+ * the one attribute a launch may carry is programmatic stream serialization
+ * (6), allowed; then an ordinary launch. */
+struct fake_attr { int id; char pad[4]; union { char bytes[64]; int allowed; } value; };
+struct fake_config {
+    unsigned gx, gy, gz, bx, by, bz, smem;
+    void *stream;
+    struct fake_attr *attrs;
+    unsigned num_attrs;
+};
+
+CUresult cuLaunchKernelEx(const struct fake_config *config, void *function, void **params, void **extra);
+CUresult cuLaunchKernelEx(const struct fake_config *config, void *function, void **params, void **extra)
+{
+    CUresult r;
+    int pdl = 0;
+    for (unsigned i = 0; i < config->num_attrs; i++) {
+        if (config->attrs[i].id != 6)
+            return 1;
+        pdl = config->attrs[i].value.allowed != 0;
+    }
+    r = cuLaunchKernel(function, config->gx, config->gy, config->gz, config->bx, config->by, config->bz,
+                       config->smem, config->stream, params, extra);
+    if (r == 0)
+        fake_last_pdl = pdl;
+    return r;
 }

@@ -183,6 +183,16 @@ int main(int argc, char **argv) {
         memcpy(&n, args[3], 4);
         CHECK(n == 7, "scale_any_f64 passed n %d", (int)n);
     }
+    /* launch_pdl=True: cuLaunchKernelEx with programmatic stream
+     * serialization (the header's code is for sm_90a); others: plain */
+    {
+        const int *last_pdl = (const int *)dlsym(lib, "fake_last_pdl");
+        tk_status s = after_previous(NULL, (const float *)x, (float *)out, 1000);
+        CHECK(s == TK_SUCCESS && last_pdl && *last_pdl == 1, "after_previous: %s, PDL %d", tkrt_status_string(s),
+              last_pdl ? *last_pdl : -1);
+        s = scale_any_f32(NULL, (const float *)x, (float *)out, 0.5f, 7);
+        CHECK(s == TK_SUCCESS && last_pdl && *last_pdl == 0, "scale_any_f32 launched with PDL");
+    }
     /* heuristics computed by the launcher: (x, n, m, ITERS, ROWS, Q) */
     {
         static const struct { int32_t n, m, iters, rows, q; } cases[] = {

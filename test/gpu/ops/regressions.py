@@ -1177,3 +1177,31 @@ def op(x: *{sdt}, y: *{sdt}, out: *{sdt}, n: i32):
         if not torch.equal(out.cpu(), want):
             return f"{(out.cpu() != want).sum().item()} of {want.numel()} elements wrong"
         return None
+
+
+# ---- programmatic dependent launch ---------------------------------------------
+
+@case("launch_pdl=True: launched through cuLaunchKernelEx, gdc_wait before reading what the kernel "
+      "before it (a torch fill, then this kernel again) wrote", """
+@kernel(grid=(cdiv(n, 256),), num_warps=4, launch_pdl=True)
+def op(x: *f32, y: *f32, out: *f32, n: i32):
+    tl.extra.cuda.gdc_wait()
+    offs = tl.program_id(0) * 256 + tl.arange(0, 256)
+    v = tl.load(x + offs, mask=offs < n)
+    tl.extra.cuda.gdc_launch_dependents()
+    tl.store(out + offs, v + 1, mask=offs < n)
+""")
+def check_pdl(run, torch):
+    n = 1 << 20
+    a = dev(torch.zeros(n))
+    b = dev(torch.zeros(n))
+    for step in range(20):
+        a.fill_(float(step))
+        # b = a + 1, then a = b + 1: each launch reads what the one before wrote
+        if run(a, a, b, n) != 0 or run(b, b, a, n) != 0:
+            return "launch failed"
+    torch.cuda.synchronize()
+    want = float(19 + 2)
+    if not bool((a == want).all()):
+        return f"{int((a != want).sum())} elements are not {want}"
+    return None
