@@ -192,3 +192,22 @@ def grouped(mod, torch):
         if err:
             return err
     return None
+
+
+for dt in ("f16", "f8e4m3"):
+    @check(f"tutorial_matmul {dt}: free strides, B row-major and B K-major (b.T) through one header")
+    def tmm(mod, torch, dt=dt):
+        t = torch.float16 if dt == "f16" else torch.float8_e4m3fn
+        for M, N, K in ((200, 136, 256), (64, 64, 96), (1, 300, 128)):
+            a = (torch.randn(M, K, device="cuda") / 4).to(t)
+            for kmajor in (False, True):
+                b = (torch.randn(N, K, device="cuda") / 4).to(t).T if kmajor else \
+                    (torch.randn(K, N, device="cuda") / 4).to(t)
+                c = nan_like(torch, (M, N), torch.float16)
+                mod(f"matmul_{dt}", a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+                    c.stride(0), c.stride(1))
+                want = a.double() @ b.double()
+                err = compare(torch, c, want, 4e-3, f"{M}x{N}x{K} B {'K-major' if kmajor else 'row-major'}: ")
+                if err:
+                    return err
+        return None
