@@ -311,7 +311,7 @@ static value permute_common(checker *c, call *k, bool default_swap) {
  * power of two. The result has index's shape and src's element type. */
 value b_gather(checker *c, call *k) {
     tk_sx *src = rt_arg(c, k, 0), *index = rt_arg(c, k, 1);
-    if (!src || !index || !elem_is_scalar(c, k, src, 0)) return v_error();
+    if (!src || !index) return v_error();
     uint32_t rank = ty_rank(src->type);
     if (!rank) {
         sema_error(c, k->args[0].loc, "tl.gather's src is a tile, not %s", tk_type_str(c->arena, src->type));
