@@ -513,7 +513,13 @@ static bool emit_tuner(FILE *out, tk_diag *diag, const char *mod, const tk_tir_p
             configs[nconfigs++] = v->sema->config;
         }
     }
-    /* pointers the trials would clobber */
+    /* pointers the trials would clobber: said once for a kernel of
+     * several dtype instances (one def, at one place) */
+    bool said = false;
+    for (uint32_t j = 0; j < from && !said; j++) {
+        const tk_sema_kernel *o = program->kernels.data[j]->sema;
+        said = o->loc.src == sk->loc.src && o->loc.line == sk->loc.line && o->loc.col == sk->loc.col;
+    }
     uint32_t arg = 0;
     for (uint32_t p = 0; p < sk->params.len; p++) {
         const tk_sema_param *sp = &sk->params.data[p];
@@ -524,7 +530,8 @@ static bool emit_tuner(FILE *out, tk_diag *diag, const char *mod, const tk_tir_p
                 written |= tk_tir_writes_arg(program->kernels.data[j], arg);
         for (uint32_t t = 0; t < sk->tuned.len; t++) named |= !strcmp(sk->tuned.data[t].name, sp->name);
         if (written && !named) {
-            tk_warning(diag, TK_W_AUTOTUNE, sk->loc, "'%s' writes through '%s', which the autotune trials would clobber: "
+            if (!said)
+                tk_warning(diag, TK_W_AUTOTUNE, sk->loc, "'%s' writes through '%s', which the autotune trials would clobber: "
                        "the launcher takes the first config without timing any; name '%s' in restore_value "
                        "or reset_to_zero (with its size), or in may_clobber if a trial may leave it "
                        "overwritten", sk->name, sp->name, sp->name);
