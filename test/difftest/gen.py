@@ -28,6 +28,9 @@ correct compiler's result may be from Triton's, `err`):
   and only from values without rounding error);
 * discontinuous operations (comparisons, float->int casts, argmax) only see
   float values that both compilers must compute bit-identically (err == 0);
+  tl.sort, tl.topk and tl.gather move values without arithmetic, so they
+  take any (sorting moves no value further than the largest error), and a
+  gather's indices are masked to its axis;
 * no reads of memory the runner did not initialise, no data races: each
   program stores to its own segments of `out`/`out2`, each store statement to
   its own segment; programs share memory only through atomics, and a shared
@@ -119,7 +122,7 @@ ATOMIC_TYPES = {
 WEIGHTS = {
     # statement kinds at each point of a body
     "load": 10, "binop": 14, "unop": 5, "compare": 5, "where": 4, "cast": 6,
-    "math": 5, "reduce": 6, "scan": 3, "shape": 8, "store": 7, "atomic": 10,
+    "math": 5, "reduce": 6, "scan": 3, "shape": 8, "store": 7, "atomic": 10, "sort": 3,
     "if": 3, "for": 3, "static_for": 1, "func": 3,
     # program-level choices
     "rank3": 1, "tiny_tiles": 2,
@@ -528,7 +531,7 @@ class Gen:
     # -- bodies ---------------------------------------------------------------
     def gen_body(self, scope, body, count, depth):
         kinds = ["load", "binop", "unop", "compare", "where", "cast", "math", "reduce", "scan",
-                 "shape", "store", "atomic", "func"]
+                 "shape", "store", "atomic", "func", "sort"]
         if depth < 2:
             kinds += ["if", "for", "static_for"]
         made = 0
@@ -1068,6 +1071,42 @@ class Gen:
             v = Value(self.fresh(), t, x.shape, -1.0, 1.0)
             v.err = count * (x.err + 2 * EPS[t]) if count > 1 or x.err else 0.0
         return self.define(scope, body, v, f"tl.cumprod({src}, axis={axis}{rev})", tags=("scan",))
+
+    # -- sort, topk, gather -----------------------------------------------------
+    def gen_sort(self, scope, body):
+        """tl.sort and tl.topk along the last dimension, tl.gather along any
+        axis with indices in range (an index tile masked to the axis); each
+        moves values without arithmetic, so a value's range and error carry
+        over (sorting is 1-Lipschitz in the largest difference)."""
+        rng = self.rng
+        x = self.pick(scope, lambda v: v.shape and v.name != "ibase" and v.dt != "i1" and not v.dt.startswith("f8"))
+        n = x.shape[-1]
+        op = rng.choice(["sort", "sort", "topk", "gather", "gather"])
+        if op == "sort":
+            desc = rng.random() < 0.5
+            args = ", descending=True" if desc else ""
+            v = Value(self.fresh(), x.dt, x.shape, x.lo, x.hi, x.err)
+            return self.define(scope, body, v, f"tl.sort({x.name}{args})", tags=("sort",))
+        if op == "topk":
+            k = 1 << rng.randrange(n.bit_length())
+            v = Value(self.fresh(), x.dt, x.shape[:-1] + (k,), x.lo, x.hi, x.err)
+            return self.define(scope, body, v, f"tl.topk({x.name}, {k})", tags=("sort",))
+        axis = rng.randrange(len(x.shape))
+        m = 1 << rng.randrange(max(1, x.shape[axis].bit_length() + 1))
+        ishape = tuple(m if i == axis else d for i, d in enumerate(x.shape))
+        if numel(ishape) > MAX_NUMEL:
+            raise Reject("gather too big")
+        lin = self.lin(ishape, rng.choice(["row", "col"]))
+        ints = [y for y in scope.visible() if y.shape == ishape and y.d.is_int and y.dt != "i1" and y.d.bits <= 32
+                and y.name != "ibase"]
+        if ints and rng.random() < 0.6:
+            y = rng.choice(ints)
+            y.used = True
+            index = f"(({y.name} + {lin}) & {x.shape[axis] - 1})"
+        else:
+            index = f"(({lin} * {rng.choice([1, 3, 5, 7])} + {rng.randrange(8)}) & {x.shape[axis] - 1})"
+        v = Value(self.fresh(), x.dt, ishape, x.lo, x.hi, x.err)
+        return self.define(scope, body, v, f"tl.gather({x.name}, {index}, {axis})", tags=("gather",))
 
     # -- shapes ---------------------------------------------------------------
     def gen_shape(self, scope, body):
