@@ -187,11 +187,17 @@ int main(int argc, char **argv) {
      * serialization (the header's code is for sm_90a); others: plain */
     {
         const int *last_pdl = (const int *)dlsym(lib, "fake_last_pdl");
-        tk_status s = after_previous(NULL, (const float *)x, (float *)out, 1000);
+        tk_status s;
+        sizes[0] = 8; /* (x, out, n): the bytes the fake driver copies of each */
+        sizes[1] = 8;
+        sizes[2] = 4;
+        sizes[3] = 0;
+        s = after_previous(NULL, (const float *)x, (float *)out, 1000);
         CHECK(s == TK_SUCCESS && last_pdl && *last_pdl == 1, "after_previous: %s, PDL %d", tkrt_status_string(s),
               last_pdl ? *last_pdl : -1);
         s = scale_any_f32(NULL, (const float *)x, (float *)out, 0.5f, 7);
         CHECK(s == TK_SUCCESS && last_pdl && *last_pdl == 0, "scale_any_f32 launched with PDL");
+        sizes[0] = 0;
     }
     /* heuristics computed by the launcher: (x, n, m, ITERS, ROWS, Q) */
     {
