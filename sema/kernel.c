@@ -1,7 +1,9 @@
 /* Kernels: each @kernel's decorators (@kernel's grid and launch options,
  * @autotune's configs, key, prune_configs_by and the lists of what the
  * trials write, @heuristics) read into the variants to compile, and each
- * variant checked with its constexprs bound.
+ * variant checked with its constexprs bound; a kernel generic over dtypes
+ * (x: *DT, @kernel(dtypes=...)) all of that once per instance, each a
+ * kernel of its own name.
  *
  * Needs: the checker (value.c, scope.c, expr.c, stmt.c). Guarantees:
  * one tk_sema_kernel per variant, each constexpr with a value; the host
