@@ -638,9 +638,16 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
     }
     /* a buffer an earlier loop filled: complete since that loop's start */
     bool *filled = TK_NEW_ARRAY(c->arena, bool, held.len + 1);
-    for (uint32_t h = 0; h < held.len; h++)
+    const tk_tir_op **filled_by = TK_NEW_ARRAY(c->arena, const tk_tir_op *, held.len + 1);
+    for (uint32_t h = 0; h < held.len; h++) {
         for (uint32_t f = 0; f < c->filled_loads.len; f++)
             filled[h] |= c->filled_loads.data[f] == held.data[h].load;
+        /* live from the loop that filled it through this one: the depth
+         * chosen below counts it beside this loop's buffers (attention's Q
+         * beside the diagonal loop's K and V) */
+        tk_tir_buffer *buf = &c->k->buffers.data[held.data[h].buffer];
+        if (filled[h]) filled_by[h] = buf->loop, buf->loop = NULL;
+    }
 
     /* the loads to pipeline, and per dot its operands' */
     staged_list loads = {0};
@@ -681,8 +688,11 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
         tk_vec_push(c->arena, &loads, s);
     }
     if (!loads.len) {
-        for (uint32_t h = 0; h < held.len; h++)
-            if (!filled[h]) c->k->buffers.data[held.data[h].buffer].stages = 0;
+        for (uint32_t h = 0; h < held.len; h++) {
+            tk_tir_buffer *buf = &c->k->buffers.data[held.data[h].buffer];
+            if (filled[h]) buf->loop = filled_by[h];
+            else buf->stages = 0;
+        }
         return;
     }
     stages = fit_stages(c, &loads.data[0].load->loc, first_buffer, stages);
@@ -732,13 +742,12 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
     for (uint32_t h = 0; h < held.len; h++) {
         tk_tir_buffer *buf = &c->k->buffers.data[held.data[h].buffer];
         if (!held_used[h]) {
-            if (!filled[h]) buf->stages = 0;
+            if (filled[h]) buf->loop = filled_by[h]; /* not read here: free after the loop that filled it */
+            else buf->stages = 0;
             continue;
         }
         tk_tir_value *stage = constant(c, before, outside, i32_type(c), 0);
-        if (filled[h]) {
-            buf->loop = NULL; /* live from the first loop reading it to this one */
-        } else {
+        if (!filled[h]) {
             copy_for_trip(c, before, outside, &held.data[h], stage, NULL);
             tk_vec_push(c->arena, &c->filled_loads, held.data[h].load);
             tk_vec_push(c->arena, &c->filled_buffers, held.data[h].buffer);
