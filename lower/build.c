@@ -796,6 +796,14 @@ static tk_tir_kernel *lower_kernel(tk_arena *arena, tk_diag *diag, const tk_sema
     return kernel;
 }
 
+tk_tir_kernel *tir_lower_again(tk_arena *arena, tk_diag *diag, const tk_tir_kernel *k) {
+    tk_tir_kernel *again = lower_kernel(arena, diag, k->sema, k->assume_one);
+    again->assume_one = k->assume_one;
+    again->assume_div16 = k->assume_div16;
+    again->suffix = k->suffix;
+    return again;
+}
+
 tk_tir_program *tk_tir_lower(tk_arena *arena, tk_diag *diag, const tk_sema_program *program,
                              uint32_t specializations) {
     tk_tir_program *out = TK_NEW(arena, tk_tir_program);

@@ -34,6 +34,10 @@ enum { TIR_MAX_SPECIALIZATIONS = 7 };
 uint32_t tir_specializations(tk_arena *arena, const tk_tir_kernel *general, uint32_t budget,
                              tir_specialization *out);
 
+/* k's sema kernel lowered again, with k's assumptions and suffix: a fresh
+ * kernel for the passes to run over once more (passes.c) */
+tk_tir_kernel *tir_lower_again(tk_arena *arena, tk_diag *diag, const tk_tir_kernel *k);
+
 /* Visits every op of a block and its regions, parents before children. */
 typedef void (*tir_visit_fn)(tk_tir_op *op, void *ctx);
 void tir_walk(tk_tir_block *blk, tir_visit_fn fn, void *ctx);

@@ -281,6 +281,10 @@ typedef struct tk_tir_kernel {
     /* the kernel's num_stages (@kernel, autotune config; default 3): the
      * depth of loops that do not say tl.range(..., num_stages=) */
     uint32_t num_stages;
+    /* 0, or the deepest any loop is pipelined: set where the depth asked
+     * left no room for the shared memory the kernel's other ops need
+     * beside the loop's tiles (passes.c builds the kernel again) */
+    uint32_t max_stages;
     uint32_t value_count;
     TK_VEC(tk_tir_buffer) buffers; /* local_view's attribute `buffer` indexes them */
     uint32_t shared_bytes;        /* set by the shared-memory pass */

@@ -37,12 +37,17 @@ static bool run_layouts(pass_env *e, tk_tir_kernel *k) { return tir_pass_layouts
  * afterwards, as Triton prunes a config "out of resource" at run time.
  * Only a kernel none of whose configs fit is an error (configs_fit, after
  * every variant). */
+static bool over_shared_memory(const tk_tir_kernel *k, const tk_target *target) {
+    return target && k->shared_bytes > target->smem_per_block;
+}
 static bool too_big(const tk_tir_kernel *k, const tk_target *target) {
-    return k->sema->config >= 0 && target && k->shared_bytes > target->smem_per_block;
+    return k->sema->config >= 0 && over_shared_memory(k, target);
 }
 static bool too_big_config(const pass_env *e, const tk_tir_kernel *k) { return too_big(k, e->opts->target); }
+static void pipeline_shallower(pass_env *e, tk_tir_kernel *k);
 static bool run_shared_memory(pass_env *e, tk_tir_kernel *k) {
     tir_pass_shared_memory(e->arena, k);
+    if (k->sema->config < 0 && over_shared_memory(k, e->opts->target)) pipeline_shallower(e, k);
     return too_big_config(e, k) || tir_check_shared_memory(e->arena, e->diag, e->opts->target, k);
 }
 
@@ -116,6 +121,44 @@ static bool checked(tk_diag *diag, tk_arena *arena, const tk_tir_kernel *k) {
 #else
     return tk_tir_verify_kernel(diag, arena, k);
 #endif
+}
+
+/* A kernel whose pipelined loops' tiles fit the target's shared memory
+ * alone (pipeline_dot.c chose their depth so) but not beside the scratch
+ * its other ops need while the loops run (a reduction inside the loop):
+ * built again with its loops pipelined less deep, down to 2, and replaced
+ * by the first depth that fits, with a warning. An autotune config is left
+ * as it is: the build leaves it out instead (tk_tir_leave_out_unfit_configs). */
+static void pipeline_shallower(pass_env *e, tk_tir_kernel *k) {
+    uint32_t deepest = 0;
+    for (uint32_t b = 0; b < k->buffers.len; b++)
+        if (k->buffers.data[b].stages > deepest) deepest = k->buffers.data[b].stages;
+    uint32_t buffers = tir_place_buffers(k, k->buffers.len, NULL, NULL);
+    int shared_memory = find_pass("shared-memory");
+    for (uint32_t depth = deepest - 1; deepest && depth >= 2; depth--) {
+        /* the passes again, quietly: their warnings were given once */
+        tk_diag quiet;
+        tk_diag_init(&quiet, stderr, false);
+        quiet.suppress_warnings = true;
+        pass_env again_env = {e->arena, &quiet, e->opts, {0}};
+        tk_tir_kernel *again = tir_lower_again(e->arena, &quiet, k);
+        again->max_stages = depth;
+        bool ok = !quiet.error_count;
+        for (int p = 0; p < shared_memory && ok; p++)
+            ok = passes[p].run(&again_env, again) && !quiet.error_count &&
+                 (!passes[p].verify || checked(&quiet, e->arena, again));
+        if (ok) tir_pass_shared_memory(e->arena, again);
+        tk_diag_discard(&quiet);
+        if (!ok || over_shared_memory(again, e->opts->target)) continue;
+        tk_warning(e->diag, TK_W_NUM_STAGES, k->buffers.data[0].loc,
+                   "kernel '%s' would need %u bytes of shared memory, more than the %u a block has on %s: its "
+                   "pipelined tiles take %u and its other ops need %u more while they are in use; pipelined %u deep "
+                   "instead",
+                   k->sema->name, k->shared_bytes, e->opts->target->smem_per_block, e->opts->target->name, buffers,
+                   k->shared_bytes - buffers, depth);
+        *k = *again;
+        return;
+    }
 }
 
 bool tk_tir_run_passes(tk_arena *arena, tk_diag *diag, tk_tir_program *program, const tk_tir_options *opts) {

@@ -937,6 +937,7 @@ static void pipeline_block(dp_ctx *c, tk_tir_block *blk) {
         for (uint32_t r = 0; r < op->regions.len; r++) pipeline_block(c, op->regions.data[r]);
         op_list after = {0};
         int64_t stages = op->code == TIR_FOR ? tk_tir_attr_int(op, "num_stages", c->k->num_stages) : 1;
+        if (c->k->max_stages && stages > c->k->max_stages) stages = c->k->max_stages;
         if (!op->dead && stages >= 2) {
             c->nvalues = c->k->value_count;
             c->subst = TK_NEW_ARRAY(c->arena, tk_tir_value *, c->nvalues + 1);

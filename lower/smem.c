@@ -10,7 +10,10 @@
  * loops: they come first, each stage on a 1024-byte boundary (loops one
  * after another reusing the same memory), and the scratch regions after
  * them, except for ops after the buffers' last use (outside the loops
- * that use them), whose scratch may lie over them.
+ * that use them), whose scratch may lie over them. The kernel needs what
+ * ends highest: the buffers, or one op's scratch. passes.c builds a
+ * kernel again less deep where the scratch beside its buffers does not
+ * fit.
  * Needs: layouts. Sets each op's scratch_offset, scratch_bytes,
  * scratch_slot and scratch_layout, the buffers' offsets, and the kernel's
  * shared_bytes. */
@@ -87,7 +90,6 @@ static bool subtree_uses_buffers(const tk_tir_op *op) {
 typedef struct lifetime {
     uint32_t seq, last_use;
     uint32_t buffer_bytes;
-    bool shifted, overlapped;   /* scratch placed after the buffers / over them */
 } lifetime;
 
 static void find_last_use(lifetime *lt, const tk_tir_block *blk) {
@@ -108,8 +110,6 @@ static void shift_live_scratch(lifetime *lt, tk_tir_block *blk, bool in_buffer_l
         if (op->scratch_bytes) {
             bool free_now = lt->seq > lt->last_use && !in_buffer_loop;
             if (!free_now) op->scratch_offset += lt->buffer_bytes;
-            lt->shifted |= !free_now;
-            lt->overlapped |= free_now;
         }
         bool loop = op->code == TIR_FOR || op->code == TIR_WHILE;
         bool inner = in_buffer_loop || (loop && subtree_uses_buffers(op));
@@ -161,6 +161,11 @@ uint32_t tir_place_buffers(tk_tir_kernel *k, uint32_t n, const tk_tir_op *loop, 
     return total;
 }
 
+static void scratch_end(tk_tir_op *op, void *ctx) {
+    uint32_t *end = ctx;
+    if (op->scratch_bytes && op->scratch_offset + op->scratch_bytes > *end) *end = op->scratch_offset + op->scratch_bytes;
+}
+
 void tir_pass_shared_memory(tk_arena *arena, tk_tir_kernel *k) {
     smem_ctx s = {0};
     s.arena = arena;
@@ -184,15 +189,32 @@ void tir_pass_shared_memory(tk_arena *arena, tk_tir_kernel *k) {
         find_last_use(&lt, k->body);
         lt.seq = 0;
         lt.buffer_bytes = buffers;
-        uint32_t scratch = k->shared_bytes;
         shift_live_scratch(&lt, k->body, false);
-        k->shared_bytes = lt.shifted ? buffers + scratch : buffers > scratch ? buffers : scratch;
+        /* each op's scratch ends where it ends: an epilogue's conversion
+         * over the dead buffers needs no room beside a loop's small
+         * reduction scratch after them */
+        uint32_t end = buffers;
+        tir_walk(k->body, scratch_end, &end);
+        k->shared_bytes = end;
     }
 }
 
 static void find_largest(tk_tir_op *op, void *ctx) {
     const tk_tir_op **largest = ctx;
     if (op->scratch_bytes > (*largest ? (*largest)->scratch_bytes : 0)) *largest = op;
+}
+
+/* the largest scratch placed after the buffers (needed while they are in use) */
+typedef struct beside_buffers {
+    uint32_t from;
+    const tk_tir_op *largest;
+} beside_buffers;
+
+static void find_largest_beside(tk_tir_op *op, void *ctx) {
+    beside_buffers *b = ctx;
+    if (op->scratch_bytes && op->scratch_offset >= b->from &&
+        op->scratch_bytes > (b->largest ? b->largest->scratch_bytes : 0))
+        b->largest = op;
 }
 
 bool tir_check_shared_memory(tk_arena *arena, tk_diag *diag, const tk_target *target, tk_tir_kernel *k) {
@@ -231,6 +253,11 @@ bool tir_check_shared_memory(tk_arena *arena, tk_diag *diag, const tk_target *ta
                  "on %s: num_stages=%u keeps %s (%u bytes)",
                  k->sema->name, k->shared_bytes, target->smem_per_block, target->name,
                  same_depth ? b0->stages : k->num_stages, copies, bytes);
+        beside_buffers beside = {bytes, NULL};
+        tir_walk(k->body, find_largest_beside, &beside);
+        if (beside.largest)
+            tk_note(diag, beside.largest->loc, "and this %s needs %u bytes beside them while they are in use",
+                    tk_tir_opcode_name(beside.largest->code), beside.largest->scratch_bytes);
         tk_note(diag, b0->loc, "use fewer stages (num_stages) or smaller tiles (BM, BN, BK)");
         return false;
     }

@@ -260,6 +260,38 @@ def check_ragged(run, torch):
     return check_product(run, torch.float32, a, b, ref, 1e-5 * 45 * 16)
 
 
+# a K loop asking for more stages than fit beside the scratch of a
+# reduction inside it (the accumulator's column sums, across warps): built
+# again less deep (lower/passes.c, a -Wnum-stages warning) on sm_90a and
+# sm_80; [128, 1024] @ [1024, 128], out = C then the sums of each trip's
+# column sums
+@case("a K loop pipelined less deep to make room for a reduction inside it", """
+@kernel(grid=(1,), num_warps=4, num_stages=7)
+def op(x: *f16 % 16, y: *f16 % 16, out: *f32 % 16, n: i32):
+    r = tl.arange(0, 128)
+    k = tl.arange(0, 64)
+    acc = tl.zeros([128, 128], dtype=tl.float32)
+    s = tl.zeros([128], dtype=tl.float32)
+    for i in range(0, 16):
+        a = tl.load(x + r[:, None] * 1024 + i * 64 + k[None, :])
+        b = tl.load(y + (i * 64 + k[:, None]) * 128 + r[None, :])
+        acc = tl.dot(a, b, acc)
+        s += tl.sum(acc, axis=0)
+    tl.store(out + r[:, None] * 128 + r[None, :], acc)
+    tl.store(out + 16384 + r, s)
+""")
+def check_shallower(run, torch):
+    a = inputs("f16", 128 * 1024, 8).view(128, 1024)
+    b = inputs("f16", 1024 * 128, 9).view(1024, 128)
+    acc = torch.zeros(128, 128, dtype=torch.float64)
+    sums = torch.zeros(128, dtype=torch.float64)
+    for i in range(16):
+        acc += a[:, i * 64:(i + 1) * 64].double() @ b[i * 64:(i + 1) * 64].double()
+        sums += acc.sum(0)
+    ref = torch.cat([acc.flatten(), sums])
+    return check_product(run, torch.float32, a, b, ref, 1e-5 * 16 * 128 * scale(a, b))
+
+
 # ---- operands and accumulators from anywhere --------------------------------
 # Operands converted with .to() from f32 loads, scaled (arithmetic), B
 # transposed with tl.trans and .T, the accumulator carried through an if
