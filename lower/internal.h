@@ -108,6 +108,12 @@ enum { TIR_REMAT_BUDGET = 16 };
 /* The ops recomputing tile v takes (scalars are free), or -1 where it
  * cannot be recomputed within `budget` (a load, a reduction, a loop value). */
 int tir_remat_cost(const tk_tir_value *v, int budget);
+/* The tile an element-wise op (a cast, arithmetic, a select; one result)
+ * computes its result from, where that is one operand: the others are
+ * splats, broadcasts, constants or ranges (a scalar factor, a row of
+ * scales). NULL otherwise. b in (b * 0.5).to(f16): what pipeline_dot.c
+ * stages for a dot and layouts.c reads in the dot operand's layout. */
+tk_tir_value *tir_elementwise_source(const tk_tir_op *op);
 /* a load, store or atomic: its pointers, mask and values in one layout */
 bool tir_memory_op(const tk_tir_op *op);
 /* Is value v, in `layout`, stored through pointers ptr as it is, not

@@ -214,6 +214,26 @@ static bool cheap_op(const tk_tir_op *op) {
     }
 }
 
+tk_tir_value *tir_elementwise_source(const tk_tir_op *op) {
+    switch (op->code) {
+    case TIR_CAST: case TIR_UNARY: case TIR_BINARY: case TIR_SELECT: case TIR_BITCAST:
+        break;
+    default:
+        return NULL;
+    }
+    if (op->dead || op->results.len != 1 || op->regions.len) return NULL;
+    tk_tir_value *source = NULL;
+    for (uint32_t i = 0; i < op->operands.len; i++) {
+        tk_tir_value *v = op->operands.data[i];
+        if (v->type->kind != TK_TYPE_TILE) continue;
+        tk_tir_opcode code = v->def ? v->def->code : TIR_LOAD; /* a block argument: data */
+        if (code == TIR_SPLAT || code == TIR_BROADCAST || code == TIR_CONST || code == TIR_MAKE_RANGE) continue;
+        if (source) return NULL;
+        source = v;
+    }
+    return source;
+}
+
 /* A row read back from a pipeline stage (pipeline_dot.c's row_load) can
  * be read again in any layout anywhere later in its trip: nothing writes
  * the stage a trip reads before the trip ends. Its view stays as it is. */

@@ -289,13 +289,31 @@ static bool assign_join_split_cat(layout_ctx *c, op_list *out, tk_tir_op *op) {
 }
 
 /* A tile read from shared memory for an mma.sync operand is read there in
- * the operand's layout: no conversion after. */
+ * the operand's layout: no conversion after. So is one the operand is
+ * computed from element-wise (b = (b * 0.5).to(f16), staged by
+ * pipeline_dot.c): it is converted in the operand's layout, as Triton
+ * converts after its local_load. */
 static void preset_local_loads(tk_tir_op *op, void *ctx_) {
     layout_ctx *c = ctx_;
-    if (tk_tir_dot_impl(op) != TK_DOT_MMA_SYNC) return;
+    if (!tir_is_mma(op)) return;
     for (uint32_t i = 0; i < 2; i++) {
+        const tk_ll *need = tir_dot_operand_need(&c->rules, op, i);
         tk_tir_value *v = op->operands.data[i];
-        if (v->def && v->def->code == TIR_LOCAL_LOAD) v->layout = tir_mma_operand_layout(&c->rules, op, i);
+        if (!need) continue;
+        if (v->def && v->def->code == TIR_LOCAL_LOAD) {
+            if (tk_tir_dot_impl(op) == TK_DOT_MMA_SYNC) v->layout = need;
+            continue;
+        }
+        enum { CHAIN = 8 };
+        tk_tir_value *chain[CHAIN];
+        uint32_t n = 0;
+        while (n < CHAIN && v->def && tir_elementwise_source(v->def)) {
+            chain[n++] = v;
+            v = tir_elementwise_source(v->def);
+        }
+        if (!n || !v->def || v->def->code != TIR_LOCAL_LOAD || v->type->rank != 2) continue;
+        v->layout = need;
+        for (uint32_t k = 0; k < n; k++) chain[k]->preferred = need;
     }
 }
 

@@ -190,7 +190,9 @@ typedef struct staged {
     uint32_t buffer;
     uint32_t alias;
     bool flip;
-    bool row;   /* a row no dot reads (row_load): read back where the load was */
+    /* read back where the load was: a row no dot reads (row_load), or a
+     * tile a dot reads converted (converted_operand) */
+    bool reread;
 } staged;
 
 /* the dot operand a staged load gives: the load's tile or its transpose */
@@ -243,7 +245,7 @@ static void copy_for_trip(dp_ctx *c, op_list *out, tk_tir_block *at, const stage
     if (mask) mask = through_trans(c, out, at, s, mask);
     /* a row's `other` is put in after it is read back (row_value): the
      * copy zero-fills, staying asynchronous whatever `other` is */
-    tk_tir_value *other = load->operands.len > 2 && !s->row
+    tk_tir_value *other = load->operands.len > 2 && !s->reread
                               ? through_trans(c, out, at, s, for_trip(c, load->operands.data[2], out, at)) : NULL;
     tk_tir_op *cp = emit(c, out, at, TIR_ASYNC_COPY, 0, NULL, dst, ptr);
     if (!mask && other) /* other needs a mask before it */
@@ -334,6 +336,19 @@ static bool only_dot_operands(const dp_ctx *c, const tk_tir_value *v) {
     return u.found == c->uses[v->id];
 }
 
+/* Is load, of this body, one the pipeline can copy ahead: through a tile
+ * of pointers whose address it can run ahead, nothing in the loop
+ * writing its memory? */
+static bool copyable(dp_ctx *c, tk_tir_op *load) {
+    if (load->dead || load->code != TIR_LOAD || load->parent != c->body || tk_tir_attr_int(load, "volatile", 0))
+        return false;
+    const tk_type *pt = load->operands.data[0]->type;
+    if (pt->kind != TK_TYPE_TILE || tir_elem(pt)->kind != TK_TYPE_POINTER) return false;
+    for (uint32_t k = 0; k < load->operands.len; k++)
+        if (!computable(c, load->operands.data[k], 0)) return false;
+    return !tir_block_may_write(c->k, c->body, loop_root(c, load->operands.data[0]));
+}
+
 /* Operand i of dot, when it is a load of this body the pipeline can take,
  * or a tl.trans of one (the copies then transpose its pointers): *s gets
  * the load and the trans. */
@@ -342,21 +357,36 @@ static bool pipelinable(dp_ctx *c, const tk_tir_op *dot, uint32_t i, staged *s) 
     s->trans = is_trans(c, v) ? v->def : NULL;
     if (s->trans) v = s->trans->operands.data[0];
     tk_tir_op *load = v->def;
-    if (!load || load->code != TIR_LOAD || load->parent != c->body || load->dead) return false;
-    if (tk_tir_attr_int(load, "volatile", 0)) return false;
+    if (!load || !copyable(c, load) || v->type->kind != TK_TYPE_TILE || v->type->rank != 2) return false;
     if (c->uses[v->id] != 1 && !only_dot_operands(c, v)) return false;
-    const tk_type *pt = load->operands.data[0]->type;
-    if (v->type->kind != TK_TYPE_TILE || v->type->rank != 2 || pt->kind != TK_TYPE_TILE ||
-        tir_elem(pt)->kind != TK_TYPE_POINTER)
-        return false;
-    for (uint32_t k = 0; k < load->operands.len; k++)
-        if (!computable(c, load->operands.data[k], 0)) return false;
-    if (tir_block_may_write(c->k, c->body, loop_root(c, load->operands.data[0]))) return false;
     s->load = load;
     /* a wgmma's B the buffer would not suit is stored from registers
      * instead (dot_operands.c); dot.c chose wgmma knowing it suits */
     bool cm = column_major(s);
     return i != 1 || !is_wgmma(dot) || tir_wgmma_reads(operand_dtype(dot), 1, cm, tir_swizzle_for(v->type, cm));
+}
+
+/* Operand i of an mma dot computed element-wise from a 2-D load of this
+ * body (b = (b * 0.5).to(f16); w.to(f16) * scale[None, :]), each step
+ * used once: the load is staged as it is and read back where it stood,
+ * and the steps convert it there, in the operand's layout (layouts.c), as
+ * Triton converts after its local_load. Loaded synchronously instead, the
+ * tile and its conversion to the operand layout held registers across the
+ * dot (sm_80, 128x128x64 on 4 warps: 28-36 bytes spilled). */
+static bool converted_operand(dp_ctx *c, const tk_tir_op *dot, uint32_t i, staged *s) {
+    tk_tir_value *v = dot->operands.data[i];
+    uint32_t steps = 0;
+    for (; v->def && v->def->code != TIR_LOAD; steps++) {
+        const tk_tir_op *op = v->def;
+        if (steps == 8 || op->parent != c->body || c->uses[v->id] != 1 || !tir_elementwise_source(op)) return false;
+        v = tir_elementwise_source(op);
+    }
+    if (!steps || !v->def || v->type->kind != TK_TYPE_TILE || v->type->rank != 2 || c->uses[v->id] != 1) return false;
+    if (!copyable(c, v->def)) return false;
+    s->load = v->def;
+    s->trans = NULL;
+    s->reread = true;
+    return true;
 }
 
 /* A load the loop makes besides the dots' tiles, of a row: the
@@ -367,17 +397,13 @@ static bool pipelinable(dp_ctx *c, const tk_tir_op *dot, uint32_t i, staged *s) 
  * elements (cp.async's smallest copy is 4 bytes), its address one the
  * pipeline can run ahead, its memory not written in the loop. */
 static bool row_load(dp_ctx *c, tk_tir_op *load, staged *s) {
-    if (load->dead || load->code != TIR_LOAD || tk_tir_attr_int(load, "volatile", 0)) return false;
-    const tk_type *t = load->results.data[0]->type, *pt = load->operands.data[0]->type;
-    if (t->kind != TK_TYPE_TILE || t->rank != 1 || pt->kind != TK_TYPE_TILE) return false;
-    if (tir_elem(t)->kind == TK_TYPE_POINTER) return false;
+    if (!copyable(c, load)) return false;
+    const tk_type *t = load->results.data[0]->type;
+    if (t->kind != TK_TYPE_TILE || t->rank != 1 || tir_elem(t)->kind == TK_TYPE_POINTER) return false;
     uint32_t bits = tk_dtype_bits(tir_elem(t)->dtype);
     if (bits != 32 && bits != 64) return false;
-    for (uint32_t k = 0; k < load->operands.len; k++)
-        if (!computable(c, load->operands.data[k], 0)) return false;
-    if (tir_block_may_write(c->k, c->body, loop_root(c, load->operands.data[0]))) return false;
     s->load = load;
-    s->row = true;
+    s->reread = true;
     return true;
 }
 
@@ -678,6 +704,13 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
             tk_vec_push(c->arena, &loads, s);
             any = true;
         }
+        for (uint32_t j = 0; j < 2; j++) {
+            staged s = {0};
+            if (!converted_operand(c, dot, j, &s)) continue;
+            s.buffer = add_buffer(c, &s, stages);
+            tk_vec_push(c->arena, &loads, s);
+            any = true;
+        }
         if (any) tk_vec_push(c->arena, &dots, dot);
     }
     /* the loop's rows, with the tiles (row_load) */
@@ -901,7 +934,7 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
     for (uint32_t i = 0; i < body->ops.len; i++) {
         tk_tir_op *op = body->ops.data[i];
         for (uint32_t l = 0; l < loads.len; l++)
-            if (loads.data[l].row && loads.data[l].load == op) row_value(c, &head, &loads.data[l], views[l]);
+            if (loads.data[l].reread && loads.data[l].load == op) row_value(c, &head, &loads.data[l], views[l]);
         if (op != yield) tk_vec_push(c->arena, &head, op);
     }
     if (copies_late) emit(c, &head, body, TIR_BARRIER, 0, NULL, NULL, NULL);

@@ -292,6 +292,66 @@ def check_shallower(run, torch):
     return check_product(run, torch.float32, a, b, ref, 1e-5 * 16 * 128 * scale(a, b))
 
 
+# Operands computed element-wise from a load inside a pipelined K loop
+# (lower/pipeline_dot.c stages the load as loaded, reads it back where it
+# stood and converts it there, in the operand's layout): f32 loads made
+# f16, scaled, masked with a non-zero `other`, B read K-major, A times a
+# per-row factor. x: A as f32 [64, 80], y: B as f32 [80, 64] (K-major
+# case: [64, 80]); K = 80 in steps of 32, the last one ragged.
+CONVERTED_IN_LOOP = [
+    ("A and B loaded as f32 and converted with .to()",
+     "        a = tl.load(x + rm[:, None] * 80 + k0 + rk[None, :], mask=k0 + rk[None, :] < 80, other=0.0).to(tl.float16)\n"
+     "        b = tl.load(y + (k0 + rk[:, None]) * 64 + rn[None, :], mask=k0 + rk[:, None] < 80, other=0.0)"
+     ".to(tl.float16)\n", "plain"),
+    ("B scaled, then converted; both masked with other=1.0",
+     "        a = tl.load(x + rm[:, None] * 80 + k0 + rk[None, :], mask=k0 + rk[None, :] < 80, other=1.0).to(tl.float16)\n"
+     "        b = (tl.load(y + (k0 + rk[:, None]) * 64 + rn[None, :], mask=k0 + rk[:, None] < 80, other=1.0) * 0.5)"
+     ".to(tl.float16)\n", "ones"),
+    ("B read K-major and converted",
+     "        a = tl.load(x + rm[:, None] * 80 + k0 + rk[None, :], mask=k0 + rk[None, :] < 80, other=0.0).to(tl.float16)\n"
+     "        b = tl.load(y + rn[None, :] * 80 + k0 + rk[:, None], mask=k0 + rk[:, None] < 80, other=0.0)"
+     ".to(tl.float16)\n", "kmajor"),
+    ("A converted, times a factor per row",
+     "        a = tl.load(x + rm[:, None] * 80 + k0 + rk[None, :], mask=k0 + rk[None, :] < 80, other=0.0).to(tl.float16)"
+     " * (rm % 3 + 1).to(tl.float16)[:, None]\n"
+     "        b = tl.load(y + (k0 + rk[:, None]) * 64 + rn[None, :], mask=k0 + rk[:, None] < 80, other=0.0)"
+     ".to(tl.float16)\n", "rows"),
+]
+
+for name, body, ref_kind in CONVERTED_IN_LOOP:
+    src = f"""
+@kernel(grid=(1,), num_warps=4, num_stages=3)
+def op(x: *f32 % 16, y: *f32 % 16, out: *f32 % 16, n: i32):
+    rm = tl.arange(0, 64)
+    rn = tl.arange(0, 64)
+    rk = tl.arange(0, 32)
+    c = tl.zeros([64, 64], dtype=tl.float32)
+    for k0 in range(0, 80, 32):
+{body}        c = tl.dot(a, b, c)
+    tl.store(out + rm[:, None] * 64 + rn[None, :], c)
+"""
+
+    @case(f"tl.dot in a K loop: {name}", src)
+    def check_converted(run, torch, ref_kind=ref_kind):
+        a = inputs("f32", 64 * 80, 41).view(64, 80)
+        b = inputs("f32", 80 * 64, 42).view(80, 64)
+        b_dev = b.t().contiguous() if ref_kind == "kmajor" else b
+        ah, bh = a.half(), b.half()
+        if ref_kind == "ones":  # 96 columns of K: the 16 past 80 are 1.0 in A, 0.5 in B
+            ah = torch.cat([ah, torch.ones(64, 16, dtype=torch.float16)], 1)
+            bh = torch.cat([(b * 0.5).half(), torch.full((16, 64), 0.5, dtype=torch.float16)], 0)
+        if ref_kind == "rows":
+            ah = ah * (torch.arange(64) % 3 + 1).half()[:, None]
+        ref = ah.double() @ bh.double()
+        out = dev(torch.full((64, 64), -7.0))
+        if run(dev(a), dev(b_dev), out, 0) != 0:
+            return "launch failed"
+        torch.cuda.synchronize()
+        err = (out.cpu().double() - ref).abs().max().item()
+        tol = 1e-5 * scale(ah.double(), bh.double())
+        return None if err <= tol else f"max error {err:.3g} > {tol:.3g}"
+
+
 # ---- operands and accumulators from anywhere --------------------------------
 # Operands converted with .to() from f32 loads, scaled (arithmetic), B
 # transposed with tl.trans and .T, the accumulator carried through an if
