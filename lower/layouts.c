@@ -313,7 +313,17 @@ static void preset_local_loads(tk_tir_op *op, void *ctx_) {
         }
         if (!n || !v->def || v->def->code != TIR_LOCAL_LOAD || v->type->rank != 2) continue;
         v->layout = need;
-        for (uint32_t k = 0; k < n; k++) chain[k]->preferred = need;
+        /* and so are the rows they are combined with (scale[None, :]):
+         * broadcast in that layout, their rows are converted before the
+         * loop, not every trip */
+        for (uint32_t k = 0; k < n; k++) {
+            chain[k]->preferred = need;
+            const tk_tir_op *step = chain[k]->def;
+            for (uint32_t j = 0; j < step->operands.len; j++) {
+                tk_tir_value *w = step->operands.data[j];
+                if (w->def && w->def->code == TIR_BROADCAST && w->type->kind == TK_TYPE_TILE) w->preferred = need;
+            }
+        }
     }
 }
 

@@ -352,6 +352,38 @@ def op(x: *f32 % 16, y: *f32 % 16, out: *f32 % 16, n: i32):
         return None if err <= tol else f"max error {err:.3g} > {tol:.3g}"
 
 
+# int8 weights times a scale per column loaded before the loop (w8a16):
+# the row of scales is broadcast in B's operand layout, converted once
+# before the loop (layouts.c); x holds A [64, 80] then the 64 scales
+@case("tl.dot in a K loop: B from int8 times a scale per column", """
+@kernel(grid=(1,), num_warps=4, num_stages=3)
+def op(x: *f32 % 16, y: *i8 % 16, out: *f32 % 16, n: i32):
+    rm = tl.arange(0, 64)
+    rn = tl.arange(0, 64)
+    rk = tl.arange(0, 32)
+    s = tl.load(x + 64 * 80 + rn).to(tl.float16)
+    c = tl.zeros([64, 64], dtype=tl.float32)
+    for k0 in range(0, 80, 32):
+        a = tl.load(x + rm[:, None] * 80 + k0 + rk[None, :], mask=k0 + rk[None, :] < 80, other=0.0).to(tl.float16)
+        b = tl.load(y + (k0 + rk[:, None]) * 64 + rn[None, :], mask=k0 + rk[:, None] < 80, other=0)
+        c = tl.dot(a, b.to(tl.float16) * s[None, :], c)
+    tl.store(out + rm[:, None] * 64 + rn[None, :], c)
+""")
+def check_int8_scaled(run, torch):
+    a = inputs("f32", 64 * 80, 43).view(64, 80)
+    scales = torch.rand(64, generator=torch.Generator().manual_seed(44)) + 0.5
+    b = inputs("i8", 80 * 64, 45).view(80, 64)
+    ah, bh = a.half(), b.half() * scales.half()[None, :]
+    ref = ah.double() @ bh.double()
+    out = dev(torch.full((64, 64), -7.0))
+    if run(dev(torch.cat([a.flatten(), scales])), dev(b), out, 0) != 0:
+        return "launch failed"
+    torch.cuda.synchronize()
+    err = (out.cpu().double() - ref).abs().max().item()
+    tol = 1e-5 * scale(ah.double(), bh.double())
+    return None if err <= tol else f"max error {err:.3g} > {tol:.3g}"
+
+
 # ---- operands and accumulators from anywhere --------------------------------
 # Operands converted with .to() from f32 loads, scaled (arithmetic), B
 # transposed with tl.trans and .T, the accumulator carried through an if
