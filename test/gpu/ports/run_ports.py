@@ -127,7 +127,7 @@ def main():
     import torch
     import checks  # noqa: F401  (fills CHECKS)
     modules = {}
-    passed = failed = 0
+    passed = failed = skipped = 0
     for name, fn in CHECKS:
         if MATCH and MATCH not in name:
             continue
@@ -139,12 +139,17 @@ def main():
             err = fn(modules[port], torch)
         except Exception as e:  # a broken check must not hide the others
             err = f"{type(e).__name__}: {e}"
+            # a port with fp8 instances is not built for an older TKC_ARCH
+            if ARCH and "needs sm_89 or newer" in err:
+                skipped += 1
+                continue
         if err:
             print(f"FAIL {name}: {err}")
             failed += 1
         else:
             passed += 1
-    print(f"ports{' (' + ARCH + ')' if ARCH else ''}: {passed} passed, {failed} failed")
+    notes = f" ({skipped} skipped: fp8 needs sm_89)" if skipped else ""
+    print(f"ports{' (' + ARCH + ')' if ARCH else ''}: {passed} passed, {failed} failed{notes}")
     return 0 if failed == 0 else 1
 
 
