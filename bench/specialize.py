@@ -1,9 +1,11 @@
 """What launch-time specialization buys a Triton-style kernel that promises
 nothing (lower/specialize.c): one .tk kernel with strides and sizes left to
-the launcher, built twice by the same tkc, with --specializations=1 (the
-general version only) and with the default (4), timed side by side in one
-process on contiguous and strided f16 inputs, against the same computation
-in torch. Outputs are checked against torch first.
+the launcher, built three times by the same tkc, with --specializations=1 (the
+general version only), with the default (4) and with 5 (a fifth version,
+`_t_d16`, for x's first-dimension stride 1: x transposed, loaded down its
+columns and converted once), timed side by side in one process on
+contiguous and strided f16 inputs, against the same computation in torch.
+Outputs are checked against torch first.
 
     TKC=build/static/tkc python3 bench/specialize.py
 """
@@ -63,7 +65,8 @@ def build(work, name, flags):
 
 def main():
     work = Path(tempfile.mkdtemp(prefix="tkspec-"))
-    libs = {"general only": build(work, "one", ["--specializations=1"]), "specialized": build(work, "four", [])}
+    libs = {"general only": build(work, "one", ["--specializations=1"]), "specialized": build(work, "four", []),
+            "five versions": build(work, "five", ["--specializations=5"])}
     stream = torch.cuda.current_stream().cuda_stream
     print(f"{torch.cuda.get_device_name()}; medians of 7 interleaved do_bench rounds, GB/s (3 f16 tensors)")
     for M, N in ((8192, 8192), (8192, 8000), (4096, 4099)):

@@ -264,28 +264,6 @@ static LLVMValueRef prefix_count(cg *c, const tk_tir_value *mask, LLVMValueRef l
     return LLVMBuildSelect(c->b, lv, kept, none, "");
 }
 
-/* The dimension along which a thread's consecutive pointer registers
- * run (dimension 0 for a copy into a column-major buffer, layouts.c), and
- * how many consecutive elements one access of at most 16 bytes takes
- * there: as memory.c's cg_access_width, along that dimension. */
-static uint32_t run_dim(const tk_tir_value *ptr) {
-    const tk_ll *l = ptr->layout;
-    return l->rank == 2 && l->reg_bits && l->reg[0] == (uint64_t)l->shape[1] && l->shape[1] > 1 ? 0 : l->rank - 1;
-}
-
-static uint32_t copy_width(const tk_tir_value *ptr, uint32_t d, unsigned bytes) {
-    const tk_ll *l = ptr->layout;
-    if (d == l->rank - 1) return cg_access_width(ptr, bytes);
-    uint64_t step = (uint64_t)l->shape[1];
-    uint32_t k = 0;
-    while (k < l->reg_bits && l->reg[k] == step << k && (2u << k) <= 16 / bytes && (2ll << k) <= l->shape[0]) k++;
-    uint32_t w = 1u << k;
-    if (!ptr->has_axis) return 1;
-    while (w > 1 && ptr->contiguity[d] < (int64_t)w) w /= 2;
-    while (w > 1 && ptr->divisibility[d] < (int64_t)(w * bytes)) w /= 2;
-    return w;
-}
-
 static void emit_async_copy(cg *c, const tk_tir_op *op) {
     const tk_tir_value *view = op->operands.data[0], *ptr = op->operands.data[1];
     const tk_tir_value *mask = op->operands.len > 2 ? op->operands.data[2] : NULL;
@@ -293,7 +271,7 @@ static void emit_async_copy(cg *c, const tk_tir_op *op) {
     unsigned bytes = elem_bytes(view->type);
     LLVMTypeRef et = cg_elem_type(c, view->type);
     const tk_ll *offsets = offsets_in(c, view->layout, ptr->layout);
-    uint32_t d = run_dim(ptr), w = copy_width(ptr, d, bytes), sv = tk_ll_smem_vector(offsets, bytes);
+    uint32_t d = cg_access_dim(ptr), w = cg_access_width(ptr, d, bytes), sv = tk_ll_smem_vector(offsets, bytes);
     if (sv < w) w = sv;
     bool async = w * bytes >= 4 && is_zero(other);
     /* masks alike across each vector: one test a vector */

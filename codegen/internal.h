@@ -166,9 +166,14 @@ LLVMValueRef cg_cast_rtz(cg *c, const tk_tir_op *op, tk_dtype from, tk_dtype to,
 LLVMTypeRef cg_mem_type(cg *c, const tk_type *pointee);
 /* A load or store through a pointer or pointer tile (block pointers reported). */
 void cg_emit_memory(cg *c, const tk_tir_op *op);
-/* How many registers of pointer tile ptr one access covers (consecutive
- * elements its layout and axis facts allow, at most 16 bytes). */
-uint32_t cg_access_width(const tk_tir_value *ptr, unsigned bytes);
+/* The dimension along which a thread's consecutive registers of pointer
+ * tile ptr run: the last, or the first where the layout goes down the
+ * columns (a column-major tile coalesced as it lies, lower/layout_rules.c). */
+uint32_t cg_access_dim(const tk_tir_value *ptr);
+/* How many registers of pointer tile ptr one access covers along
+ * dimension d (consecutive elements its layout and axis facts allow, at
+ * most 16 bytes). */
+uint32_t cg_access_width(const tk_tir_value *ptr, uint32_t d, unsigned bytes);
 /* One element loaded where pred holds, `other` where not (op's cache
  * modifiers). */
 LLVMValueRef cg_masked_load_scalar(cg *c, const tk_tir_op *op, LLVMValueRef addr, LLVMValueRef pred,

@@ -51,19 +51,18 @@ static const char *cache_suffix(const tk_tir_op *op) {
 /* How many registers one access covers: consecutive registers holding
  * consecutive elements, limited by the pointer's contiguity and alignment
  * and by 16 bytes. */
-uint32_t cg_access_width(const tk_tir_value *ptr, unsigned bytes) {
-    if (ptr->type->kind != TK_TYPE_TILE || !ptr->layout) return 1;
-    uint32_t w = tk_ll_contiguous_regs(ptr->layout);
-    uint32_t last = ptr->type->rank - 1;
-    uint32_t cap = 16 / bytes;
-    if (w > cap) w = cap;
-    if (ptr->has_axis) {
-        while (w > 1 && ptr->contiguity[last] < (int64_t)w) w /= 2;
-        while (w > 1 && ptr->divisibility[last] < (int64_t)(w * bytes)) w /= 2;
-    } else {
-        w = 1;
-    }
-    return w ? w : 1;
+uint32_t cg_access_dim(const tk_tir_value *ptr) {
+    return ptr->type->kind == TK_TYPE_TILE && ptr->layout ? tk_ll_run_dim(ptr->layout) : 0;
+}
+
+uint32_t cg_access_width(const tk_tir_value *ptr, uint32_t d, unsigned bytes) {
+    const tk_ll *l = ptr->layout;
+    if (ptr->type->kind != TK_TYPE_TILE || !l || !ptr->has_axis) return 1;
+    uint32_t w = tk_ll_contiguous_regs_along(l, d);
+    if (w > 16 / bytes) w = 16 / bytes;
+    while (w > 1 && ptr->contiguity[d] < (int64_t)w) w /= 2;
+    while (w > 1 && ptr->divisibility[d] < (int64_t)(w * bytes)) w /= 2;
+    return w;
 }
 
 /* elements <-> 32-bit words (w * bytes must be a multiple of 4) */
@@ -236,10 +235,10 @@ void cg_emit_memory(cg *c, const tk_tir_op *op) {
     cgval *ov = other ? cg_get(c, other) : NULL;
     cgval *vv = value ? cg_get(c, value) : NULL;
     uint32_t n = pv->n;
-    uint32_t w = cg_access_width(ptr, bytes);
+    uint32_t along = cg_access_dim(ptr), w = cg_access_width(ptr, along, bytes);
     if (w * bytes < 4) w = 1;
-    uint32_t last = ptr->type->kind == TK_TYPE_TILE ? ptr->type->rank - 1 : 0;
-    bool uniform = !mask || w == 1 || (mask->has_axis && mask->constancy[last] >= (int64_t)w);
+    bool uniform = !mask || w == 1 ||
+                   (mask->has_axis && mask->constancy[mask->type->kind == TK_TYPE_TILE ? along : 0] >= (int64_t)w);
     cgval out = cg_newval(c, n);
     /* a store acts once per element, as Triton: a scalar from the first
      * thread, a replicated layout from one copy (cg_owner); the copies would

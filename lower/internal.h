@@ -81,6 +81,12 @@ uint32_t tir_access_width_along(const tk_tir_value *ptr, uint32_t d);
 /* the coalesced blocked layout of a shape: as many contiguous elements a
  * thread as the widest access to a tile of that shape allows */
 const tk_ll *tir_default_layout(tir_layout_rules *r, const tk_type *t);
+/* the layout a load, store or atomic through pointer tile ptr reads or
+ * writes memory best in: the default layout of its shape, or, where its
+ * first dimension is contiguous and its second not (a transposed view, a
+ * K-major operand), the same down the columns (Triton's Coalesce: each
+ * access coalesced by its own pointers) */
+const tk_ll *tir_coalesced_layout(tir_layout_rules *r, const tk_tir_value *ptr);
 /* a tensor-core dot (impl mma_sync or wgmma): its result in an accumulator layout */
 bool tir_is_mma(const tk_tir_op *op);
 const tk_ll *tir_mma_acc_layout(tir_layout_rules *r, const tk_tir_op *dot);

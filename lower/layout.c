@@ -596,11 +596,20 @@ void tk_ll_conversion_scratch(tk_ll *out, const tk_ll *src, const tk_ll *dst, ui
     *out = best.layout;
 }
 
-uint32_t tk_ll_contiguous_regs(const tk_ll *l) {
+uint32_t tk_ll_contiguous_regs_along(const tk_ll *l, uint32_t d) {
     if (l->rank == 0) return 1;
+    uint64_t step = 1; /* one element along d, as a flat offset */
+    for (uint32_t i = d + 1; i < l->rank; i++) step *= (uint64_t)l->shape[i];
     uint32_t k = 0;
-    while (k < l->reg_bits && l->reg[k] == (1ull << k) && (1ll << k) < l->shape[l->rank - 1]) k++;
+    while (k < l->reg_bits && l->reg[k] == step << k && (1ll << k) < l->shape[d]) k++;
     return 1u << k;
+}
+
+uint32_t tk_ll_contiguous_regs(const tk_ll *l) { return l->rank ? tk_ll_contiguous_regs_along(l, l->rank - 1) : 1; }
+
+uint32_t tk_ll_run_dim(const tk_ll *l) {
+    if (l->rank == 0) return 0;
+    return l->rank == 2 && l->reg_bits && l->reg[0] == (uint64_t)l->shape[1] && l->shape[1] > 1 ? 0 : l->rank - 1;
 }
 
 static void print_basis(FILE *out, const tk_ll *l, uint64_t b) {

@@ -128,18 +128,29 @@ const tk_ll *tir_view_layout(tir_layout_rules *r, const tk_tir_op *view) {
     return t;
 }
 
-/* down the columns for a column-major buffer (pipeline_dot.c: the
- * default layout of the transposed tile, transposed) */
-const tk_ll *tir_copy_layout(tir_layout_rules *r, const tk_tir_op *copy) {
-    const tk_tir_value *ptr = copy->operands.data[1];
-    if (!r->kernel->buffers.data[tk_tir_attr_int(copy->operands.data[0]->def, "buffer", 0)].transposed)
-        return tir_default_layout(r, ptr->type);
+/* down the columns: the default layout of the transposed tile, transposed */
+static const tk_ll *column_major_layout(tir_layout_rules *r, const tk_tir_value *ptr) {
     int64_t rows_first[2] = {ptr->type->shape[1], ptr->type->shape[0]};
     const uint32_t swap[2] = {1, 0};
     tk_ll t, *l = TK_NEW(r->arena, tk_ll);
     tk_ll_default(&t, 2, rows_first, r->kernel->num_warps, tir_access_width_along(ptr, 0));
     tk_ll_permute(l, &t, swap);
     return l;
+}
+
+const tk_ll *tir_coalesced_layout(tir_layout_rules *r, const tk_tir_value *ptr) {
+    const tk_type *t = ptr->type;
+    bool down = t->kind == TK_TYPE_TILE && t->rank == 2 && t->shape[1] > 1 && ptr->has_axis &&
+                ptr->contiguity[0] > 1 && ptr->contiguity[1] == 1;
+    return down ? column_major_layout(r, ptr) : tir_default_layout(r, t);
+}
+
+/* down the columns for a column-major buffer (pipeline_dot.c) */
+const tk_ll *tir_copy_layout(tir_layout_rules *r, const tk_tir_op *copy) {
+    const tk_tir_value *ptr = copy->operands.data[1];
+    if (!r->kernel->buffers.data[tk_tir_attr_int(copy->operands.data[0]->def, "buffer", 0)].transposed)
+        return tir_default_layout(r, ptr->type);
+    return column_major_layout(r, ptr);
 }
 
 const tk_ll *tir_relabelled_layout(tir_layout_rules *r, const tk_tir_op *op, const tk_ll *from) {
@@ -273,7 +284,8 @@ enum { LARGEST_STORE_CONVERSION = 64 * 1024 };
 
 bool tir_stored_where_it_is(tir_layout_rules *r, const tk_tir_value *ptr, const tk_tir_value *v,
                             const tk_ll *layout) {
-    const tk_ll *coalesced = tir_default_layout(r, ptr->type);
-    return tk_ll_contiguous_regs(layout) >= tk_ll_contiguous_regs(coalesced) ||
+    const tk_ll *coalesced = tir_coalesced_layout(r, ptr);
+    uint32_t d = tk_ll_run_dim(coalesced);
+    return tk_ll_contiguous_regs_along(layout, d) >= tk_ll_contiguous_regs_along(coalesced, d) ||
            conversion_bytes(v->type) > LARGEST_STORE_CONVERSION;
 }

@@ -383,7 +383,7 @@ static void assign_same(layout_ctx *c, op_list *out, tk_tir_op *op) {
     const tk_ll *want = NULL;
     tk_tir_value *ptr = op->operands.len ? op->operands.data[0] : NULL;
     if (tir_memory_op(op) && ptr->type->kind == TK_TYPE_TILE && tir_remat_cost(ptr, TIR_REMAT_BUDGET) >= 0) {
-        want = default_layout(c, ptr->type);
+        want = tir_coalesced_layout(&c->rules, ptr);
         tk_tir_value *v = op->code == TIR_STORE ? op->operands.data[1] : NULL;
         if (v && v->type->kind == TK_TYPE_TILE && tir_remat_cost(v, TIR_REMAT_BUDGET) < 0 &&
             tir_stored_where_it_is(&c->rules, ptr, v, v->layout))

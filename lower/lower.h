@@ -160,6 +160,11 @@ bool tk_ll_shuffle_map(const tk_ll *src, const tk_ll *dst, uint32_t *src_reg, ui
 /* How many consecutive registers hold consecutive elements along the last
  * dimension (the widest vector a thread can access). */
 uint32_t tk_ll_contiguous_regs(const tk_ll *l);
+/* The same along dimension d. */
+uint32_t tk_ll_contiguous_regs_along(const tk_ll *l, uint32_t d);
+/* The dimension a thread's consecutive registers run along: the last, or
+ * the first of a 2-D layout that goes down the columns. */
+uint32_t tk_ll_run_dim(const tk_ll *l);
 void tk_ll_print(FILE *out, const tk_ll *l);
 
 /* ---- the tile IR ---------------------------------------------------------- */

@@ -77,36 +77,13 @@ static bool follows_user(const tk_tir_value *v) {
     return !v->preferred && (!v->def || v->def->code == TIR_BROADCAST);
 }
 
-static const tk_ll *resolve_operands(const prop_ctx *c, const tk_tir_op *op) {
-    for (uint32_t i = 0; i < op->operands.len; i++) {
-        const tk_tir_value *v = op->operands.data[i];
-        if (fixed(v) && !v->preferred && !follows_user(v)) return NULL; /* unknown: layouts.c decides */
-    }
-    const tk_ll *best = NULL;
-    uint64_t best_cost = UINT64_MAX;
-    /* the fixed operands' layouts first: ties keep the first of those */
-    for (int pass = 0; pass < 2; pass++)
-        for (uint32_t i = 0; i < op->operands.len; i++) {
-            const tk_tir_value *cand = op->operands.data[i];
-            if (!is_tile(cand) || !cand->preferred || fixed(cand) != (pass == 0)) continue;
-            uint64_t cost = 0;
-            for (uint32_t j = 0; j < op->operands.len; j++) {
-                const tk_tir_value *v = op->operands.data[j];
-                if (fixed(v) && v->preferred)
-                    cost += move_cost(v, v->preferred, cand->preferred) * weight(value_depth(c, v));
-            }
-            if (cost < best_cost) best = cand->preferred, best_cost = cost;
-        }
-    return best;
-}
-
 /* the layout operand i of user needs (a copy's pointers, a dot's
  * operands, a stored tile of computed pointers), or NULL where any will do */
 static const tk_ll *need_of(prop_ctx *c, const tk_tir_op *user, uint32_t i) {
     if (user->code == TIR_ASYNC_COPY && i >= 1) return tir_copy_layout(&c->rules, user);
     if (user->code == TIR_DOT) return tir_dot_operand_need(&c->rules, user, i);
     if (user->code == TIR_STORE && i == 1 && !fixed(user->operands.data[0]))
-        return tir_default_layout(&c->rules, user->operands.data[0]->type);
+        return tir_coalesced_layout(&c->rules, user->operands.data[0]);
     return NULL;
 }
 
@@ -138,6 +115,35 @@ static uint64_t uses_cost(prop_ctx *c, const tk_tir_block *blk, const tk_tir_val
             if (user->operands.data[i] == v) cost += use_cost(c, user, i, v, l);
     }
     return cost;
+}
+
+/* Where an op's operands disagree, the layout costing least: the
+ * operands converted to it, and its result converted for the uses that
+ * need a layout (a store: a + b.T stored as a is laid out converts b.T
+ * once, not b.T and then the sum). Ties keep the first. */
+static const tk_ll *resolve_operands(prop_ctx *c, const tk_tir_op *op) {
+    for (uint32_t i = 0; i < op->operands.len; i++) {
+        const tk_tir_value *v = op->operands.data[i];
+        if (fixed(v) && !v->preferred && !follows_user(v)) return NULL; /* unknown: layouts.c decides */
+    }
+    const tk_ll *best = NULL;
+    uint64_t best_cost = UINT64_MAX;
+    /* the fixed operands' layouts first: ties keep the first of those */
+    for (int pass = 0; pass < 2; pass++)
+        for (uint32_t i = 0; i < op->operands.len; i++) {
+            const tk_tir_value *cand = op->operands.data[i];
+            if (!is_tile(cand) || !cand->preferred || fixed(cand) != (pass == 0)) continue;
+            uint64_t cost = 0;
+            for (uint32_t j = 0; j < op->operands.len; j++) {
+                const tk_tir_value *v = op->operands.data[j];
+                if (fixed(v) && v->preferred)
+                    cost += move_cost(v, v->preferred, cand->preferred) * weight(value_depth(c, v));
+            }
+            const tk_tir_value *r = op->results.len ? op->results.data[0] : NULL;
+            if (r && is_tile(r) && op->parent) cost += uses_cost(c, op->parent, r, cand->preferred) * weight(c->depth);
+            if (cost < best_cost) best = cand->preferred, best_cost = cost;
+        }
+    return best;
 }
 
 /* The choice where values meet (a loop's initial value and its trip's,
@@ -247,7 +253,7 @@ static void visit_op(prop_ctx *c, tk_tir_op *op) {
         else visit_loop(c, op);
         return;
     case TIR_L_SAME:
-        set_results(op, tir_memory_op(op) && is_tile(a) && !fixed(a) ? tir_default_layout(&c->rules, a->type)
+        set_results(op, tir_memory_op(op) && is_tile(a) && !fixed(a) ? tir_coalesced_layout(&c->rules, a)
                                                                       : resolve_operands(c, op));
         return;
     case TIR_L_RELABEL:

@@ -432,6 +432,45 @@ def check_carried_three_deep(run, torch):
     return None if err <= 1e-5 else f"max error {err:.3g}"
 
 
+# ---- tiles coalesced as they lie (lower/layout_rules.c tir_coalesced_layout) -----
+# A tile whose first dimension is contiguous is read and written down its
+# columns, 16 bytes a thread (codegen/memory.c cg_access_dim); where it
+# meets a row-major tile one of them is converted. Masks ragged on both
+# dimensions, each n, out poisoned: (r, c) of the column-major x is
+# x[r + 64 c].
+
+for t, tt in (("f32", "float32"), ("f16", "float16")):
+    @case(f"a column-major {t} tile beside a row-major one, each coalesced as it lies", f"""
+@kernel(grid=(1,), num_warps=4)
+def op(x: *{t} % 16, y: *{t} % 16, out: *{t} % 16, n: i32):
+    r = tl.arange(0, 64)
+    c = tl.arange(0, 32)
+    m = (r[:, None] < n) & (c[None, :] < 30)
+    a = tl.load(x + r[:, None] + c[None, :] * 64, mask=m, other=-1.0)
+    b = tl.load(y + r[:, None] * 32 + c[None, :], mask=m, other=-2.0)
+    tl.store(out + r[:, None] * 32 + c[None, :], a + b, mask=m)
+    tl.store(out + 2048 + r[:, None] + c[None, :] * 64, a * 2.0, mask=m)
+""")
+    def check_column_major(run, torch, tt=tt):
+        dt = getattr(torch, tt)
+        x, y = rand_f32(2048, 51).to(dt), rand_f32(2048, 52).to(dt)
+        for n in (64, 61, 1):
+            out = dev(torch.full((4096,), -7.0, dtype=dt))
+            if run(dev(x), dev(y), out, n) != 0:
+                return "launch failed"
+            torch.cuda.synchronize()
+            got = out.cpu()
+            xt = x.view(32, 64).t()
+            m = (torch.arange(64)[:, None] < n) & (torch.arange(32)[None, :] < 30)
+            first = torch.where(m, xt + y.view(64, 32), torch.tensor(-7.0, dtype=dt))
+            second = torch.where(m, xt * 2, torch.tensor(-7.0, dtype=dt)).t().reshape(-1)
+            if not torch.equal(got[:2048], first.reshape(-1)):
+                return f"n={n}: the row-major sum wrong at {(got[:2048] != first.reshape(-1)).sum().item()} elements"
+            if not torch.equal(got[2048:], second):
+                return f"n={n}: the column-major store wrong at {(got[2048:] != second).sum().item()} elements"
+        return None
+
+
 # ---- names -------------------------------------------------------------------------
 
 @case("a, b = b, a and tuples keep their values", """
