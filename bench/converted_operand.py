@@ -20,6 +20,8 @@ import torch
 import triton
 import triton.language as tl
 
+from oneshim import runtime_object, shim_library
+
 ROOT = Path(__file__).resolve().parents[1]
 TKC = os.environ.get("TKC", str(ROOT / "build" / "tkc"))
 ARCH = os.environ.get("TKC_ARCH")
@@ -80,10 +82,7 @@ def triton_mm(a, b, scale, c, M, N, K, INT8: tl.constexpr, BM: tl.constexpr, BN:
 
 
 def build(work, name, tkc, bt):
-    rt = work / "tkrt.o"
-    if not rt.exists():
-        subprocess.run(["gcc", "-O2", "-fPIC", "-std=c11", "-D_DEFAULT_SOURCE", "-c",
-                        str(ROOT / "runtime_stub" / "tkrt.c"), "-o", str(rt)], check=True)
+    rt = runtime_object(work)
     d = work / name
     d.mkdir()
     (d / "k.tk").write_text(SOURCE)
@@ -93,11 +92,7 @@ def build(work, name, tkc, bt):
     if r.returncode:
         raise SystemExit(f"{name}: tkc failed:\n{r.stderr}")
     print(f"{name}: " + " ".join(line for line in r.stderr.splitlines() if "registers" in line), flush=True)
-    (d / "shim.c").write_text(SHIM)
-    subprocess.run(["gcc", "-O2", "-shared", "-fPIC", "-fvisibility=hidden", "-DTKC_IMPLEMENTATION", "-include",
-                    str(d / "k.h"), f"-I{ROOT / 'runtime_stub'}", str(d / "shim.c"), str(rt),
-                    "-o", str(d / "libk.so"), "-ldl", "-lpthread"], check=True)
-    lib = ctypes.CDLL(str(d / "libk.so"))
+    lib = shim_library(d, SHIM, rt)
     lib.shim.argtypes = [ctypes.c_void_p] * 5 + [ctypes.c_int32] * 3
     return lib
 

@@ -18,6 +18,8 @@ from pathlib import Path
 import torch
 import triton
 
+from oneshim import runtime_object, shim_library
+
 ROOT = Path(__file__).resolve().parents[1]
 TKC = os.environ.get("TKC", str(ROOT / "build" / "tkc"))
 
@@ -45,20 +47,12 @@ __attribute__((visibility("default"))) int shim(void *stream, void *x, void *y, 
 
 
 def build(work, name, flags):
-    rt = work / "tkrt.o"
-    if not rt.exists():
-        subprocess.run(["gcc", "-O2", "-fPIC", "-std=c11", "-D_DEFAULT_SOURCE", "-c",
-                        str(ROOT / "runtime_stub" / "tkrt.c"), "-o", str(rt)], check=True)
+    rt = runtime_object(work)
     d = work / name
     d.mkdir()
     (d / "k.tk").write_text(SOURCE)
     subprocess.run([TKC, *flags, str(d / "k.tk"), "-o", str(d)], check=True)
-    (d / "shim.c").write_text(SHIM)
-    subprocess.run(["gcc", "-O2", "-shared", "-fPIC", "-fvisibility=hidden", "-DTKC_IMPLEMENTATION", "-include",
-                    str(d / "k.h"), f"-I{ROOT / 'runtime_stub'}", str(d / "shim.c"), str(rt),
-                    "-o", str(d / "libk.so"), "-ldl", "-lpthread"],
-                   check=True)
-    lib = ctypes.CDLL(str(d / "libk.so"))
+    lib = shim_library(d, SHIM, rt)
     lib.shim.argtypes = [ctypes.c_void_p] * 4 + [ctypes.c_int32] * 8
     return lib
 
