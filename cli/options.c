@@ -49,7 +49,7 @@ static void usage(FILE *out) {
         "                     target and the newest one's PTX, the runtime picks by the GPU\n"
         "  -D NAME=VALUE      set the constexpr parameter NAME of every kernel to VALUE\n"
         "                     (autotune configs that set NAME to another value are left out)\n"
-        "  --kernel NAME      compile only the kernel NAME\n"
+        "  --kernel NAME      compile only the kernel NAME (or its dtype instance NAME_bf16)\n"
         "  -I DIR             look for imported modules (import NAME: NAME.tk) in DIR too,\n"
         "                     after the importing file's folder\n"
         "  -O0 -O1 -O2 -O3    optimization level (default -O3)\n"

@@ -330,7 +330,9 @@ size_t builtin_names(const char **out, size_t max, bool libdevice);
 /* ---- kernel.c, for module.c ---- */
 
 /* a @kernel definition checked into its variants */
-void check_kernel(checker *c, const tk_def *def);
+/* def's instances (one per combination of its listed dtypes), or only
+ * the one named only_instance (NULL: all); false where none is so named */
+bool check_kernel(checker *c, const tk_def *def, const char *only_instance);
 /* @kernel, @autotune, ... (tl. and triton. prefixes dropped); NULL for others */
 const char *decorator_name(checker *c, const tk_expr *e);
 const tk_param *find_param(const tk_def *def, const char *name);

@@ -1367,16 +1367,17 @@ static bool collect_dtype_params(checker *c, const tk_def *def, dtype_param_list
     return ok;
 }
 
-void check_kernel(checker *c, const tk_def *def) {
+bool check_kernel(checker *c, const tk_def *def, const char *only_instance) {
     dtype_param_list params = {0};
-    if (!collect_dtype_params(c, def, &params)) return;
+    if (!collect_dtype_params(c, def, &params)) return true;
+    bool matched = !only_instance;
     uint64_t instances = 1;
     for (uint32_t i = 0; i < params.len; i++) {
         instances *= params.data[i].dtypes.len;
         if (instances > 64) {
             sema_error(c, def->name_loc, "'%s' would be compiled for more than 64 combinations of dtypes",
                        def->name);
-            return;
+            return true;
         }
     }
     for (uint64_t n = 0; n < instances; n++) {
@@ -1396,6 +1397,8 @@ void check_kernel(checker *c, const tk_def *def) {
             instance.suffix = tk_arena_printf(c->arena, "%s_%s", instance.suffix, tk_dtype_name(tp.dtype));
         }
         instance.name = *instance.suffix ? tk_arena_printf(c->arena, "%s%s", def->name, instance.suffix) : def->name;
+        if (only_instance && strcmp(only_instance, instance.name) != 0) continue;
+        matched = true;
         int errors_before = c->diag->error_count;
         check_kernel_instance(c, def, &instance);
         if (c->diag->error_count > errors_before) {
@@ -1404,4 +1407,5 @@ void check_kernel(checker *c, const tk_def *def) {
         }
     }
     c->type_params.len = 0;
+    return matched;
 }

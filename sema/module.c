@@ -349,9 +349,12 @@ tk_sema_program *tk_sema_check(tk_arena *arena, tk_interner *names, tk_diag *dia
     bool matched = false;
     for (uint32_t k = 0; k < c->kernels.len; k++) {
         const tk_def *def = c->kernels.data[k];
-        if (options->only_kernel && strcmp(options->only_kernel, def->name) != 0) continue;
-        matched = true;
-        check_kernel(c, def);
+        /* --kernel names the kernel (every instance) or one dtype instance (scale_bf16) */
+        const char *only = options->only_kernel;
+        size_t len = strlen(def->name);
+        if (only && strcmp(only, def->name) != 0 && (strncmp(only, def->name, len) != 0 || only[len] != '_'))
+            continue;
+        matched |= check_kernel(c, def, only && strcmp(only, def->name) != 0 ? only : NULL);
     }
     /* two kernels may not share a launcher: name= against the names */
     const tk_sema_program *pr = c->program;
