@@ -164,12 +164,16 @@ cgval cg_scratch_read(cg *c, const tk_type *t, const tk_ll *l, int64_t mul, int6
     return out;
 }
 
+void cg_scratch_write_regs(cg *c, const tk_ll *layout, LLVMValueRef *regs, uint32_t n, unsigned slot) {
+    for (uint32_t r = 0; r < n; r++) {
+        LLVMValueRef flat = layout ? cg_reg_flat(c, layout, r) : cg_i32(c, 0);
+        LLVMBuildStore(c->b, cg_to_scratch(c, regs[r]), cg_smem_addr(c, LLVMBuildMul(c->b, flat, cg_i32(c, slot), "")));
+    }
+}
+
 void cg_scratch_write(cg *c, const tk_tir_value *v, unsigned slot) {
     cgval *vals = cg_get(c, v);
-    for (uint32_t r = 0; r < vals->n; r++) {
-        LLVMValueRef flat = v->layout ? cg_reg_flat(c, v->layout, r) : cg_i32(c, 0);
-        LLVMBuildStore(c->b, cg_to_scratch(c, vals->r[r]), cg_smem_addr(c, LLVMBuildMul(c->b, flat, cg_i32(c, slot), "")));
-    }
+    cg_scratch_write_regs(c, v->layout, vals->r, vals->n, slot);
 }
 
 /* ---- warp shuffles ------------------------------------------------------ */

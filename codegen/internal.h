@@ -129,6 +129,8 @@ unsigned cg_scratch_slot(cg *c);
 cgval cg_scratch_read(cg *c, const tk_type *t, const tk_ll *l, int64_t mul, int64_t add, unsigned slot);
 /* Every register of v to scratch slot flat (row-major, copies too); a barrier must follow before reads. */
 void cg_scratch_write(cg *c, const tk_tir_value *v, unsigned slot);
+/* The same for n registers `regs` in `layout` (NULL: a scalar). */
+void cg_scratch_write_regs(cg *c, const tk_ll *layout, LLVMValueRef *regs, uint32_t n, unsigned slot);
 /* A warp shuffle of any register type, all 32 lanes: mode "bfly" (lane = XOR mask) or "idx" (source lane). */
 LLVMValueRef cg_shuffle(cg *c, LLVMValueRef v, const char *mode, LLVMValueRef lane);
 /* src's registers in layout dst: reused, shuffled, or through the op's scratch (reads left pending). */

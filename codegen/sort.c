@@ -1,14 +1,25 @@
-/* tl.sort and tl.topk: the input written to the op's scratch row-major, a
- * barrier, then a bitonic sorting network over each row (the last
- * dimension), one barrier after each of its log n (log n + 1) / 2 steps;
- * the result is read back (for topk, each row's first k). In a step every
- * thread compares and swaps pairs (lo, lo + j) of the whole tile, pairs
- * spread over the threads; where there are fewer pairs than threads the
- * others branch around (module.c counts the kernel thread-divergent).
- * The pair is swapped where (a[lo] > a[hi]) differs from the block's
- * direction, the comparison Triton's network makes, so NaNs end where its
- * network puts them only by that rule. Needs: scratch sized by
- * lower/scratch.c; the reads are left pending for barriers.c. */
+/* tl.sort and tl.topk: a bitonic sorting network over each row (the last
+ * dimension), log n (log n + 1) / 2 compare-and-swap steps for rows of n.
+ * The pair (lo, lo + j) is swapped where (a[lo] > a[hi]) differs from
+ * the block's direction, the comparison Triton's network makes, so NaNs
+ * end where its network puts them only by that rule.
+ *
+ * Where the layout holds every column bit of a row in one register or
+ * lane bit (no warp holds one, none shares its bit with another
+ * coordinate: rows of a tile spread over warps), the network runs in
+ * registers: a register bit's step compares two registers of the thread,
+ * a lane bit's compares with the lane across it (a warp shuffle), as
+ * Triton's sort does. tl.sort keeps the result there (its result takes
+ * its operand's layout); tl.topk writes it to its scratch once and reads
+ * each row's first k back after a barrier.
+ *
+ * Otherwise the input is written to the op's scratch row-major, a
+ * barrier, and every step is a pass over shared memory with a barrier
+ * after it; every thread compares and swaps pairs of the whole tile,
+ * pairs spread over the threads; where there are fewer pairs than
+ * threads the others branch around (module.c counts the kernel
+ * thread-divergent). Needs: scratch sized by lower/scratch.c; the reads
+ * are left pending for barriers.c. */
 #include "internal.h"
 
 static unsigned log2_exact(int64_t v) {
@@ -43,15 +54,61 @@ static void compare_swap(cg *c, LLVMValueRef p, int64_t size, int64_t j, int64_t
     LLVMBuildStore(c->b, cg_to_scratch(c, LLVMBuildSelect(c->b, swap, a, b, "")), at_hi);
 }
 
-void cg_emit_sort(cg *c, const tk_tir_op *op) {
-    const tk_tir_value *x = op->operands.data[0], *res = op->results.data[0];
-    uint32_t rank = x->type->rank;
-    int64_t n = x->type->shape[rank - 1], k = res->type->shape[rank - 1], total = 1;
-    for (uint32_t d = 0; d < rank; d++) total *= x->type->shape[d];
-    bool descending = tk_tir_attr_int(op, "descending", 0) != 0;
-    unsigned slot = cg_scratch_slot(c);
-    LLVMTypeRef et = cg_elem_type(c, x->type), st = cg_scratch_type(c, et);
-    bool is_float = cg_is_float(x->type), sgn = cg_is_signed(x->type);
+/* The register bit (*reg_bit) or lane bit (*lane_bit) of l holding
+ * column bit j of its rows alone; false where a warp bit does, or none. */
+static bool column_bit(const tk_ll *l, int64_t j, int *reg_bit, int *lane_bit) {
+    *reg_bit = *lane_bit = -1;
+    for (uint32_t b = 0; b < l->reg_bits; b++)
+        if (l->reg[b] == (uint64_t)j) *reg_bit = (int)b;
+    for (uint32_t b = 0; b < TK_LL_LANE_BITS; b++)
+        if (l->lane[b] == (uint64_t)j) *lane_bit = (int)b;
+    return (*reg_bit >= 0) != (*lane_bit >= 0);
+}
+
+/* Can the network run in l's registers: every basis either one column bit
+ * or none of them, each column bit held by a register or lane bit? */
+static bool sorts_in_registers(const tk_ll *l, int64_t n) {
+    const uint64_t cols = (uint64_t)n - 1;
+    for (uint32_t b = 0; b < l->reg_bits; b++)
+        if ((l->reg[b] & cols) && (l->reg[b] & cols) != l->reg[b]) return false;
+    for (uint32_t b = 0; b < TK_LL_LANE_BITS; b++)
+        if ((l->lane[b] & cols) && (l->lane[b] & cols) != l->lane[b]) return false;
+    for (uint32_t b = 0; b < l->warp_bits; b++)
+        if (l->warp[b] & cols) return false;
+    for (int64_t j = 1; j < n; j *= 2) {
+        int rb, lb;
+        if (!column_bit(l, j, &rb, &lb)) return false;
+    }
+    return true;
+}
+
+/* One step (size, j) of the network on registers v of layout l. */
+static void register_step(cg *c, const tk_ll *l, LLVMValueRef *v, uint32_t nregs, int64_t size, int64_t j, int64_t n,
+                          bool descending, bool is_float, bool sgn) {
+    int rb, lb;
+    column_bit(l, j, &rb, &lb);
+    LLVMValueRef *next = TK_NEW_ARRAY(c->arena, LLVMValueRef, nregs);
+    for (uint32_t r = 0; r < nregs; r++) {
+        LLVMValueRef mine = v[r];
+        LLVMValueRef other = rb >= 0 ? v[r ^ (1u << rb)] : cg_shuffle(c, mine, "bfly", cg_i32(c, 1 << lb));
+        LLVMValueRef col = LLVMBuildAnd(c->b, cg_reg_flat(c, l, r), cg_i32(c, n - 1), "");
+        LLVMValueRef hi = LLVMBuildICmp(c->b, LLVMIntNE, LLVMBuildAnd(c->b, col, cg_i32(c, j), ""), cg_i32(c, 0), "");
+        /* a block of `size` runs ascending where its bit of the column is
+         * 0; the last step (size = n) sorts the whole row one way */
+        LLVMValueRef flip = size < n ? LLVMBuildICmp(c->b, LLVMIntNE, LLVMBuildAnd(c->b, col, cg_i32(c, size), ""), cg_i32(c, 0), "")
+                                     : LLVMConstInt(c->t_i1, 0, 0);
+        if (descending) flip = LLVMBuildNot(c->b, flip, "");
+        LLVMValueRef a = LLVMBuildSelect(c->b, hi, other, mine, ""), b = LLVMBuildSelect(c->b, hi, mine, other, "");
+        LLVMValueRef greater = is_float ? LLVMBuildFCmp(c->b, LLVMRealOGT, a, b, "")
+                                        : LLVMBuildICmp(c->b, sgn ? LLVMIntSGT : LLVMIntUGT, a, b, "");
+        next[r] = LLVMBuildSelect(c->b, LLVMBuildXor(c->b, greater, flip, ""), other, mine, "");
+    }
+    for (uint32_t r = 0; r < nregs; r++) v[r] = next[r];
+}
+
+/* The network over the tile in scratch: every step a pass, a barrier after it. */
+static void sort_in_shared(cg *c, const tk_tir_value *x, int64_t n, int64_t total, bool descending, LLVMTypeRef et,
+                           bool is_float, bool sgn, unsigned slot) {
     cg_scratch_write(c, x, slot);
     cg_barrier(c);
     int64_t pairs = total / 2, threads = 32 * c->k->sema->num_warps;
@@ -75,6 +132,35 @@ void cg_emit_sort(cg *c, const tk_tir_op *op) {
             }
             cg_barrier(c);
         }
+}
+
+void cg_emit_sort(cg *c, const tk_tir_op *op) {
+    const tk_tir_value *x = op->operands.data[0], *res = op->results.data[0];
+    uint32_t rank = x->type->rank;
+    int64_t n = x->type->shape[rank - 1], k = res->type->shape[rank - 1], total = 1;
+    for (uint32_t d = 0; d < rank; d++) total *= x->type->shape[d];
+    bool descending = tk_tir_attr_int(op, "descending", 0) != 0;
+    unsigned slot = cg_scratch_slot(c);
+    LLVMTypeRef et = cg_elem_type(c, x->type), st = cg_scratch_type(c, et);
+    bool is_float = cg_is_float(x->type), sgn = cg_is_signed(x->type);
+    if (x->layout && sorts_in_registers(x->layout, n)) {
+        cgval *in = cg_get(c, x);
+        LLVMValueRef *v = TK_NEW_ARRAY(c->arena, LLVMValueRef, in->n + 1);
+        for (uint32_t r = 0; r < in->n; r++) v[r] = in->r[r];
+        for (int64_t size = 2; size <= n; size *= 2)
+            for (int64_t j = size / 2; j >= 1; j /= 2)
+                register_step(c, x->layout, v, in->n, size, j, n, descending, is_float, sgn);
+        if (k == n && res->layout && tk_ll_equal(res->layout, x->layout)) {
+            cgval out = cg_newval(c, in->n);
+            for (uint32_t r = 0; r < in->n; r++) out.r[r] = v[r];
+            *cg_get(c, res) = out;
+            return;
+        }
+        cg_scratch_write_regs(c, x->layout, v, in->n, slot);
+        cg_barrier(c);
+    } else {
+        sort_in_shared(c, x, n, total, descending, et, is_float, sgn, slot);
+    }
     /* element (row, col) of the result is the row's col-th */
     cgval out = cg_newval(c, cg_nregs(res));
     for (uint32_t r = 0; r < out.n; r++) {
