@@ -126,6 +126,17 @@ static const tk_ll *resolve_operands(prop_ctx *c, const tk_tir_op *op) {
         const tk_tir_value *v = op->operands.data[i];
         if (fixed(v) && !v->preferred && !follows_user(v)) return NULL; /* unknown: layouts.c decides */
     }
+    /* one layout among the operands: nothing to weigh (a long chain of
+     * element-wise ops stays linear) */
+    const tk_ll *only = NULL;
+    bool disagree = false;
+    for (uint32_t i = 0; i < op->operands.len; i++) {
+        const tk_tir_value *cand = op->operands.data[i];
+        if (!is_tile(cand) || !cand->preferred) continue;
+        if (only && !tk_ll_equal(only, cand->preferred)) disagree = true;
+        if (!only) only = cand->preferred;
+    }
+    if (!disagree) return only;
     const tk_ll *best = NULL;
     uint64_t best_cost = UINT64_MAX;
     /* the fixed operands' layouts first: ties keep the first of those */
