@@ -10,8 +10,10 @@
  * registers: a register bit's step compares two registers of the thread,
  * a lane bit's compares with the lane across it (a warp shuffle), as
  * Triton's sort does. tl.sort keeps the result there (its result takes
- * its operand's layout); tl.topk writes it to its scratch once and reads
- * each row's first k back after a barrier.
+ * its operand's layout, and the op has no scratch: lower/scratch.c's
+ * tk_tir_sorted_in_place, so barriers.c counts no barrier of its own);
+ * tl.topk writes it to its scratch once and reads each row's first k back
+ * after a barrier.
  *
  * Otherwise the input is written to the op's scratch row-major, a
  * barrier, and every step is a pass over shared memory with a barrier
@@ -54,39 +56,11 @@ static void compare_swap(cg *c, LLVMValueRef p, int64_t size, int64_t j, int64_t
     LLVMBuildStore(c->b, cg_to_scratch(c, LLVMBuildSelect(c->b, swap, a, b, "")), at_hi);
 }
 
-/* The register bit (*reg_bit) or lane bit (*lane_bit) of l holding
- * column bit j of its rows alone; false where a warp bit does, or none. */
-static bool column_bit(const tk_ll *l, int64_t j, int *reg_bit, int *lane_bit) {
-    *reg_bit = *lane_bit = -1;
-    for (uint32_t b = 0; b < l->reg_bits; b++)
-        if (l->reg[b] == (uint64_t)j) *reg_bit = (int)b;
-    for (uint32_t b = 0; b < TK_LL_LANE_BITS; b++)
-        if (l->lane[b] == (uint64_t)j) *lane_bit = (int)b;
-    return (*reg_bit >= 0) != (*lane_bit >= 0);
-}
-
-/* Can the network run in l's registers: every basis either one column bit
- * or none of them, each column bit held by a register or lane bit? */
-static bool sorts_in_registers(const tk_ll *l, int64_t n) {
-    const uint64_t cols = (uint64_t)n - 1;
-    for (uint32_t b = 0; b < l->reg_bits; b++)
-        if ((l->reg[b] & cols) && (l->reg[b] & cols) != l->reg[b]) return false;
-    for (uint32_t b = 0; b < TK_LL_LANE_BITS; b++)
-        if ((l->lane[b] & cols) && (l->lane[b] & cols) != l->lane[b]) return false;
-    for (uint32_t b = 0; b < l->warp_bits; b++)
-        if (l->warp[b] & cols) return false;
-    for (int64_t j = 1; j < n; j *= 2) {
-        int rb, lb;
-        if (!column_bit(l, j, &rb, &lb)) return false;
-    }
-    return true;
-}
-
 /* One step (size, j) of the network on registers v of layout l. */
 static void register_step(cg *c, const tk_ll *l, LLVMValueRef *v, uint32_t nregs, int64_t size, int64_t j, int64_t n,
                           bool descending, bool is_float, bool sgn) {
     int rb, lb;
-    column_bit(l, j, &rb, &lb);
+    tk_ll_row_bit(l, j, &rb, &lb);
     LLVMValueRef *next = TK_NEW_ARRAY(c->arena, LLVMValueRef, nregs);
     for (uint32_t r = 0; r < nregs; r++) {
         LLVMValueRef mine = v[r];
@@ -143,14 +117,14 @@ void cg_emit_sort(cg *c, const tk_tir_op *op) {
     unsigned slot = cg_scratch_slot(c);
     LLVMTypeRef et = cg_elem_type(c, x->type), st = cg_scratch_type(c, et);
     bool is_float = cg_is_float(x->type), sgn = cg_is_signed(x->type);
-    if (x->layout && sorts_in_registers(x->layout, n)) {
+    if (x->layout && tk_ll_rows_in_warps(x->layout, n)) {
         cgval *in = cg_get(c, x);
         LLVMValueRef *v = TK_NEW_ARRAY(c->arena, LLVMValueRef, in->n + 1);
         for (uint32_t r = 0; r < in->n; r++) v[r] = in->r[r];
         for (int64_t size = 2; size <= n; size *= 2)
             for (int64_t j = size / 2; j >= 1; j /= 2)
                 register_step(c, x->layout, v, in->n, size, j, n, descending, is_float, sgn);
-        if (k == n && res->layout && tk_ll_equal(res->layout, x->layout)) {
+        if (tk_tir_sorted_in_place(op)) { /* no scratch (lower/scratch.c) */
             cgval out = cg_newval(c, in->n);
             for (uint32_t r = 0; r < in->n; r++) out.r[r] = v[r];
             *cg_get(c, res) = out;

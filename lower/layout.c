@@ -647,3 +647,27 @@ void tk_ll_print(FILE *out, const tk_ll *l) {
     }
     fputc('>', out);
 }
+
+bool tk_ll_row_bit(const tk_ll *l, int64_t j, int *reg_bit, int *lane_bit) {
+    *reg_bit = *lane_bit = -1;
+    for (uint32_t b = 0; b < l->reg_bits; b++)
+        if (l->reg[b] == (uint64_t)j) *reg_bit = (int)b;
+    for (uint32_t b = 0; b < TK_LL_LANE_BITS; b++)
+        if (l->lane[b] == (uint64_t)j) *lane_bit = (int)b;
+    return (*reg_bit >= 0) != (*lane_bit >= 0);
+}
+
+bool tk_ll_rows_in_warps(const tk_ll *l, int64_t n) {
+    const uint64_t cols = (uint64_t)n - 1;
+    for (uint32_t b = 0; b < l->reg_bits; b++)
+        if ((l->reg[b] & cols) && (l->reg[b] & cols) != l->reg[b]) return false;
+    for (uint32_t b = 0; b < TK_LL_LANE_BITS; b++)
+        if ((l->lane[b] & cols) && (l->lane[b] & cols) != l->lane[b]) return false;
+    for (uint32_t b = 0; b < l->warp_bits; b++)
+        if (l->warp[b] & cols) return false;
+    for (int64_t j = 1; j < n; j *= 2) {
+        int rb, lb;
+        if (!tk_ll_row_bit(l, j, &rb, &lb)) return false;
+    }
+    return true;
+}

@@ -165,6 +165,14 @@ uint32_t tk_ll_contiguous_regs_along(const tk_ll *l, uint32_t d);
 /* The dimension a thread's consecutive registers run along: the last, or
  * the first of a 2-D layout that goes down the columns. */
 uint32_t tk_ll_run_dim(const tk_ll *l);
+/* Rows of n along the last dimension: the register bit (*reg_bit) or lane
+ * bit (*lane_bit) holding column bit j alone; false where a warp bit
+ * does, or none. */
+bool tk_ll_row_bit(const tk_ll *l, int64_t j, int *reg_bit, int *lane_bit);
+/* Does each row of n (the last dimension) lie in one warp: every basis
+ * one column bit or none of them, each column bit a register or lane bit
+ * (what tl.sort's network in registers and shuffles needs)? */
+bool tk_ll_rows_in_warps(const tk_ll *l, int64_t n);
 void tk_ll_print(FILE *out, const tk_ll *l);
 
 /* ---- the tile IR ---------------------------------------------------------- */
@@ -392,6 +400,9 @@ uint32_t tk_tir_scratch_word_bytes(const tk_type *t);
  * layouts of tk_ll_join, tk_ll_split, tk_ll_cat)? Then it needs no scratch
  * and codegen only renumbers registers. */
 bool tk_tir_join_split_cat_in_registers(const tk_tir_op *op);
+/* Is this tl.sort done in registers and shuffles with its result where
+ * its input was (codegen/sort.c): no scratch, no barrier of its own? */
+bool tk_tir_sorted_in_place(const tk_tir_op *op);
 
 /* attribute helpers for passes and codegen */
 int64_t tk_tir_attr_int(const tk_tir_op *op, const char *name, int64_t dflt);

@@ -145,11 +145,18 @@ tk_tir_scratch tk_tir_scratch_need(tk_arena *arena, const tk_tir_op *op, bool re
     case TK_SCRATCH_SHAPE: return scratch_shape(op);
     case TK_SCRATCH_DOT: return scratch_dot(op);
     case TK_SCRATCH_HISTOGRAM: return scratch_histogram(op);
-    case TK_SCRATCH_GATHER:
-    case TK_SCRATCH_SORT: return scratch_whole_operand(op);
+    case TK_SCRATCH_GATHER: return scratch_whole_operand(op);
+    case TK_SCRATCH_SORT: return tk_tir_sorted_in_place(op) ? (tk_tir_scratch){0} : scratch_whole_operand(op);
     case TK_SCRATCH_NONE: break;
     }
     return (tk_tir_scratch){0};
+}
+
+bool tk_tir_sorted_in_place(const tk_tir_op *op) {
+    if (op->code != TIR_BUILTIN || op->sub != TK_B_SORT || !op->operands.len || !op->results.len) return false;
+    const tk_tir_value *x = op->operands.data[0], *r = op->results.data[0];
+    if (!x->layout || !r->layout || x->type->kind != TK_TYPE_TILE || !tk_ll_equal(x->layout, r->layout)) return false;
+    return tk_ll_rows_in_warps(x->layout, x->type->shape[x->type->rank - 1]);
 }
 
 bool tk_tir_join_split_cat_in_registers(const tk_tir_op *op) {
