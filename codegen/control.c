@@ -381,7 +381,17 @@ void cg_emit_block(cg *c, const tk_tir_block *blk) {
     /* a combine region runs in the middle of its reduce or scan, which goes
      * on using its own scratch afterwards */
     const tk_tir_op *outer = c->scratch_op;
-    for (uint32_t i = 0; i < blk->ops.len && !c->failed; i++)
-        if (!blk->ops.data[i]->dead) emit_op(c, blk->ops.data[i]);
+    for (uint32_t i = 0; i < blk->ops.len && !c->failed; i++) {
+        const tk_tir_op *op = blk->ops.data[i];
+        if (op->dead) continue;
+        uint32_t before = c->barriers;
+        emit_op(c, op);
+        /* barriers.c takes every op with scratch to pass a barrier between
+         * writing it and reading it, and counts on it for what follows */
+        if (op->scratch_bytes && c->barriers == before && !c->failed) {
+            tk_internal_error(c->diag, op->loc, "an op with shared-memory scratch emitted no barrier");
+            c->failed = true;
+        }
+    }
     c->scratch_op = outer;
 }

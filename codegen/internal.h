@@ -37,6 +37,7 @@ typedef struct cg {
     LLVMValueRef smem;
     unsigned smem_align;       /* tk_smem's, the same in every module of a program */
     const tk_tir_op *scratch_op;   /* the op being emitted: its scratch range (smem.c) */
+    uint32_t barriers;  /* cg_barrier calls so far: an op with scratch passes one (lower/barriers.c) */
     struct { const tk_ll *l; LLVMValueRef flat; } flats[64];
     uint32_t nflats;
     bool failed;

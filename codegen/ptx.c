@@ -56,6 +56,7 @@ LLVMValueRef cg_sreg(cg *c, const char *name) {
  * since a barrier in a loop may follow the branch of an earlier trip. */
 void cg_barrier(cg *c) {
     LLVMValueRef zero = cg_i32(c, 0);
+    c->barriers++;
     cg_call(c, c->thread_divergent ? "llvm.nvvm.barrier.cta.sync.all" : "llvm.nvvm.barrier.cta.sync.aligned.all",
             c->t_void, &zero, 1);
 }
