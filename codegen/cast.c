@@ -5,6 +5,22 @@
  * (control.c) checks. */
 #include "internal.h"
 
+/* LLVM 22's SLP vectorizer narrows an unsigned integer-to-float
+ * conversion's operand by its sign bits: uitofp (sext i16 x to i64) to
+ * bfloat became uitofp i16 x, so an i16 of -5 taken as u64 converted to
+ * 65536 where 1.8e19 is right (difftest seed 11, program 1755). It
+ * vectorizes only conversions to 16-bit floats on NVPTX; their integer
+ * goes through a move it cannot see into. That costs nothing: ptxas drops
+ * the move, and no packed integer-to-f16 conversion exists to lose. */
+static LLVMValueRef opaque_to_vectorizer(cg *c, LLVMValueRef v) {
+    if (LLVMIsConstant(v)) return v;
+    unsigned bits = LLVMGetIntTypeWidth(LLVMTypeOf(v));
+    if (bits < 16) v = LLVMBuildZExt(c->b, v, c->t_i16, ""), bits = 16;
+    const char *text = bits == 16 ? "mov.b16 $0, $1;" : bits == 32 ? "mov.b32 $0, $1;" : "mov.b64 $0, $1;";
+    const char *constraints = bits == 16 ? "=h,h" : bits == 32 ? "=r,r" : "=l,l";
+    return cg_asm_call(c, LLVMTypeOf(v), text, constraints, &v, 1, false);
+}
+
 LLVMValueRef cg_cast(cg *c, const tk_type *from, const tk_type *to, LLVMValueRef v) {
     const tk_type *fe = cg_elem_of(from), *te = cg_elem_of(to);
     LLVMTypeRef tt = cg_elem_type(c, to);
@@ -23,8 +39,11 @@ LLVMValueRef cg_cast(cg *c, const tk_type *from, const tk_type *to, LLVMValueRef
         if (fb > tb) return LLVMBuildTrunc(c->b, v, tt, "");
         return tk_dtype_is_signed(fd) && fd != TK_I1 ? LLVMBuildSExt(c->b, v, tt, "") : LLVMBuildZExt(c->b, v, tt, "");
     }
-    if (!ff && tf)
-        return tk_dtype_is_signed(fd) && fd != TK_I1 ? LLVMBuildSIToFP(c->b, v, tt, "") : LLVMBuildUIToFP(c->b, v, tt, "");
+    if (!ff && tf) {
+        if (tk_dtype_is_signed(fd) && fd != TK_I1) return LLVMBuildSIToFP(c->b, v, tt, "");
+        if (tk_dtype_bits(td) == 16 && fd != TK_I1) v = opaque_to_vectorizer(c, v);
+        return LLVMBuildUIToFP(c->b, v, tt, "");
+    }
     if (ff && !tf)
         return tk_dtype_is_signed(td) ? LLVMBuildFPToSI(c->b, v, tt, "") : LLVMBuildFPToUI(c->b, v, tt, "");
     unsigned fb = tk_dtype_bits(fd), tb = tk_dtype_bits(td);
