@@ -195,6 +195,7 @@ value call_func(checker *c, const tk_def *def, value *args, uint32_t count,
         user_module *home = sema_home_of(c, def);
         scope caller_globals = c->globals;
         if (home) c->globals = home->globals;
+        begin_func_body(c, &def->body, def->name_loc);
         exec_block(c, &def->body);
         c->globals = caller_globals;
         c->call_stack.len--;
@@ -206,7 +207,14 @@ value call_func(checker *c, const tk_def *def, value *args, uint32_t count,
         }
         fn->result = ty_void(c);
         binding *branch_ret = f.has_return_value ? NULL : lookup_in(&f.names, c->n_return);
-        if (branch_ret && branch_ret->state != BOUND) {
+        if (f.has_return_value && lookup_in(&f.names, c->n_return)) {
+            /* a return inside a runtime if that the end would not see */
+            tk_internal_error(c->diag, f.return_loc, "a return inside a runtime if of '%s' is lost", def->name);
+            c->instances.data[key_index].failed = true;
+            c->frame = saved;
+            return v_error();
+        }
+        if ((branch_ret && branch_ret->state != BOUND) || !func_paths_return(c, &def->body)) {
             sema_error(c, def->name_loc, "'%s' returns a value on some paths only (a runtime if returns in "
                        "one branch)", def->name);
             tk_note(c->diag, loc, "in '%s', called here", def->name);

@@ -94,6 +94,11 @@ typedef struct frame {
     value return_value;
     bool has_return_value;
     tk_loc return_loc;
+    /* a @func with a return inside a static loop: a return in a runtime if
+     * sets the hidden flag n_returned, and what follows it (the rest of a
+     * block, the remaining trips) runs under `if not returned` */
+    bool loop_returns;
+    uint32_t branch_returns;  /* returns inside runtime ifs so far */
     uint32_t *var_counter;
     const tk_def *def;
 } frame;
@@ -140,6 +145,7 @@ struct checker {
     /* interned names used by the checker */
     const char *n_tl, *n_triton, *n_language, *n_math, *n_libdevice;
     const char *n_return;   /* a @func's value returned inside a runtime if */
+    const char *n_returned; /* whether it has returned, where a static loop returns */
 };
 
 /* ---- types.c ---- */
@@ -275,6 +281,12 @@ value call_pyfunc(checker *c, const tk_def *def, const value *args, uint32_t cou
 
 /* ---- stmt.c: statements ---- */
 void exec_block(checker *c, const tk_stmt_list *body);
+/* before a @func's body runs: a return inside a static loop sets the
+ * frame's loop_returns and binds the hidden flag */
+void begin_func_body(checker *c, const tk_stmt_list *body, tk_loc loc);
+/* after it: false where a path may end without a return, once a return
+ * inside a static loop's runtime if made the others return a value */
+bool func_paths_return(checker *c, const tk_stmt_list *body);
 /* the compile-time error of `raise e` (e NULL: a bare raise) */
 const char *raise_message(checker *c, const tk_expr *e);
 /* var = rhs, written as a statement */

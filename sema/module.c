@@ -320,6 +320,7 @@ tk_sema_program *tk_sema_check(tk_arena *arena, tk_interner *names, tk_diag *dia
     c->n_math = tk_intern_cstr(names, "math");
     c->n_libdevice = tk_intern_cstr(names, "libdevice");
     c->n_return = tk_intern_cstr(names, "(return value)");
+    c->n_returned = tk_intern_cstr(names, "(returned)");
     check_top_level(c, module, NULL);
     /* __prefix__ = "NAME": the launch header's symbols' default prefix */
     const char *dunder = tk_intern_cstr(names, "__prefix__");

@@ -181,6 +181,50 @@ static tk_sx *branch_value(checker *c, const binding *b, const tk_type *like, tk
     return NULL;
 }
 
+/* A zero of type t: the value a path that has not returned yet holds for
+ * the hidden return value (never read there: n_returned is false). */
+static tk_sx *float_zero(checker *c, tk_dtype d, tk_loc loc) {
+    value zero = v_float(loc, 0.0);
+    return sx_const(c, &zero, d, loc);
+}
+
+static tk_sx *zero_of(checker *c, const tk_type *t, tk_loc loc) {
+    const tk_type *e = ty_elem(t);
+    value zero = v_int(loc, 0);
+    tk_sx *x = e->kind == TK_TYPE_POINTER ? sx_const(c, &zero, TK_I64, loc)
+               : tk_dtype_is_float(e->dtype) ? float_zero(c, e->dtype, loc)
+                                             : sx_const(c, &zero, e->dtype, loc);
+    if (e->kind == TK_TYPE_POINTER) {
+        tk_sx *p = sx_new(c, TK_SX_CAST, e, loc);
+        sx_add_arg(c, p, x);
+        x = p;
+    }
+    return broadcast_to_shape(c, x, ty_rank(t), ty_shape(t), loc);
+}
+
+/* In a @func whose static loop returns, the hidden return value set in one
+ * branch only: the other branch holds a zero of its type, so the value
+ * reaches the end whichever path returned. */
+static bool merge_return_value(checker *c, binding *bt, binding *be, binding *bb, scope *merged, tk_ss *if_stmt) {
+    bool t_ok = bt && bt->state == BOUND && bt->val.kind == V_RT, e_ok = be && be->state == BOUND && be->val.kind == V_RT;
+    if (t_ok == e_ok) return false; /* both (merged as any name) or neither */
+    binding *set = t_ok ? bt : be;
+    tk_sx *value_set = set->var ? sx_var(c, set->var, set->def_loc) : set->val.u.rt;
+    const tk_type *type = value_set->type;
+    tk_sema_var *var = new_var(c, c->n_return, type, if_stmt->loc);
+    tk_ss *assign_set = ss_new(c, TK_SS_ASSIGN, set->def_loc), *assign_zero = ss_new(c, TK_SS_ASSIGN, if_stmt->loc);
+    assign_set->var = assign_zero->var = var;
+    assign_set->value = value_set;
+    assign_zero->value = zero_of(c, type, if_stmt->loc);
+    tk_vec_push(c->arena, t_ok ? &if_stmt->then : &if_stmt->otherwise, assign_set);
+    tk_vec_push(c->arena, t_ok ? &if_stmt->otherwise : &if_stmt->then, assign_zero);
+    binding nb = *set;
+    nb.var = var;
+    nb.val = v_rt(sx_var(c, var, if_stmt->loc));
+    if (bb) *bb = nb; else tk_vec_push(c->arena, merged, nb);
+    return true;
+}
+
 /* Joins the scopes after the two branches of a runtime if. A name bound
  * differently in the two becomes one variable assigned at the end of each
  * branch; a name bound in one branch only is marked so a later use says so. */
@@ -202,6 +246,8 @@ static void merge_branches(checker *c, const scope *before, scope *then_s, bool 
             if (side == 1 && lookup_in(then_s, name)) continue; /* done from the then side */
             binding *bt = lookup_in(then_s, name), *be = lookup_in(else_s, name);
             binding *bb = lookup_in(&merged, name);
+            if (name == c->n_return && c->frame->loop_returns && merge_return_value(c, bt, be, bb, &merged, if_stmt))
+                continue;
             if (!bt || !be) {
                 binding *only = bt ? bt : be;
                 binding nb = *only;
@@ -268,6 +314,50 @@ static void merge_branches(checker *c, const scope *before, scope *then_s, bool 
     c->frame->names = merged;
 }
 
+/* what a branch of a runtime if runs */
+typedef void (*branch_fn)(checker *c, const void *arg);
+
+static void run_block(checker *c, const void *body) { exec_block(c, body); }
+
+/* A runtime if on the scalar i1 cx: each branch's statements, then the
+ * names merged. */
+static void runtime_if(checker *c, tk_loc loc, tk_sx *cx, branch_fn then_fn, const void *then_arg, branch_fn else_fn,
+                       const void *else_arg) {
+    tk_ss *st = ss_new(c, TK_SS_IF, loc);
+    st->value = cx;
+    scope before = copy_scope(c, &c->frame->names);
+    tk_ss_list *out = c->frame->out;
+    c->frame->runtime_branch_depth++;
+    c->frame->out = &st->then;
+    then_fn(c, then_arg);
+    scope then_s = c->frame->names;
+    bool then_ret = c->frame->returned;
+    c->frame->returned = false;
+    c->frame->names = copy_scope(c, &before);
+    c->frame->out = &st->otherwise;
+    if (else_fn) else_fn(c, else_arg);
+    scope else_s = c->frame->names;
+    bool else_ret = c->frame->returned;
+    c->frame->runtime_branch_depth--;
+    c->frame->out = out;
+    emit_stmt(c, st);
+    merge_branches(c, &before, &then_s, then_ret, &else_s, else_ret, st);
+    c->frame->returned = then_ret && else_ret;
+}
+
+/* Runs then_fn only where the @func has not returned yet (loop_returns). */
+static void unless_returned(checker *c, tk_loc loc, branch_fn then_fn, const void *arg) {
+    binding *b = lookup_in(&c->frame->names, c->n_returned);
+    if (!b || b->state != BOUND || b->val.kind != V_RT) {
+        tk_internal_error(c->diag, loc, "the flag of a return inside a static loop is not bound");
+        return;
+    }
+    value returned = b->var ? v_rt(sx_var(c, b->var, loc)) : b->val;
+    value not_yet = arith(c, TK_BINOP_EQ, returned, v_int(loc, 0), loc);
+    if (not_yet.kind != V_RT) return;
+    runtime_if(c, loc, not_yet.u.rt, then_fn, arg, NULL, NULL);
+}
+
 static void exec_if(checker *c, const tk_stmt *s) {
     value cond = eval(c, s->u.if_.cond);
     if (cond.kind == V_ERROR) {
@@ -306,26 +396,7 @@ static void exec_if(checker *c, const tk_stmt *s) {
                    tk_type_str(c->arena, ct));
         return;
     }
-    tk_ss *st = ss_new(c, TK_SS_IF, s->loc);
-    st->value = cx;
-    scope before = copy_scope(c, &c->frame->names);
-    tk_ss_list *out = c->frame->out;
-    c->frame->runtime_branch_depth++;
-    c->frame->out = &st->then;
-    exec_block(c, &s->u.if_.then);
-    scope then_s = c->frame->names;
-    bool then_ret = c->frame->returned;
-    c->frame->returned = false;
-    c->frame->names = copy_scope(c, &before);
-    c->frame->out = &st->otherwise;
-    exec_block(c, &s->u.if_.otherwise);
-    scope else_s = c->frame->names;
-    bool else_ret = c->frame->returned;
-    c->frame->runtime_branch_depth--;
-    c->frame->out = out;
-    emit_stmt(c, st);
-    merge_branches(c, &before, &then_s, then_ret, &else_s, else_ret, st);
-    c->frame->returned = then_ret && else_ret;
+    runtime_if(c, s->loc, cx, run_block, &s->u.if_.then, run_block, &s->u.if_.otherwise);
 }
 
 /* Names a block assigns, syntactically (nested blocks included). */
@@ -445,9 +516,33 @@ static bool const_int_arg(checker *c, const value *v, int64_t *out, const char *
     return false;
 }
 
+typedef struct static_trips {
+    const tk_stmt *s;
+    const value *items;
+    uint32_t from, count;
+    int64_t lo, step;
+    bool is_range;
+} static_trips;
+
+static void run_trips(checker *c, const void *trips);
+
 static void exec_static_loop(checker *c, const tk_stmt *s, const value *items, uint32_t count,
                              int64_t lo, int64_t step, bool is_range) {
-    for (uint32_t k = 0; k < count && !c->over_budget; k++) {
+    static_trips t = {s, items, 0, count, lo, step, is_range};
+    run_trips(c, &t);
+}
+
+/* trips t->from .. t->count - 1 of a static loop; after one whose runtime
+ * if returned (in a @func), the rest only where it did not */
+static void run_trips(checker *c, const void *trips) {
+    const static_trips *t = trips;
+    const tk_stmt *s = t->s;
+    const value *items = t->items;
+    uint32_t count = t->count;
+    int64_t lo = t->lo, step = t->step;
+    bool is_range = t->is_range;
+    for (uint32_t k = t->from; k < count && !c->over_budget; k++) {
+        uint32_t returns_before = c->frame->branch_returns;
         if (++c->unrolled_trips > UNROLLED_TRIPS_LIMIT) {
             c->over_budget = true;
             sema_error(c, s->loc, "tl.static_range loops here unroll more than %d trips in all (nested "
@@ -458,6 +553,12 @@ static void exec_static_loop(checker *c, const tk_stmt *s, const value *items, u
         assign_target(c, s->u.for_.target, iv, s->u.for_.target->loc);
         exec_block(c, &s->u.for_.body);
         if (c->frame->returned) return;
+        if (c->frame->loop_returns && c->frame->branch_returns != returns_before && k + 1 < count) {
+            static_trips rest = *t;
+            rest.from = k + 1;
+            unless_returned(c, s->loc, run_trips, &rest);
+            return;
+        }
     }
 }
 
@@ -682,6 +783,11 @@ static void exec_return(checker *c, const tk_stmt *s) {
         if (v.kind == V_RT) assign_name(c, c->n_return, v, s->loc);
         else sema_error(c, s->loc, "a return inside a runtime if gives a runtime value, not %s", v_describe(c, &v));
         f->return_loc = s->loc;
+        f->branch_returns++;
+        if (f->loop_returns) {
+            value yes = v_int(s->loc, 1);
+            assign_name(c, c->n_returned, v_rt(sx_const(c, &yes, TK_I1, s->loc)), s->loc);
+        }
         return;
     }
     f->returned = true;
@@ -841,6 +947,18 @@ static tk_stmt_list then_rest(checker *c, const tk_stmt_list *branch, const tk_s
     return out;
 }
 
+typedef struct block_rest {
+    const tk_stmt_list *body;
+    uint32_t from;
+} block_rest;
+
+static void run_rest(checker *c, const void *rest_) {
+    const block_rest *rest = rest_;
+    tk_stmt_list tail = {0};
+    for (uint32_t i = rest->from; i < rest->body->len; i++) tk_vec_push(c->arena, &tail, rest->body->data[i]);
+    exec_block(c, &tail);
+}
+
 void exec_block(checker *c, const tk_stmt_list *body) {
     for (uint32_t i = 0; i < body->len; i++) {
         if (c->frame->returned) {
@@ -859,6 +977,40 @@ void exec_block(checker *c, const tk_stmt_list *body) {
             exec_stmt(c, moved);
             return;
         }
+        uint32_t returns_before = c->frame->branch_returns;
         exec_stmt(c, s);
+        if (c->frame->loop_returns && c->frame->branch_returns != returns_before && i + 1 < body->len &&
+            !c->frame->returned) {
+            block_rest rest = {body, i + 1};
+            unless_returned(c, s->loc, run_rest, &rest);
+            return;
+        }
     }
+}
+
+/* ---- returns inside static loops of a @func ----------------------------- */
+
+static bool has_return_in_loop(const tk_stmt_list *body, bool in_loop) {
+    for (uint32_t i = 0; i < body->len; i++) {
+        const tk_stmt *s = body->data[i];
+        if (s->kind == TK_STMT_RETURN && in_loop) return true;
+        if (s->kind == TK_STMT_IF &&
+            (has_return_in_loop(&s->u.if_.then, in_loop) || has_return_in_loop(&s->u.if_.otherwise, in_loop)))
+            return true;
+        if (s->kind == TK_STMT_FOR && has_return_in_loop(&s->u.for_.body, true)) return true;
+        if (s->kind == TK_STMT_WHILE && has_return_in_loop(&s->u.while_.body, true)) return true;
+    }
+    return false;
+}
+
+void begin_func_body(checker *c, const tk_stmt_list *body, tk_loc loc) {
+    if (!has_return_in_loop(body, false)) return;
+    c->frame->loop_returns = true;
+    value no = v_int(loc, 0);
+    assign_name(c, c->n_returned, v_rt(sx_const(c, &no, TK_I1, loc)), loc);
+}
+
+bool func_paths_return(checker *c, const tk_stmt_list *body) {
+    const frame *f = c->frame;
+    return !f->loop_returns || !f->branch_returns || f->has_return_value || always_returns(body);
 }

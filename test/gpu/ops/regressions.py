@@ -545,6 +545,84 @@ def check_while_condition(run, torch):
     return None if err < 1e-6 else f"relative error {err:.2e}"
 
 
+@case("a @func returning inside a runtime if inside tl.static_range: later trips and the code after the loop skipped", """
+@func
+def first_negative(x_ptr, N: constexpr):
+    for i in tl.static_range(N):
+        if tl.load(x_ptr + i) < 0:
+            return i
+    return -1
+
+@func
+def scan_pairs(x_ptr, out_ptr, A: constexpr, B: constexpr):
+    for a in tl.static_range(A):
+        for b in tl.static_range(B):
+            v = tl.load(x_ptr + a * B + b)
+            tl.store(out_ptr + a * B + b, v + 1.0)
+            if v > 1.0:
+                return a * B + b
+    return A * B
+
+@func
+def first_row_over(x_ptr, bound, R: constexpr, C: constexpr):
+    cols = tl.arange(0, C)
+    for r in tl.static_range(R):
+        row = tl.load(x_ptr + r * C + cols)
+        if tl.sum(row, 0) > bound:
+            return row * (r + 1)
+        elif tl.sum(row, 0) < -bound:
+            return -row
+    return tl.zeros([C], dtype=tl.float32)
+
+@kernel(grid=(n,), num_warps=4)
+def op(x: *f32, y: *i32, out: *f32, n: i32):
+    pid = tl.program_id(0)
+    base = x + pid * 96
+    tl.store(y + pid * 2, first_negative(base, 4))
+    tl.store(y + pid * 2 + 1, scan_pairs(base, out + pid * 128 + 32, 2, 3))
+    tl.store(out + pid * 128 + tl.arange(0, 32), first_row_over(base, 2.0, 3, 32))
+""")
+def check_static_loop_return(run, torch):
+    n = 301
+    x = rand_f32(n * 96, 21)
+    y = dev(torch.full((n * 2,), -77, dtype=torch.int32))
+    out = dev(torch.full((n * 128,), float("nan")))
+    if run(dev(x), y, out, n) != 0:
+        return "launch failed"
+    torch.cuda.synchronize()
+    y, out = y.cpu(), out.cpu()
+    want_out = torch.full((n * 128,), float("nan"))
+    want_y = torch.empty(n * 2, dtype=torch.int32)
+    for p in range(n):
+        b = x[p * 96:(p + 1) * 96]
+        want_y[2 * p] = next((i for i in range(4) if b[i] < 0), -1)
+        j = 0
+        while j < 6:
+            want_out[p * 128 + 32 + j] = b[j] + 1.0
+            if b[j] > 1.0:
+                break
+            j += 1
+        want_y[2 * p + 1] = j
+        row = torch.zeros(32)
+        for r in range(3):
+            s = b[r * 32:(r + 1) * 32].sum()
+            if s > 2.0:
+                row = b[r * 32:(r + 1) * 32] * (r + 1)
+                break
+            if s < -2.0:
+                row = -b[r * 32:(r + 1) * 32]
+                break
+        want_out[p * 128:p * 128 + 32] = row
+    if not torch.equal(y, want_y):
+        bad = (y != want_y).nonzero()[0].item()
+        return f"index {bad}: {y[bad].item()} for {want_y[bad].item()} ({(y != want_y).sum().item()} wrong)"
+    if not torch.equal(out.isnan(), want_out.isnan()):
+        return f"{(out.isnan() != want_out.isnan()).sum().item()} stores where the @func had returned (or missing)"
+    ok = ~want_out.isnan()
+    err = (out[ok] - want_out[ok]).abs().max().item()
+    return None if err < 1e-5 else f"max error {err:.2e}"
+
+
 @case("'and', 'or' and 'x if c else y' run the other side only when Python would", """
 @kernel(grid=(1,), num_warps=4)
 def op(x: *f32, y: *i32, out: *f32, n: i32):
