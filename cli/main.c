@@ -271,7 +271,11 @@ static int compile_input(const driver *d, const char *input, tk_arena *arena, tk
         builds[t].program = programs[t] = tir;
     }
     if (!diag->error_count && gpu && !opt->tir_after)
+    {
         tk_tir_leave_out_unfit_configs(arena, diag, programs, (const tk_target *const *)opt->targets.data, ntargets);
+        tk_tir_leave_out_unsupported_instances(arena, diag, programs, (const tk_target *const *)opt->targets.data,
+                                               ntargets);
+    }
     times.lower = tk_now_ms() - t4;
     if (diag->error_count) {
         if (opt->time_phases) print_times(&times);

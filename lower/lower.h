@@ -333,6 +333,11 @@ bool tk_tir_run_passes(tk_arena *arena, tk_diag *diag, tk_tir_program *program, 
  * already an error (tk_tir_run_passes). */
 void tk_tir_leave_out_unfit_configs(tk_arena *arena, tk_diag *diag, tk_tir_program *const *programs,
                                     const tk_target *const *targets, uint32_t n);
+/* Then: a dtype instance using fp8 where a target lacks it is left out of
+ * every build with a warning (-Winstance-target), as long as another
+ * instance of its kernel stays; else codegen's error stands. */
+void tk_tir_leave_out_unsupported_instances(tk_arena *arena, tk_diag *diag, tk_tir_program *const *programs,
+                                            const tk_target *const *targets, uint32_t n);
 /* Is `name` a pass of the pipeline, and one of the target passes (after
  * which the dump shows layouts)? */
 bool tk_tir_pass_known(const char *name, bool *target);

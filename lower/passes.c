@@ -231,3 +231,80 @@ void tk_tir_leave_out_unfit_configs(tk_arena *arena, tk_diag *diag, tk_tir_progr
         programs[b]->kernels.len = kept;
     }
 }
+
+/* ---- dtype instances a target cannot build ------------------------------ */
+
+static bool is_fp8(const tk_type *t) {
+    const tk_type *e = tir_elem(t);
+    while (e->kind == TK_TYPE_POINTER) e = e->elem;
+    return e->kind == TK_TYPE_SCALAR && (e->dtype == TK_F8E4M3 || e->dtype == TK_F8E5M2);
+}
+
+static bool values_fp8(const tk_tir_values *vs) {
+    for (uint32_t i = 0; i < vs->len; i++)
+        if (is_fp8(vs->data[i]->type)) return true;
+    return false;
+}
+
+static bool block_uses_fp8(const tk_tir_block *blk) {
+    if (values_fp8(&blk->args)) return true;
+    for (uint32_t i = 0; i < blk->ops.len; i++) {
+        const tk_tir_op *op = blk->ops.data[i];
+        if (values_fp8(&op->results) || values_fp8(&op->operands)) return true;
+        for (uint32_t r = 0; r < op->regions.len; r++)
+            if (block_uses_fp8(op->regions.data[r])) return true;
+    }
+    return false;
+}
+
+void tk_tir_leave_out_unsupported_instances(tk_arena *arena, tk_diag *diag, tk_tir_program *const *programs,
+                                            const tk_target *const *targets, uint32_t n) {
+    const tk_target *lacking = NULL;
+    for (uint32_t b = 0; b < n && !lacking; b++)
+        if (!targets[b]->has_fp8) lacking = targets[b];
+    if (!lacking) return;
+    /* decided on the first build (every build holds the same kernels) */
+    const tk_tir_program *first = programs[0];
+    const char **out = TK_NEW_ARRAY(arena, const char *, first->kernels.len + 1);
+    uint32_t nout = 0;
+    for (uint32_t i = 0; i < first->kernels.len; i++) {
+        const tk_tir_kernel *k = first->kernels.data[i];
+        if (!k->sema->instance_of || !block_uses_fp8(k->body)) continue;
+        bool seen = false;
+        for (uint32_t j = 0; j < nout && !seen; j++) seen = out[j] == k->sema->name;
+        if (!seen) out[nout++] = k->sema->name;
+    }
+    /* an instance is left out only where another of its kernel stays */
+    uint32_t kept_names = 0;
+    for (uint32_t j = 0; j < nout; j++) {
+        const char *family = NULL;
+        bool other_stays = false;
+        for (uint32_t i = 0; i < first->kernels.len; i++)
+            if (first->kernels.data[i]->sema->name == out[j]) family = first->kernels.data[i]->sema->instance_of;
+        for (uint32_t i = 0; i < first->kernels.len && !other_stays; i++) {
+            const tk_sema_kernel *o = first->kernels.data[i]->sema;
+            if (o->instance_of != family) continue;
+            bool leaving = false;
+            for (uint32_t m = 0; m < nout && !leaving; m++) leaving = out[m] == o->name;
+            other_stays = !leaving;
+        }
+        if (!other_stays) continue;
+        const tk_tir_kernel *k = NULL;
+        for (uint32_t i = 0; i < first->kernels.len && !k; i++)
+            if (first->kernels.data[i]->sema->name == out[j]) k = first->kernels.data[i];
+        tk_warning(diag, TK_W_INSTANCE_TARGET, k->sema->loc,
+                   "dtype instance '%s' of '%s' left out: it uses fp8, which needs sm_89 or newer, and this build is "
+                   "for %s%s", out[j], family, lacking->name, n > 1 ? " among its targets" : "");
+        out[kept_names++] = out[j];
+    }
+    for (uint32_t b = 0; b < n && kept_names; b++) {
+        uint32_t kept = 0;
+        for (uint32_t i = 0; i < programs[b]->kernels.len; i++) {
+            tk_tir_kernel *k = programs[b]->kernels.data[i];
+            bool leave = false;
+            for (uint32_t j = 0; j < kept_names && !leave; j++) leave = out[j] == k->sema->name;
+            if (!leave) programs[b]->kernels.data[kept++] = k;
+        }
+        programs[b]->kernels.len = kept;
+    }
+}

@@ -613,6 +613,7 @@ static void check_variant(checker *c, const kernel_decl *k, const variant *v, ui
     out->name = k->name;
     out->loc = k->def->name_loc;
     out->variant = index;
+    out->instance_of = k->suffix && *k->suffix ? k->def->name : NULL;
     out->num_warps = 4;
     out->num_stages = 3;
     frame f;

@@ -166,6 +166,9 @@ typedef struct tk_sema_kernel {
     const char *name;
     tk_loc loc;
     uint32_t variant;              /* index among the kernel's variants */
+    /* one of the dtype instances listed in dtypes=: the @kernel's own name
+     * (NULL: the kernel is built once) */
+    const char *instance_of;
     TK_VEC(tk_sema_param) params;
     TK_VEC(tk_sema_const_binding) constexprs;
     tk_sx *grid[3];                /* host expressions over scalar parameters */
