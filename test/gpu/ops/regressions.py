@@ -545,6 +545,28 @@ def check_while_condition(run, torch):
     return None if err < 1e-6 else f"relative error {err:.2e}"
 
 
+@case("i16 taken as u64, then stored to bf16, in whole blocks (LLVM's SLP vectorizer converted the i16)", """
+@kernel(grid=(n // 256,), num_warps=1)
+def op(x: *i16 % 16, y: *i8 % 16, out: *bf16 % 16, n: i32):
+    o = tl.program_id(0) * 256 + tl.arange(0, 256)
+    tl.store(out + o, tl.load(x + o).to(tl.uint64))
+    tl.store(out + n + o, tl.load(y + o).to(tl.uint32))
+""")
+def check_signed_as_unsigned_to_bf16(run, torch):
+    n = 256 * 37
+    g = torch.Generator().manual_seed(5)
+    x = torch.randint(-30000, 30000, (n,), generator=g, dtype=torch.int32).to(torch.int16)
+    y = torch.randint(-128, 128, (n,), generator=g, dtype=torch.int32).to(torch.int8)
+    out = dev(torch.full((2 * n,), float("nan"), dtype=torch.bfloat16))
+    if run(dev(x), dev(y), out, n) != 0:
+        return "launch failed"
+    torch.cuda.synchronize()
+    as_u = lambda v, w: torch.where(v < 0, v.double() + 2.0 ** w, v.double())
+    want = torch.cat([as_u(x, 64), as_u(y, 32)]).to(torch.bfloat16)
+    bad = (out.cpu().double() != want.double()).sum().item()
+    return None if bad == 0 else f"{bad} of {2 * n} elements differ"
+
+
 @case("a @func returning inside a runtime if inside tl.static_range: later trips and the code after the loop skipped", """
 @func
 def first_negative(x_ptr, N: constexpr):

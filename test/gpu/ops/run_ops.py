@@ -342,6 +342,12 @@ def run_case(i, case, work, rt, gen, stream):
         if not ok:
             print(f"FAIL {name}: NaN in {int(torch.isnan(g).sum())} elements, expected {int(torch.isnan(e).sum())}")
         return ok
+    if kind == "exact":
+        # every element as the reference's, infinities included
+        bad = (got.double() != expect.double()).sum().item()
+        if bad:
+            print(f"FAIL {name}: {bad} of {got.numel()} elements differ")
+        return bad == 0
     if do.is_floating_point:
         g, e = got.double(), expect.double()
         if torch.isnan(g).any() and not torch.isnan(e).any():
