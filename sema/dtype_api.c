@@ -63,6 +63,7 @@ value dtype_predicate(checker *c, const value *dtype, int index, uint32_t nargs,
                    index >= 0 ? predicates[index].name : "is_ptr");
         return v_error();
     }
+    if (dtype->block) return v_bool(loc, index >= 0 && strcmp(predicates[index].name, "is_block") == 0);
     if (index == -2 || dtype->count) return v_bool(loc, index == -2 && dtype->count > 0);
     return v_bool(loc, predicates[index].holds(dtype->u.dtype));
 }

@@ -520,11 +520,6 @@ static value eval_attr(checker *c, const tk_expr *e) {
             int id = TK_B_TRANS;
             return builtin_call(c, id, NULL, &obj, 1, NULL, NULL, NULL, 0, loc);
         }
-        if (strcmp(name, "type") == 0 && t->kind == TK_TYPE_TILE) {
-            sema_error(c, e->u.attr.name_loc, ".type of a tile is not supported yet; .dtype is its element type "
-                       "and .shape its shape");
-            return v_error();
-        }
         if (strcmp(name, "dtype") == 0 || strcmp(name, "type") == 0) {
             /* a pointer's dtype: its pointee's, one level of pointer in count
              * (only .element_ty takes it further); a scalar's .type is its
@@ -537,6 +532,8 @@ static value eval_attr(checker *c, const tk_expr *e) {
             }
             if (e2->kind == TK_TYPE_SCALAR) {
                 v.u.dtype = e2->dtype;
+                /* a tile's .type is its block type (.element_ty, .shape) */
+                if (name[0] == 't' && t->kind == TK_TYPE_TILE) v.block = t;
                 return v;
             }
         }
@@ -565,6 +562,37 @@ static value eval_attr(checker *c, const tk_expr *e) {
         else
             sema_error(c, e->u.attr.name_loc, "%s has no attribute or method '%s'",
                        v_describe(c, &obj), name);
+        return v_error();
+    }
+    if (obj.kind == V_DTYPE && obj.block) {
+        /* Triton's block_type: its element type, shape and size; its dtype
+         * predicates hold for no element type (only is_block()) */
+        if (strcmp(name, "element_ty") == 0 || strcmp(name, "scalar") == 0) {
+            obj.block = NULL;
+            obj.loc = loc;
+            return obj;
+        }
+        if (strcmp(name, "shape") == 0) {
+            value v = v_tuple(c, loc, obj.block->rank);
+            for (uint32_t i = 0; i < obj.block->rank; i++) v.items[i] = v_int(loc, obj.block->shape[i]);
+            return v;
+        }
+        if (strcmp(name, "numel") == 0) {
+            int64_t n = 1;
+            for (uint32_t i = 0; i < obj.block->rank; i++) n *= obj.block->shape[i];
+            return v_int(loc, n);
+        }
+        int predicate = dtype_predicate_index(name);
+        if (predicate != -1) {
+            value m = {.kind = V_METHOD, .loc = loc, .count = 2};
+            m.u.builtin = TK_B_DTYPE_PREDICATE;
+            m.items = TK_NEW_ARRAY(c->arena, value, 2);
+            m.items[0] = obj;
+            m.items[1] = v_int(loc, predicate);
+            return m;
+        }
+        sema_error(c, e->u.attr.name_loc, "a block type (a tile's .type) has .element_ty, .scalar, .shape, .numel "
+                   "and the is_...() predicates, not '%s'", name);
         return v_error();
     }
     if (obj.kind == V_DTYPE) {

@@ -34,7 +34,9 @@ bool const_equal(const value *a, const value *b) {
     switch (a->kind) {
     case V_NONE: return true;
     case V_STR: return a->u.str.len == b->u.str.len && memcmp(a->u.str.text, b->u.str.text, a->u.str.len) == 0;
-    case V_DTYPE: return a->u.dtype == b->u.dtype && a->count == b->count;
+    case V_DTYPE:
+        return a->u.dtype == b->u.dtype && a->count == b->count && !a->block == !b->block &&
+               (!a->block || tk_type_equal(a->block, b->block));
     case V_TUPLE:
         if (a->count != b->count) return false;
         for (uint32_t i = 0; i < a->count; i++)

@@ -51,6 +51,9 @@ struct value {
     /* V_TUPLE items; V_METHOD receiver in items[0]; V_CONFIG's pairs */
     value *items;
     uint32_t count;
+    /* V_DTYPE: a tile's .type (Triton's block_type), the tile type whose
+     * element the dtype is; NULL for a plain dtype */
+    const tk_type *block;
 };
 
 typedef enum binding_state { BOUND, ONLY_IN_BRANCH, ONLY_IN_LOOP } binding_state;

@@ -97,6 +97,8 @@ static void print_const(FILE *out, const value *v) {
         for (uint32_t i = 0; i < v->count; i++) fputs("pointer_type(", out);
         fputs(tk_dtype_name(v->u.dtype), out);
         for (uint32_t i = 0; i < v->count; i++) fputc(')', out);
+        for (uint32_t i = 0; v->block && i < v->block->rank; i++)
+            fprintf(out, "%s%" PRId64 "%s", i ? ", " : "[", v->block->shape[i], i + 1 == v->block->rank ? "]" : "");
         break;
     case V_TUPLE:
         fputc('(', out);
@@ -144,6 +146,7 @@ const char *v_describe(checker *c, const value *v) {
     case V_BOOL: return v->u.b ? "the constant True" : "the constant False";
     case V_STR: return tk_arena_printf(c->arena, "the string %s", const_text(c, v));
     case V_DTYPE:
+        if (v->block) return tk_arena_printf(c->arena, "the block type %s", tk_type_str(c->arena, v->block));
         return v->count ? tk_arena_printf(c->arena, "the pointer dtype *%s (.element_ty is %s)",
                                           tk_dtype_name(v->u.dtype), tk_dtype_name(v->u.dtype))
                         : tk_arena_printf(c->arena, "the dtype %s", tk_dtype_name(v->u.dtype));
