@@ -141,17 +141,19 @@ static LLVMValueRef minmax_nan(cg *c, bool is_max, bool nan, const tk_type *t, L
     }
     bool s = cg_is_signed(t);
     if (LLVMGetTypeKind(lt) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(lt) <= 32) {
-        /* Integers of up to 32 bits: max.s32 (min, .u32) as inline PTX on the widened values. LLVM
-           would narrow a max of 8- or 16-bit values (or of i32 extensions of them, as a reduction
-           of i16 widens) to max.s16, and ptxas (CUDA 13.0, sm_90a) turns a tree of those into
-           VIMNMX3.S16x2 that drops the negation of an operand (-x of an i16 tile, then tl.max:
-           the max of a different set). */
+        /* Integers of up to 32 bits: a 32-bit compare and select as inline PTX on the widened
+           values. ptxas (CUDA 13.0, sm_90a) fuses a tree of max.s32 (or max.s16, to which LLVM
+           narrows a max of 8- or 16-bit values) over negated operands into a VIMNMX3 (.S16x2)
+           that drops one operand's negation: tl.max(-x) was the max of a different set
+           (difftest seed 13, program 1221; test/gpu/ptxas/negmax.cu shows it without tkc).
+           setp + selp are left alone. */
         LLVMValueRef wide[2] = {a, b};
         for (int i = 0; i < 2; i++)
             if (LLVMGetIntTypeWidth(lt) < 32)
                 wide[i] = s ? LLVMBuildSExt(c->b, wide[i], c->t_i32, "") : LLVMBuildZExt(c->b, wide[i], c->t_i32, "");
-        char text[32];
-        snprintf(text, sizeof text, "%s.%s32 $0, $1, $2;", is_max ? "max" : "min", s ? "s" : "u");
+        char text[96];
+        snprintf(text, sizeof text, "{ .reg .pred p; setp.%s.%s32 p, $1, $2; selp.b32 $0, $1, $2, p; }",
+                 is_max ? "gt" : "lt", s ? "s" : "u");
         LLVMValueRef r = cg_asm_call(c, c->t_i32, text, "=r,r,r", wide, 2, false);
         return LLVMGetIntTypeWidth(lt) < 32 ? LLVMBuildTrunc(c->b, r, lt, "") : r;
     }

@@ -545,6 +545,32 @@ def check_while_condition(run, torch):
     return None if err < 1e-6 else f"relative error {err:.2e}"
 
 
+@case("tl.max and tl.min of a negated i32 tile, four registers a thread (ptxas fused a max tree into a VIMNMX3 that lost a negation)", """
+@kernel(grid=(n,), num_warps=4)
+def op(x: *i32 % 16, y: *i32 % 16, out: *i32 % 16, n: i32):
+    pid = tl.program_id(0)
+    v = tl.load(x + pid * 1024 + tl.arange(0, 64)[None, :])
+    w = -v
+    tl.store(out + pid * 4 + tl.arange(0, 1), tl.max(w, axis=1))
+    tl.store(out + pid * 4 + 1 + tl.arange(0, 1), tl.min(w, axis=1))
+    tl.store(out + pid * 4 + 2, tl.max(tl.maximum(w, v)))
+    tl.store(out + pid * 4 + 3, tl.min(tl.minimum(-w, w)))
+""")
+def check_neg_max_i32(run, torch):
+    n = 256
+    g = torch.Generator().manual_seed(7)
+    x = torch.randint(-100, 101, (n * 1024,), generator=g, dtype=torch.int32)
+    out = dev(torch.full((n * 4,), -77, dtype=torch.int32))
+    if run(dev(x), dev(x), out, n) != 0:
+        return "launch failed"
+    torch.cuda.synchronize()
+    v = x.view(n, 1024)[:, :64]
+    want = torch.stack([(-v).max(1).values, (-v).min(1).values, torch.maximum(-v, v).max(1).values,
+                        torch.minimum(v, -v).min(1).values], 1).flatten()
+    bad = (out.cpu() != want).nonzero().flatten()
+    return None if len(bad) == 0 else f"{len(bad)} of {n * 4} wrong, first at {bad[0].item()}"
+
+
 @case("i16 taken as u64, then stored to bf16, in whole blocks (LLVM's SLP vectorizer converted the i16)", """
 @kernel(grid=(n // 256,), num_warps=1)
 def op(x: *i16 % 16, y: *i8 % 16, out: *bf16 % 16, n: i32):
