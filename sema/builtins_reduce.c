@@ -158,7 +158,8 @@ value b_histogram(checker *c, call *k) {
 }
 /* tl.sort(x, dim=None, descending=False) and tl.topk(x, k, dim=None,
  * descending=True): along the last dimension only, as in Triton; topk
- * keeps the k largest (smallest where not descending), in order. */
+ * keeps the k largest (smallest where not descending), in order (of a
+ * bf16 tile, as f32 where k < n). */
 static value sort_common(checker *c, call *k, bool topk) {
     tk_sx *x = rt_arg(c, k, 0);
     if (!x || !elem_is_scalar(c, k, x, 0)) return v_error();
@@ -192,6 +193,9 @@ static value sort_common(checker *c, call *k, bool topk) {
             return v_error();
         }
     }
+    /* Triton's topk keeps k of n through tl.max / tl.min, which promote
+     * bf16 to f32: its k largest of a bf16 tile are f32 (the same values) */
+    if (topk && kk < n && elem_dtype(x) == TK_BF16) x = convert(c, x, TK_F32, k->loc);
     int64_t shape[TK_MAX_RANK];
     memcpy(shape, x->type->shape, sizeof(int64_t) * rank);
     shape[rank - 1] = kk;

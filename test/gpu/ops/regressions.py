@@ -1307,6 +1307,7 @@ SORT_CASES = [
     ("topk i64 [256] k=256", "i64", (256,), 256, True, 4),
     ("topk f32 [32, 64] k=1", "f32", (32, 64), 1, True, 4),
     ("topk f32 [8, 128] k=16 smallest (descending=False)", "f32", (8, 128), 16, False, 4),
+    ("topk bf16 [4, 64] k=4 (as f32, as Triton's)", "bf16", (4, 64), 4, True, 4),
 ]
 
 for sname, sdt, sshape, sk, sdesc, swarps in SORT_CASES:
