@@ -386,6 +386,29 @@ static value eval_name(checker *c, const tk_expr *e) {
     return v_error();
 }
 
+
+/* dtype.is_fp16() and the like: bound here, answered by eval_call */
+static value dtype_predicate_method(checker *c, value dtype, int predicate, tk_loc loc) {
+    value m = {.kind = V_METHOD, .loc = loc, .count = 2};
+    m.u.builtin = TK_B_DTYPE_PREDICATE;
+    m.items = TK_NEW_ARRAY(c->arena, value, 2);
+    m.items[0] = dtype;
+    m.items[1] = v_int(loc, predicate);
+    return m;
+}
+
+/* .shape (a tuple) or .numel of a tile type */
+static value shape_attribute(checker *c, const tk_type *t, const char *name, tk_loc loc) {
+    uint32_t r = ty_rank(t);
+    if (name[0] == 'n') {
+        int64_t n = 1;
+        for (uint32_t i = 0; i < r; i++) n *= t->shape[i];
+        return v_int(loc, n);
+    }
+    value v = v_tuple(c, loc, r);
+    for (uint32_t i = 0; i < r; i++) v.items[i] = v_int(loc, t->shape[i]);
+    return v;
+}
 static value eval_attr(checker *c, const tk_expr *e) {
     value obj = eval(c, e->u.attr.object);
     const char *name = e->u.attr.name;
@@ -537,17 +560,7 @@ static value eval_attr(checker *c, const tk_expr *e) {
                 return v;
             }
         }
-        if (strcmp(name, "shape") == 0) {
-            uint32_t r = ty_rank(t);
-            value v = v_tuple(c, loc, r);
-            for (uint32_t i = 0; i < r; i++) v.items[i] = v_int(loc, t->shape[i]);
-            return v;
-        }
-        if (strcmp(name, "numel") == 0) {
-            int64_t n = 1;
-            for (uint32_t i = 0; i < ty_rank(t); i++) n *= t->shape[i];
-            return v_int(loc, n);
-        }
+        if (strcmp(name, "shape") == 0 || strcmp(name, "numel") == 0) return shape_attribute(c, t, name, loc);
         int id = builtin_lookup(c, name, true);
         if (id >= 0 && builtin_is_method(id)) {
             value v = {.kind = V_METHOD, .loc = loc};
@@ -572,25 +585,9 @@ static value eval_attr(checker *c, const tk_expr *e) {
             obj.loc = loc;
             return obj;
         }
-        if (strcmp(name, "shape") == 0) {
-            value v = v_tuple(c, loc, obj.block->rank);
-            for (uint32_t i = 0; i < obj.block->rank; i++) v.items[i] = v_int(loc, obj.block->shape[i]);
-            return v;
-        }
-        if (strcmp(name, "numel") == 0) {
-            int64_t n = 1;
-            for (uint32_t i = 0; i < obj.block->rank; i++) n *= obj.block->shape[i];
-            return v_int(loc, n);
-        }
+        if (strcmp(name, "shape") == 0 || strcmp(name, "numel") == 0) return shape_attribute(c, obj.block, name, loc);
         int predicate = dtype_predicate_index(name);
-        if (predicate != -1) {
-            value m = {.kind = V_METHOD, .loc = loc, .count = 2};
-            m.u.builtin = TK_B_DTYPE_PREDICATE;
-            m.items = TK_NEW_ARRAY(c->arena, value, 2);
-            m.items[0] = obj;
-            m.items[1] = v_int(loc, predicate);
-            return m;
-        }
+        if (predicate != -1) return dtype_predicate_method(c, obj, predicate, loc);
         sema_error(c, e->u.attr.name_loc, "a block type (a tile's .type) has .element_ty, .scalar, .shape, .numel "
                    "and the is_...() predicates, not '%s'", name);
         return v_error();
@@ -601,16 +598,8 @@ static value eval_attr(checker *c, const tk_expr *e) {
             obj.loc = loc;
             return obj;
         }
-        /* dtype.is_fp16() and the like: bound here, answered by eval_call */
         int predicate = dtype_predicate_index(name);
-        if (predicate != -1) {
-            value m = {.kind = V_METHOD, .loc = loc, .count = 2};
-            m.u.builtin = TK_B_DTYPE_PREDICATE;
-            m.items = TK_NEW_ARRAY(c->arena, value, 2);
-            m.items[0] = obj;
-            m.items[1] = v_int(loc, predicate);
-            return m;
-        }
+        if (predicate != -1) return dtype_predicate_method(c, obj, predicate, loc);
         if (obj.count && strcmp(name, "primitive_bitwidth") == 0) return v_int(loc, 64);
         if (obj.count) {
             sema_error(c, e->u.attr.name_loc, "a pointer dtype has .element_ty (the pointee), "
