@@ -1601,9 +1601,29 @@ class Gen:
         if not locals_:
             raise Reject("empty func")
         ret = locals_[-1]
-        self.funcs.append((fname, params, fbody, ret.name))
         v = ret.renamed(self.fresh())
+        early = self.early_return(fname, ret)
+        if early:
+            fbody.append(early[0])
+            v = dataclasses.replace(v, lo=min(v.lo, 0), hi=max(v.hi, early[1] - 1))
+        self.funcs.append((fname, params, fbody, ret.name))
         return self.define(scope, body, v, f"{fname}({', '.join(a.name for a in args)})", tags=("func",))
+
+    def early_return(self, fname, ret):
+        """Sometimes, before a @func's final return, a tl.static_range loop
+        whose runtime if returns early (ret * 0 + the trip): the later trips
+        and the final return run only where it did not. Drawn from its own
+        generator, so that programs of the same seed and index stay as they
+        were otherwise. Returns (statement, trips) or None."""
+        r = random.Random(f"tkc-difftest-early:{self.seed}:{self.index}:{fname}")
+        if r.random() >= 0.3 or ret.d.kind == "b":
+            return None
+        trips, j = r.randint(2, 4), f"r{fname[1:]}"
+        cond = f"(tl.program_id(0) + {j}) % {r.randint(2, 4)} == {r.randint(0, 1)}"
+        ret_stmt = Stmt("effect", f"return {ret.name} * 0 + {j}", deletable=False)
+        loop_if = Stmt("if", cond, body=[ret_stmt], deletable=False)
+        self.features.add("func_early_return")
+        return Stmt("for", f"for {j} in tl.static_range({trips})", body=[loop_if], deletable=False), trips
 
 
 def parse_weights(text):
