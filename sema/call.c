@@ -214,9 +214,14 @@ value call_func(checker *c, const tk_def *def, value *args, uint32_t count,
             c->frame = saved;
             return v_error();
         }
-        if ((branch_ret && branch_ret->state != BOUND) || !func_paths_return(c, &def->body)) {
-            sema_error(c, def->name_loc, "'%s' returns a value on some paths only (a runtime if returns in "
-                       "one branch)", def->name);
+        /* Python would give None on a bare return's path, or at the end */
+        bool some_paths = (branch_ret && branch_ret->state != BOUND) || !func_paths_return(c, &def->body);
+        if ((f.bare_return && f.value_return) || some_paths) {
+            sema_error(c, def->name_loc, some_paths ? "'%s' returns a value on some paths only (a runtime if returns "
+                                                      "in one branch)"
+                                                    : "'%s' returns a value on some paths and nothing (a bare return) "
+                                                      "on others; a @func returns one type",
+                       def->name);
             tk_note(c->diag, loc, "in '%s', called here", def->name);
             c->instances.data[key_index].failed = true;
             c->frame = saved;

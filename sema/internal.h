@@ -97,11 +97,18 @@ typedef struct frame {
     value return_value;
     bool has_return_value;
     tk_loc return_loc;
-    /* a @func with a return inside a static loop: a return in a runtime if
-     * sets the hidden flag n_returned, and what follows it (the rest of a
-     * block, the remaining trips) runs under `if not returned` */
+    /* a @func with a return inside a loop: a return in a runtime if sets
+     * the hidden flag n_returned, and what follows it (the rest of a block,
+     * the remaining trips, a runtime loop's later trips) runs under
+     * `if not returned` */
     bool loop_returns;
     uint32_t branch_returns;  /* returns inside runtime ifs so far */
+    bool bare_return, value_return; /* `return` and `return x` seen (a @func has one kind) */
+    /* where the outermost runtime loop being checked goes: a return value
+     * first set inside it starts there (a zero), so every enclosing loop
+     * carries it; loop_return_vars are those values' variables */
+    tk_ss_list *loop_preheader;
+    TK_VEC(const tk_sema_var *) loop_return_vars;
     uint32_t *var_counter;
     const tk_def *def;
 } frame;
@@ -148,7 +155,7 @@ struct checker {
     /* interned names used by the checker */
     const char *n_tl, *n_triton, *n_language, *n_math, *n_libdevice;
     const char *n_return;   /* a @func's value returned inside a runtime if */
-    const char *n_returned; /* whether it has returned, where a static loop returns */
+    const char *n_returned; /* whether it has returned, where a loop returns */
 };
 
 /* ---- types.c ---- */

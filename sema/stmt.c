@@ -202,13 +202,27 @@ static tk_sx *zero_of(checker *c, const tk_type *t, tk_loc loc) {
     return broadcast_to_shape(c, x, ty_rank(t), ty_shape(t), loc);
 }
 
-/* In a @func whose static loop returns, the hidden return value set in one
+static bool has_return_in_loop(const tk_stmt_list *body, bool in_loop);
+
+static bool is_loop_return_var(const frame *f, const tk_sema_var *var) {
+    for (uint32_t i = 0; i < f->loop_return_vars.len; i++)
+        if (f->loop_return_vars.data[i] == var) return true;
+    return false;
+}
+
+/* In a @func whose loop returns, the hidden return value set in one
  * branch only: the other branch holds a zero of its type, so the value
  * reaches the end whichever path returned. */
 static bool merge_return_value(checker *c, binding *bt, binding *be, binding *bb, scope *merged, tk_ss *if_stmt) {
     bool t_ok = bt && bt->state == BOUND && bt->val.kind == V_RT, e_ok = be && be->state == BOUND && be->val.kind == V_RT;
     if (t_ok == e_ok) return false; /* both (merged as any name) or neither */
     binding *set = t_ok ? bt : be;
+    if (c->frame->runtime_loop_depth > 0 && set->var && is_loop_return_var(c->frame, set->var)) {
+        /* started before the outermost runtime loop, which holds this if:
+         * it holds a value on every path */
+        if (bb) *bb = *set; else tk_vec_push(c->arena, merged, *set);
+        return true;
+    }
     tk_sx *value_set = set->var ? sx_var(c, set->var, set->def_loc) : set->val.u.rt;
     const tk_type *type = value_set->type;
     tk_sema_var *var = new_var(c, c->n_return, type, if_stmt->loc);
@@ -223,6 +237,21 @@ static bool merge_return_value(checker *c, binding *bt, binding *be, binding *bb
     nb.val = v_rt(sx_var(c, var, if_stmt->loc));
     if (bb) *bb = nb; else tk_vec_push(c->arena, merged, nb);
     return true;
+}
+
+static void return_types_differ(checker *c, tk_loc here, const tk_type *t, tk_loc other, const tk_type *other_t) {
+    sema_error(c, here, "this return gives %s, but another return of the @func gives %s; a @func returns "
+               "one type (convert with .to())", tk_type_str(c->arena, t), tk_type_str(c->arena, other_t));
+    tk_note(c->diag, other, "the other return is here");
+}
+
+/* a tuple cannot merge (the hidden return value is one variable) */
+static void tuple_return_refused(checker *c, tk_loc loc, const value *v) {
+    if (v->kind == V_TUPLE)
+        sema_error(c, loc, "returning a tuple inside a runtime if or loop of a @func is not supported yet; "
+                   "assign its items to names there and return the tuple at the end");
+    else
+        sema_error(c, loc, "a return inside a runtime if or loop gives a runtime value, not %s", v_describe(c, v));
 }
 
 /* Joins the scopes after the two branches of a runtime if. A name bound
@@ -282,10 +311,14 @@ static void merge_branches(checker *c, const scope *before, scope *then_s, bool 
                 continue;
             }
             if (!tk_type_equal(xt->type, xe->type)) {
-                sema_error(c, be->def_loc, "'%s' is %s in one branch of the if and %s in the "
-                           "other; a name must have one type after the if", name,
-                           tk_type_str(c->arena, xt->type), tk_type_str(c->arena, xe->type));
-                tk_note(c->diag, bt->def_loc, "'%s' is %s here", name, tk_type_str(c->arena, xt->type));
+                if (name == c->n_return) {
+                    return_types_differ(c, be->def_loc, xe->type, bt->def_loc, xt->type);
+                } else {
+                    sema_error(c, be->def_loc, "'%s' is %s in one branch of the if and %s in the "
+                               "other; a name must have one type after the if", name,
+                               tk_type_str(c->arena, xt->type), tk_type_str(c->arena, xe->type));
+                    tk_note(c->diag, bt->def_loc, "'%s' is %s here", name, tk_type_str(c->arena, xt->type));
+                }
                 binding nb = *bt;
                 nb.val = v_error();
                 nb.var = NULL;
@@ -447,6 +480,12 @@ static void enter_runtime_loop(checker *c, const tk_stmt_list *body, tk_loc loop
                                loop_state *ls) {
     name_list names = {0};
     collect_assigned(c, body, (void *)&names);
+    if (c->frame->loop_returns && has_return_in_loop(body, true)) {
+        /* the hidden flag (and a value returned before) are loop-carried */
+        tk_vec_push(c->arena, &names, c->n_returned);
+        tk_vec_push(c->arena, &names, c->n_return);
+    }
+    if (c->frame->runtime_loop_depth == 0) c->frame->loop_preheader = c->frame->out;
     for (uint32_t i = 0; i < names.len; i++) {
         binding *b = lookup_in(&c->frame->names, names.data[i]);
         if (!b || b->state != BOUND || b->val.kind == V_ERROR) continue;
@@ -482,6 +521,11 @@ static void leave_runtime_loop(checker *c, loop_state *ls, tk_loc loop_loc) {
         if (old && old->state == BOUND) {
             if (old->fixed) continue; /* same variable, same type */
             *old = *b;
+            continue;
+        }
+        if (b->state == BOUND && b->var && is_loop_return_var(c->frame, b->var)) {
+            /* a value returned inside the loop: it starts before the loop */
+            if (old) *old = *b; else tk_vec_push(c->arena, &result, *b);
             continue;
         }
         if (old) {
@@ -560,6 +604,14 @@ static void run_trips(checker *c, const void *trips) {
             return;
         }
     }
+}
+
+/* A runtime loop's body; in a @func that returns inside it, each trip runs
+ * only where the function has not returned (the trips go on, doing
+ * nothing: a for loop has no early exit). */
+static void run_loop_body(checker *c, const tk_stmt_list *body, tk_loc loc) {
+    if (c->frame->loop_returns && has_return_in_loop(body, true)) unless_returned(c, loc, run_block, body);
+    else exec_block(c, body);
 }
 
 static void exec_for(checker *c, const tk_stmt *s) {
@@ -696,7 +748,7 @@ static void exec_for(checker *c, const tk_stmt *s) {
             b->var = iv;
             tk_ss_list *out = c->frame->out;
             c->frame->out = &st->then;
-            exec_block(c, &s->u.for_.body);
+            run_loop_body(c, &s->u.for_.body, s->loc);
             c->frame->out = out;
             leave_runtime_loop(c, &ls, s->loc);
             emit_stmt(c, st);
@@ -715,7 +767,36 @@ static void exec_for(checker *c, const tk_stmt *s) {
                "or a constant tuple, not %s", v_describe(c, &it));
 }
 
+/* A while condition as a scalar i1 (NULL after an error). */
+static tk_sx *while_condition(checker *c, const tk_stmt *s, value cond) {
+    if (cond.kind == V_ERROR) return NULL;
+    if (cond.kind != V_RT) {
+        tk_dtype b = TK_I1;
+        return to_runtime(c, &cond, &b);
+    }
+    const tk_type *t = cond.u.rt->type;
+    if (t->kind != TK_TYPE_SCALAR) {
+        sema_error(c, s->u.while_.cond->loc, "a while condition must be a scalar, not %s", tk_type_str(c->arena, t));
+        return NULL;
+    }
+    if (t->dtype == TK_I1) return cond.u.rt;
+    value r = arith(c, TK_BINOP_NE, cond, v_int(cond.loc, 0), cond.loc);
+    return r.kind == V_RT ? r.u.rt : NULL;
+}
+
+typedef struct while_test {
+    const tk_stmt *s;
+    tk_sema_var *goes_on;
+} while_test;
+
+static void test_while(checker *c, const void *test_) {
+    const while_test *t = test_;
+    tk_sx *cx = while_condition(c, t->s, eval(c, t->s->u.while_.cond));
+    if (cx) emit_assign(c, t->goes_on, cx, t->s->loc);
+}
+
 static void exec_while(checker *c, const tk_stmt *s) {
+    bool returns_inside = c->frame->loop_returns && has_return_in_loop(&s->u.while_.body, true);
     loop_state ls = {0};
     enter_runtime_loop(c, &s->u.while_.body, s->loc, &ls);
     tk_ss *st = ss_new(c, TK_SS_WHILE, s->loc);
@@ -723,35 +804,64 @@ static void exec_while(checker *c, const tk_stmt *s) {
     /* statements the condition emits (an atomic's result, an inlined
      * @func) belong to every test, not only the first */
     c->frame->out = &st->otherwise;
-    value cond = eval(c, s->u.while_.cond);
     tk_sx *cx = NULL;
-    if (cond.kind == V_RT) {
-        const tk_type *t = cond.u.rt->type;
-        if (t->kind != TK_TYPE_SCALAR) {
-            sema_error(c, s->u.while_.cond->loc, "a while condition must be a scalar, not %s",
-                       tk_type_str(c->arena, t));
-        } else if (t->dtype != TK_I1) {
-            value r = arith(c, TK_BINOP_NE, cond, v_int(cond.loc, 0), cond.loc);
-            if (r.kind == V_RT) cx = r.u.rt;
-        } else {
-            cx = cond.u.rt;
-        }
-    } else if (cond.kind != V_ERROR) {
+    if (returns_inside) {
+        /* once the @func has returned, the loop ends without testing its
+         * condition again (which may load or have effects) */
+        value no = v_int(s->loc, 0);
+        while_test t = {s, new_var(c, tk_intern_cstr(c->names, "(loop goes on)"), ty_scalar(c, TK_I1), s->loc)};
+        emit_assign(c, t.goes_on, sx_const(c, &no, TK_I1, s->loc), s->loc);
+        unless_returned(c, s->loc, test_while, &t);
+        cx = sx_var(c, t.goes_on, s->loc);
+    } else {
+        value cond = eval(c, s->u.while_.cond);
         if (v_is_number(&cond) && !v_truth(&cond)) {
             c->frame->out = out;
             c->frame->runtime_loop_depth--;
             c->frame->names = ls.before;
             return;
         }
-        tk_dtype b = TK_I1;
-        cx = to_runtime(c, &cond, &b);
+        cx = while_condition(c, s, cond);
     }
     st->value = cx;
     c->frame->out = &st->then;
-    exec_block(c, &s->u.while_.body);
+    run_loop_body(c, &s->u.while_.body, s->loc);
     c->frame->out = out;
     leave_runtime_loop(c, &ls, s->loc);
     if (cx) emit_stmt(c, st);
+}
+
+/* A value returned inside a runtime loop of a @func: it goes to a variable
+ * that starts (a zero) before the outermost loop, so every loop around the
+ * return carries it out. */
+static void set_loop_return_value(checker *c, value v, tk_loc loc) {
+    frame *f = c->frame;
+    binding *b = lookup_in(&f->names, c->n_return);
+    tk_sema_var *var = b && b->state == BOUND ? b->var : NULL;
+    tk_sx *x = v.kind == V_RT ? v.u.rt
+               : v_is_number(&v) ? (var ? adapt_const(c, &v, var->type) : to_runtime(c, &v, NULL))
+                                 : NULL;
+    if (!x || x->type->kind == TK_TYPE_VOID) {
+        tuple_return_refused(c, loc, &v);
+        return;
+    }
+    if (!var) {
+        tk_sema_var *started = new_var(c, c->n_return, x->type, loc);
+        tk_ss *init = ss_new(c, TK_SS_ASSIGN, loc);
+        init->var = started;
+        init->value = zero_of(c, x->type, loc);
+        tk_vec_push(c->arena, f->loop_preheader, init);
+        tk_vec_push(c->arena, &f->loop_return_vars, started);
+        emit_assign(c, started, x, loc);
+        binding *nb = bind(c, &f->names, c->n_return, v_rt(sx_var(c, started, loc)), loc);
+        nb->var = started;
+        return;
+    }
+    if (!tk_type_equal(x->type, var->type)) {
+        return_types_differ(c, loc, x->type, b->def_loc, var->type);
+        return;
+    }
+    emit_assign(c, var, x, loc);
 }
 
 static void exec_return(checker *c, const tk_stmt *s) {
@@ -768,22 +878,24 @@ static void exec_return(checker *c, const tk_stmt *s) {
         else if (f->runtime_loop_depth == 0) f->returned = true;
         return;
     }
-    if (f->runtime_loop_depth > 0) {
-        sema_error(c, s->loc, "return inside a runtime loop of a @func is not supported yet; "
-                   "assign the result to a name and return it after the loop");
-        return;
-    }
     value v = s->u.expr ? eval(c, s->u.expr) : (value){.kind = V_NONE, .loc = s->loc};
-    if (f->runtime_branch_depth > 0) {
+    if (v.kind == V_ERROR) return;
+    if (v.kind == V_NONE) f->bare_return = true;
+    else f->value_return = true;
+    if (f->runtime_branch_depth > 0 || f->runtime_loop_depth > 0) {
         /* exec_block moved what follows the if into the branches, so this
          * return ends its path: the value goes to a hidden name that the
-         * branches merge like any other, and the call reads it at the end */
-        if (v.kind == V_ERROR || v.kind == V_NONE) return;
-        if (v_is_number(&v)) v = v_rt(to_runtime(c, &v, NULL));
-        if (v.kind == V_RT) assign_name(c, c->n_return, v, s->loc);
-        else sema_error(c, s->loc, "a return inside a runtime if gives a runtime value, not %s", v_describe(c, &v));
+         * branches merge like any other, and the call reads it at the end;
+         * in a loop, the hidden flag skips what would run after it */
         f->return_loc = s->loc;
         f->branch_returns++;
+        if (v.kind != V_NONE && f->runtime_loop_depth > 0) {
+            set_loop_return_value(c, v, s->loc);
+        } else if (v.kind != V_NONE) {
+            if (v_is_number(&v)) v = v_rt(to_runtime(c, &v, NULL));
+            if (v.kind == V_RT) assign_name(c, c->n_return, v, s->loc);
+            else tuple_return_refused(c, s->loc, &v);
+        }
         if (f->loop_returns) {
             value yes = v_int(s->loc, 1);
             assign_name(c, c->n_returned, v_rt(sx_const(c, &yes, TK_I1, s->loc)), s->loc);
@@ -1012,5 +1124,5 @@ void begin_func_body(checker *c, const tk_stmt_list *body, tk_loc loc) {
 
 bool func_paths_return(checker *c, const tk_stmt_list *body) {
     const frame *f = c->frame;
-    return !f->loop_returns || !f->branch_returns || f->has_return_value || always_returns(body);
+    return !f->loop_returns || !f->value_return || f->has_return_value || always_returns(body);
 }

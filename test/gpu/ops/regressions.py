@@ -593,6 +593,38 @@ def check_signed_as_unsigned_to_bf16(run, torch):
     return None if bad == 0 else f"{bad} of {2 * n} elements differ"
 
 
+def run_returning(run, n, seed, want):
+    """Runs op(x, y, out, n) on n programs of 96 random floats each, out
+    poisoned with NaN; want(block, p, want_y, want_out) fills in what
+    program p must write. None if it did."""
+    x = rand_f32(n * 96, seed)
+    y = dev(torch.full((n * 2,), -77, dtype=torch.int32))
+    out = dev(torch.full((n * 128,), float("nan")))
+    if run(dev(x), y, out, n) != 0:
+        return "launch failed"
+    torch.cuda.synchronize()
+    y, out = y.cpu(), out.cpu()
+    want_out = torch.full((n * 128,), float("nan"))
+    want_y = torch.empty(n * 2, dtype=torch.int32)
+    for p in range(n):
+        b = x[p * 96:(p + 1) * 96]
+        want(b, p, want_y, want_out)
+    return returned_values_differ(y, want_y, out, want_out)
+
+
+def returned_values_differ(y, want_y, out, want_out):
+    """What a @func that returns early got wrong: y exactly, the stores
+    made (NaN where none may be) and their values; None if nothing."""
+    if not torch.equal(y, want_y):
+        bad = (y != want_y).nonzero()[0].item()
+        return f"index {bad}: {y[bad].item()} for {want_y[bad].item()} ({(y != want_y).sum().item()} wrong)"
+    if not torch.equal(out.isnan(), want_out.isnan()):
+        return f"{(out.isnan() != want_out.isnan()).sum().item()} stores where the @func had returned (or missing)"
+    ok = ~want_out.isnan()
+    err = (out[ok] - want_out[ok]).abs().max().item()
+    return None if err < 1e-4 else f"max error {err:.2e}"
+
+
 @case("a @func returning inside a runtime if inside tl.static_range: later trips and the code after the loop skipped", """
 @func
 def first_negative(x_ptr, N: constexpr):
@@ -631,18 +663,7 @@ def op(x: *f32, y: *i32, out: *f32, n: i32):
     tl.store(out + pid * 128 + tl.arange(0, 32), first_row_over(base, 2.0, 3, 32))
 """)
 def check_static_loop_return(run, torch):
-    n = 301
-    x = rand_f32(n * 96, 21)
-    y = dev(torch.full((n * 2,), -77, dtype=torch.int32))
-    out = dev(torch.full((n * 128,), float("nan")))
-    if run(dev(x), y, out, n) != 0:
-        return "launch failed"
-    torch.cuda.synchronize()
-    y, out = y.cpu(), out.cpu()
-    want_out = torch.full((n * 128,), float("nan"))
-    want_y = torch.empty(n * 2, dtype=torch.int32)
-    for p in range(n):
-        b = x[p * 96:(p + 1) * 96]
+    def want(b, p, want_y, want_out):
         want_y[2 * p] = next((i for i in range(4) if b[i] < 0), -1)
         j = 0
         while j < 6:
@@ -661,14 +682,86 @@ def check_static_loop_return(run, torch):
                 row = -b[r * 32:(r + 1) * 32]
                 break
         want_out[p * 128:p * 128 + 32] = row
-    if not torch.equal(y, want_y):
-        bad = (y != want_y).nonzero()[0].item()
-        return f"index {bad}: {y[bad].item()} for {want_y[bad].item()} ({(y != want_y).sum().item()} wrong)"
-    if not torch.equal(out.isnan(), want_out.isnan()):
-        return f"{(out.isnan() != want_out.isnan()).sum().item()} stores where the @func had returned (or missing)"
-    ok = ~want_out.isnan()
-    err = (out[ok] - want_out[ok]).abs().max().item()
-    return None if err < 1e-5 else f"max error {err:.2e}"
+    return run_returning(run, 301, 21, want)
+
+
+@case("a @func returning inside runtime for and while loops (nested, in an if, a tile, nothing returned): later trips do nothing", """
+@func
+def first_negative(x_ptr, m):
+    for i in range(m):
+        if tl.load(x_ptr + i) < -0.5:
+            return i
+    return -1
+
+@func
+def find_pair(x_ptr, m):
+    for i in range(m):
+        for j in range(i + 1, m):
+            if tl.load(x_ptr + i) + tl.load(x_ptr + j) > 2.5:
+                return i * 16 + j
+    return -1
+
+@func
+def row_or_minus_one(x_ptr, m, flag, C: constexpr):
+    cols = tl.arange(0, C)
+    if flag > 0:
+        r = 0
+        while r < m:
+            row = tl.load(x_ptr + r * C + cols)
+            if tl.sum(row, 0) > 3.0:
+                return row
+            r += 1
+    return tl.zeros([C], dtype=tl.float32) - 1.0
+
+@func
+def copy_until_negative(x_ptr, out_ptr, m):
+    for i in range(m):
+        v = tl.load(x_ptr + i)
+        if v < -1.0:
+            return
+        tl.store(out_ptr + i, v)
+
+@func
+def copy_until_negative_static(x_ptr, out_ptr, N: constexpr):
+    for i in tl.static_range(N):
+        v = tl.load(x_ptr + i)
+        if v < -1.0:
+            return
+        tl.store(out_ptr + i, v + 1.0)
+
+@kernel(grid=(n,), num_warps=4)
+def op(x: *f32, y: *i32, out: *f32, n: i32):
+    pid = tl.program_id(0)
+    base = x + pid * 96
+    m = 3 + pid % 7
+    tl.store(y + pid * 2, first_negative(base, m))
+    tl.store(y + pid * 2 + 1, find_pair(base, m))
+    tl.store(out + pid * 128 + tl.arange(0, 32), row_or_minus_one(base, m % 3 + 1, pid % 2, 32))
+    copy_until_negative(base, out + pid * 128 + 32, m)
+    copy_until_negative_static(base + 10, out + pid * 128 + 48, 8)
+""")
+def check_runtime_loop_return(run, torch):
+    def want(b, p, want_y, want_out):
+        m = 3 + p % 7
+        want_y[2 * p] = next((i for i in range(m) if b[i] < -0.5), -1)
+        want_y[2 * p + 1] = next((i * 16 + j for i in range(m) for j in range(i + 1, m)
+                                  if (b[i] + b[j]).item() > 2.5), -1)
+        row = torch.full((32,), -1.0)
+        if p % 2 > 0:
+            for r in range(m % 3 + 1):
+                if b[r * 32:(r + 1) * 32].sum() > 3.0:
+                    row = b[r * 32:(r + 1) * 32]
+                    break
+        want_out[p * 128:p * 128 + 32] = row
+        for i in range(m):
+            if b[i] < -1.0:
+                break
+            want_out[p * 128 + 32 + i] = b[i]
+        for i in range(8):
+            if b[10 + i] < -1.0:
+                break
+            want_out[p * 128 + 48 + i] = b[10 + i] + 1.0
+    return run_returning(run, 333, 23, want)
 
 
 @case("'and', 'or' and 'x if c else y' run the other side only when Python would", """
