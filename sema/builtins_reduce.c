@@ -159,7 +159,7 @@ value b_histogram(checker *c, call *k) {
 /* tl.sort(x, dim=None, descending=False) and tl.topk(x, k, dim=None,
  * descending=True): along the last dimension only, as in Triton; topk
  * keeps the k largest (smallest where not descending), in order (of a
- * bf16 tile, as f32 where k < n). */
+ * tile narrower than 32 bits, as f32 or i32 where k < n). */
 static value sort_common(checker *c, call *k, bool topk) {
     tk_sx *x = rt_arg(c, k, 0);
     if (!x || !elem_is_scalar(c, k, x, 0)) return v_error();
@@ -193,9 +193,11 @@ static value sort_common(checker *c, call *k, bool topk) {
             return v_error();
         }
     }
-    /* Triton's topk keeps k of n through tl.max / tl.min, which promote
-     * bf16 to f32: its k largest of a bf16 tile are f32 (the same values) */
-    if (topk && kk < n && elem_dtype(x) == TK_BF16) x = convert(c, x, TK_F32, k->loc);
+    /* Triton's topk keeps k of n through tl.max / tl.min, which widen
+     * types narrower than 32 bits: its k largest of an f16, bf16 or 8- and
+     * 16-bit integer tile are f32 or i32 (the same values) */
+    tk_dtype xd = elem_dtype(x);
+    if (topk && kk < n && tk_dtype_bits(xd) < 32) x = convert(c, x, tk_dtype_is_float(xd) ? TK_F32 : TK_I32, k->loc);
     int64_t shape[TK_MAX_RANK];
     memcpy(shape, x->type->shape, sizeof(int64_t) * rank);
     shape[rank - 1] = kk;

@@ -1092,7 +1092,9 @@ class Gen:
                 raise Reject("topk of one element")
             # k >= 2: Triton 3.6's sort_impl refuses tl.topk(x, 1)
             k = 1 << rng.randrange(1, n.bit_length())
-            v = Value(self.fresh(), x.dt, x.shape[:-1] + (k,), x.lo, x.hi, x.err)
+            # k < n goes through tl.max, which widens types narrower than 32 bits
+            dt = x.dt if k == n or x.d.bits >= 32 else "f32" if x.d.is_float else "i32"
+            v = Value(self.fresh(), dt, x.shape[:-1] + (k,), x.lo, x.hi, x.err)
             return self.define(scope, body, v, f"tl.topk({x.name}, {k})", tags=("sort",))
         axis = rng.randrange(len(x.shape))
         if x.shape[axis] < 2:

@@ -1401,6 +1401,8 @@ SORT_CASES = [
     ("topk f32 [32, 64] k=1", "f32", (32, 64), 1, True, 4),
     ("topk f32 [8, 128] k=16 smallest (descending=False)", "f32", (8, 128), 16, False, 4),
     ("topk bf16 [4, 64] k=4 (as f32, as Triton's)", "bf16", (4, 64), 4, True, 4),
+    ("topk u8 [16, 64] k=4 (as i32, as Triton's)", "u8", (16, 64), 4, True, 4),
+    ("topk i16 [8, 32] k=8 (as i32, as Triton's)", "i16", (8, 32), 8, True, 2),
 ]
 
 for sname, sdt, sshape, sk, sdesc, swarps in SORT_CASES:
