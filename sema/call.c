@@ -73,7 +73,28 @@ static void append_signature(checker *c, char **buf, const value *v) {
     *buf = tk_arena_printf(c->arena, "%s%s%s", *buf, **buf ? "," : "", part);
 }
 
-static value runtime_result(checker *c, tk_sx *call, tk_loc loc) {
+/* The items of the flat tuple in var, nested as `shape` (the value the
+ * @func returned, whose compile-time items stay compile-time: the same on
+ * every path that returns; NULL: flat). */
+static value nest_items(checker *c, const value *shape, const tk_sema_var *var, uint32_t *next, tk_loc loc) {
+    const tk_type *t = var->type;
+    if (shape && shape->kind == V_TUPLE) {
+        value tup = v_tuple(c, loc, shape->count);
+        for (uint32_t i = 0; i < shape->count; i++) tup.items[i] = nest_items(c, &shape->items[i], var, next, loc);
+        return tup;
+    }
+    if (shape && v_is_const(shape)) {
+        value k = *shape;
+        k.loc = loc;
+        return k;
+    }
+    tk_sx *g = sx_new(c, TK_SX_TUPLE_GET, t->items[*next], loc);
+    g->index = (*next)++;
+    sx_add_arg(c, g, sx_var(c, var, loc));
+    return v_rt(g);
+}
+
+static value runtime_result(checker *c, tk_sx *call, const value *shape, tk_loc loc) {
     const tk_type *t = call->type;
     if (t->kind == TK_TYPE_VOID) {
         tk_ss *s = ss_new(c, TK_SS_EXPR, loc);
@@ -84,29 +105,43 @@ static value runtime_result(checker *c, tk_sx *call, tk_loc loc) {
     tk_sema_var *var = new_var(c, "_", t, loc);
     emit_assign(c, var, call, loc);
     if (t->kind != TK_TYPE_TUPLE) return v_rt(sx_var(c, var, loc));
-    value tup = v_tuple(c, loc, t->count);
-    for (uint32_t i = 0; i < t->count; i++) {
-        tk_sx *g = sx_new(c, TK_SX_TUPLE_GET, t->items[i], loc);
-        g->index = i;
-        sx_add_arg(c, g, sx_var(c, var, loc));
-        tup.items[i] = v_rt(g);
+    uint32_t next = 0;
+    if (!shape || shape->kind != V_TUPLE) {
+        value tup = v_tuple(c, loc, t->count);
+        for (uint32_t i = 0; i < t->count; i++) tup.items[i] = nest_items(c, NULL, var, &next, loc);
+        return tup;
     }
-    return tup;
+    return nest_items(c, shape, var, &next, loc);
+}
+
+typedef TK_VEC(const tk_type *) type_list;
+
+/* A returned tuple's items, nested tuples flattened, to the tuple t. */
+static bool flatten_returned(checker *c, const value *v, tk_sx *t, type_list *types) {
+    for (uint32_t i = 0; i < v->count; i++) {
+        if (v->items[i].kind == V_TUPLE) {
+            if (!flatten_returned(c, &v->items[i], t, types)) return false;
+            continue;
+        }
+        if (v_is_const(&v->items[i])) continue; /* the call has it */
+        tk_sx *x = to_runtime(c, &v->items[i], NULL);
+        if (!x) return false;
+        tk_vec_push(c->arena, types, x->type);
+        sx_add_arg(c, t, x);
+    }
+    return true;
 }
 
 /* The runtime form of a @func's return value. */
 static tk_sx *return_sx(checker *c, const value *v) {
     if (v->kind == V_NONE) return NULL;
     if (v->kind == V_TUPLE) {
-        const tk_type **items = TK_NEW_ARRAY(c->arena, const tk_type *, v->count + 1);
+        /* runtime items travel flat; the call nests them again, with the
+         * compile-time ones */
+        type_list types = {0};
         tk_sx *t = sx_new(c, TK_SX_TUPLE, NULL, v->loc);
-        for (uint32_t i = 0; i < v->count; i++) {
-            tk_sx *x = to_runtime(c, &v->items[i], NULL);
-            if (!x) return NULL;
-            items[i] = x->type;
-            sx_add_arg(c, t, x);
-        }
-        t->type = ty_tuple(c, v->count, items);
+        if (!flatten_returned(c, v, t, &types)) return NULL;
+        t->type = ty_tuple(c, types.len, types.data);
         return t;
     }
     return to_runtime(c, v, NULL);
@@ -243,6 +278,12 @@ value call_func(checker *c, const tk_def *def, value *args, uint32_t count,
                 s->value = r;
                 emit_stmt(c, s);
                 fn->result = r->type;
+                c->instances.data[key_index].result = f.return_value; /* how its tuples nest */
+            } else if (f.return_value.kind != V_NONE) {
+                tk_note(c->diag, loc, "in '%s', called here", def->name);
+                c->instances.data[key_index].failed = true;
+                c->frame = saved;
+                return v_error();
             }
         }
         c->frame = saved;
@@ -256,14 +297,14 @@ value call_func(checker *c, const tk_def *def, value *args, uint32_t count,
         if (bound[i].kind == V_RT) sx_add_arg(c, call, bound[i].u.rt);
     const func_instance_key *inst = &c->instances.data[instance];
     if (inst->const_result) {
-        if (fn->body.len) runtime_result(c, call, loc);
+        if (fn->body.len) runtime_result(c, call, NULL, loc);
         value r = inst->result;
         r.loc = loc;
         r.origin = loc;
         r.origin_name = tk_arena_printf(c->arena, "returned by this call of '%s'", def->name);
         return r;
     }
-    return runtime_result(c, call, loc);
+    return runtime_result(c, call, &inst->result, loc);
 }
 
 /* ---- annotations ------------------------------------------------------ */

@@ -245,13 +245,65 @@ static void return_types_differ(checker *c, tk_loc here, const tk_type *t, tk_lo
     tk_note(c->diag, other, "the other return is here");
 }
 
-/* a tuple cannot merge (the hidden return value is one variable) */
+/* a tuple cannot merge with the zero a path that has not returned holds */
 static void tuple_return_refused(checker *c, tk_loc loc, const value *v) {
     if (v->kind == V_TUPLE)
-        sema_error(c, loc, "returning a tuple inside a runtime if or loop of a @func is not supported yet; "
-                   "assign its items to names there and return the tuple at the end");
+        sema_error(c, loc, "returning a tuple from a @func that returns inside a loop is not supported yet; "
+                   "set names in the loop and return the tuple after it");
     else
         sema_error(c, loc, "a return inside a runtime if or loop gives a runtime value, not %s", v_describe(c, v));
+}
+
+/* A tuple bound in both branches of a runtime if, item by item: equal
+ * constants stay, runtime items (and numbers that differ) become variables
+ * assigned at the end of each branch. False after an error. */
+static bool merge_tuple(checker *c, const char *name, const value *vt, const value *ve, tk_loc lt, tk_loc le,
+                        tk_ss *if_stmt, value *out) {
+    const char *what = name == c->n_return ? "the tuple returned" : tk_arena_printf(c->arena, "the tuple '%s'", name);
+    if (vt->count != ve->count) {
+        sema_error(c, le, "%s has %u items in one branch of the if and %u in the other; a name must have one "
+                   "type after the if", what, vt->count, ve->count);
+        tk_note(c->diag, lt, "%s has %u items here", what, vt->count);
+        return false;
+    }
+    *out = v_tuple(c, if_stmt->loc, vt->count);
+    for (uint32_t i = 0; i < vt->count; i++) {
+        const value *a = &vt->items[i], *b = &ve->items[i];
+        value *merged = &out->items[i];
+        if (a->kind == V_TUPLE && b->kind == V_TUPLE) {
+            if (!merge_tuple(c, name, a, b, lt, le, if_stmt, merged)) return false;
+            continue;
+        }
+        if ((v_is_const(a) && v_is_const(b) && const_equal(a, b)) ||
+            (is_plain_var(a) && is_plain_var(b) && a->u.rt->var == b->u.rt->var)) {
+            *merged = *a;
+            continue;
+        }
+        const tk_type *like = a->kind == V_RT ? a->u.rt->type : b->kind == V_RT ? b->u.rt->type : NULL;
+        tk_sx *xt = a->kind == V_RT ? a->u.rt : v_is_number(a) ? (like ? adapt_const(c, a, like) : to_runtime(c, a, NULL)) : NULL;
+        tk_sx *xe = b->kind == V_RT ? b->u.rt : v_is_number(b) && xt ? adapt_const(c, b, xt->type) : NULL;
+        if (!xt || !xe) {
+            sema_error(c, if_stmt->loc, "item %u of %s gets a different compile-time value in each branch of "
+                       "this runtime if (%s and %s)", i, what, v_describe(c, a), v_describe(c, b));
+            return false;
+        }
+        if (!tk_type_equal(xt->type, xe->type)) {
+            sema_error(c, le, "item %u of %s is %s in one branch of the if and %s in the other; a name must have "
+                       "one type after the if", i, what, tk_type_str(c->arena, xt->type),
+                       tk_type_str(c->arena, xe->type));
+            tk_note(c->diag, lt, "the other branch sets it here");
+            return false;
+        }
+        tk_sema_var *var = new_var(c, name, xt->type, if_stmt->loc);
+        tk_ss *st = ss_new(c, TK_SS_ASSIGN, lt), *se = ss_new(c, TK_SS_ASSIGN, le);
+        st->var = se->var = var;
+        st->value = xt;
+        se->value = xe;
+        tk_vec_push(c->arena, &if_stmt->then, st);
+        tk_vec_push(c->arena, &if_stmt->otherwise, se);
+        *merged = v_rt(sx_var(c, var, if_stmt->loc));
+    }
+    return true;
 }
 
 /* Joins the scopes after the two branches of a runtime if. A name bound
@@ -287,6 +339,14 @@ static void merge_branches(checker *c, const scope *before, scope *then_s, bool 
             }
             if (same_binding(bt, be)) {
                 if (bb) *bb = *bt; else tk_vec_push(c->arena, &merged, *bt);
+                continue;
+            }
+            if (bt->state == BOUND && be->state == BOUND && bt->val.kind == V_TUPLE && be->val.kind == V_TUPLE &&
+                !bt->var && !be->var) {
+                binding nb = *bt;
+                if (!merge_tuple(c, name, &bt->val, &be->val, bt->def_loc, be->def_loc, if_stmt, &nb.val))
+                    nb.val = v_error();
+                if (bb) *bb = nb; else tk_vec_push(c->arena, &merged, nb);
                 continue;
             }
             if (bt->state != BOUND || be->state != BOUND || bt->val.kind == V_ERROR ||
@@ -893,7 +953,7 @@ static void exec_return(checker *c, const tk_stmt *s) {
             set_loop_return_value(c, v, s->loc);
         } else if (v.kind != V_NONE) {
             if (v_is_number(&v)) v = v_rt(to_runtime(c, &v, NULL));
-            if (v.kind == V_RT) assign_name(c, c->n_return, v, s->loc);
+            if (v.kind == V_RT || (v.kind == V_TUPLE && !f->loop_returns)) assign_name(c, c->n_return, v, s->loc);
             else tuple_return_refused(c, s->loc, &v);
         }
         if (f->loop_returns) {

@@ -764,6 +764,55 @@ def check_runtime_loop_return(run, torch):
     return run_returning(run, 333, 23, want)
 
 
+@case("tuples through a runtime if: merged item by item, returned by a @func from a branch, nested, compile-time items kept", """
+@func
+def swap_or_scale(x, y, flag):
+    if flag > 0:
+        return y, x
+    return x * 2.0, y * 2.0
+
+@func
+def pick(x, flag):
+    if flag > 1:
+        t = ((x, 1), 4, 7)
+    else:
+        t = ((x + 1.0, 2), 4, 8)
+    return t
+
+@kernel(grid=(cdiv(n, 64),), num_warps=4)
+def op(x: *f32, y: *i32, out: *f32, n: i32):
+    pid = tl.program_id(0)
+    offs = pid * 64 + tl.arange(0, 64)
+    v = tl.load(x + offs, mask=offs < n, other=0.0)
+    w = tl.load(x + n + offs, mask=offs < n, other=0.0)
+    flag = pid % 4
+    if flag > 2:
+        t = (v, w + 1.0)
+    else:
+        t = (w, v)
+    a, b = swap_or_scale(v, w, flag)
+    (p, k), four, m = pick(v, flag)
+    tl.static_assert(four == 4)
+    tl.store(out + offs, a + b * 3.0 + t[0] * 5.0 + t[1] * 7.0 + p * k + m, mask=offs < n)
+""")
+def check_tuple_branches(run, torch):
+    n = 1000
+    x = rand_f32(2 * n, 31)
+    out = dev(torch.full((n,), float("nan")))
+    if run(dev(x), dev(torch.zeros(4, dtype=torch.int32)), out, n) != 0:
+        return "launch failed"
+    torch.cuda.synchronize()
+    v, w = x[:n], x[n:]
+    flag = (torch.arange(n) // 64) % 4
+    t0, t1 = torch.where(flag > 2, v, w), torch.where(flag > 2, w + 1.0, v)
+    a, b = torch.where(flag > 0, w, v * 2.0), torch.where(flag > 0, v, w * 2.0)
+    p = torch.where(flag > 1, v, v + 1.0)
+    k, m = torch.where(flag > 1, 1.0, 2.0), torch.where(flag > 1, 7.0, 8.0)
+    want = a + b * 3.0 + t0 * 5.0 + t1 * 7.0 + p * k + m
+    err = (out.cpu() - want).abs().max().item()
+    return None if err < 1e-4 else f"max error {err:.2e}"
+
+
 @case("'and', 'or' and 'x if c else y' run the other side only when Python would", """
 @kernel(grid=(1,), num_warps=4)
 def op(x: *f32, y: *i32, out: *f32, n: i32):
