@@ -76,6 +76,71 @@ static void target_vars(checker *c, const tk_expr *target, var_list *out) {
     if (b && b->var) tk_vec_push(c->arena, out, (const tk_sema_var *)b->var);
 }
 
+static value copy_tuple(checker *c, const value *t) {
+    value out = *t;
+    out.items = TK_NEW_ARRAY(c->arena, value, t->count + 1);
+    for (uint32_t i = 0; i < t->count; i++)
+        out.items[i] = t->items[i].kind == V_TUPLE ? copy_tuple(c, &t->items[i]) : t->items[i];
+    return out;
+}
+
+/* Each runtime item of tuple t that is not a variable's value, and each
+ * number (as a constexpr number entering a loop does), goes into a
+ * variable of its own. */
+static void vars_for_items(checker *c, value *t, const char *name, tk_loc loc) {
+    for (uint32_t i = 0; i < t->count; i++) {
+        value *it = &t->items[i];
+        if (it->kind == V_TUPLE) {
+            vars_for_items(c, it, name, loc);
+            continue;
+        }
+        tk_sx *x = it->kind == V_RT && !is_plain_var(it) ? it->u.rt : v_is_number(it) ? to_runtime(c, it, NULL) : NULL;
+        if (!x || x->type->kind == TK_TYPE_VOID) continue;
+        tk_sema_var *var = new_var(c, name, x->type, loc);
+        emit_assign(c, var, x, loc);
+        *it = v_rt(sx_var(c, var, loc));
+    }
+}
+
+/* Inside a runtime loop, tuple `name` (have, its items in variables or
+ * compile-time) takes v item by item: each variable keeps its type, each
+ * compile-time item its value. */
+static void assign_carried_tuple(checker *c, const char *name, const value *have, value *v, tk_loc loc,
+                                 tk_loc loop_loc) {
+    if (v->kind != V_TUPLE || v->count != have->count) {
+        sema_error(c, loc, "'%s' is a tuple of %u before the loop but %s inside it; a loop-carried name must keep "
+                   "its type", name, have->count, v_describe(c, v));
+        tk_note(c->diag, loop_loc, "the loop is here");
+        return;
+    }
+    for (uint32_t i = 0; i < have->count; i++) {
+        const value *h = &have->items[i];
+        value *n = &v->items[i];
+        if (h->kind == V_TUPLE) {
+            assign_carried_tuple(c, name, h, n, loc, loop_loc);
+            continue;
+        }
+        if (!is_plain_var(h)) {
+            if (v_is_const(n) && const_equal(n, h)) continue;
+            sema_error(c, loc, "item %u of the tuple '%s' is %s before this runtime loop and %s inside it; a "
+                       "compile-time item of a loop-carried tuple keeps its value", i, name, v_describe(c, h),
+                       v_describe(c, n));
+            tk_note(c->diag, loop_loc, "the loop is here");
+            continue;
+        }
+        const tk_sema_var *var = h->u.rt->var;
+        tk_sx *x = n->kind == V_RT ? n->u.rt : v_is_number(n) ? adapt_const(c, n, var->type) : NULL;
+        if (!x || !tk_type_equal(x->type, var->type)) {
+            sema_error(c, loc, "item %u of the tuple '%s' is %s before the loop but %s inside it; a loop-carried "
+                       "name must keep its type", i, name, tk_type_str(c->arena, var->type),
+                       x ? tk_type_str(c->arena, x->type) : v_describe(c, n));
+            tk_note(c->diag, loop_loc, "the loop is here");
+            continue;
+        }
+        emit_assign(c, (tk_sema_var *)var, x, loc);
+    }
+}
+
 /* Binds name to v, writing runtime values into a variable. */
 static void assign_name(checker *c, const char *name, value v, tk_loc loc) {
     if (v.kind == V_ERROR) {
@@ -86,6 +151,11 @@ static void assign_name(checker *c, const char *name, value v, tk_loc loc) {
     if (v.kind == V_NONE && v.loc.src == NULL) v.loc = loc;
     if (b && b->fixed) {
         /* inside a runtime loop: the name keeps the type it entered with */
+        if (!b->var && b->val.kind == V_TUPLE) {
+            if (v.kind == V_TUPLE) snapshot_items(c, &v, "tmp", NULL, loc); /* read all, then write */
+            assign_carried_tuple(c, name, &b->val, &v, loc, b->fixed_loc);
+            return;
+        }
         if (!b->var) {
             if (v_is_const(&v) && const_equal(&v, &b->val)) return;
             sema_error(c, loc, "'%s' is a compile-time value that changes inside a runtime loop; "
@@ -559,10 +629,10 @@ static void enter_runtime_loop(checker *c, const tk_stmt_list *body, tk_loc loop
                 b->var = var;
                 b->val = v_rt(sx_var(c, var, b->def_loc));
             }
-        } else if (!b->var && b->val.kind == V_TUPLE && !v_is_const(&b->val)) {
-            sema_error(c, loop_loc, "the tuple '%s' is reassigned inside this runtime loop; "
-                       "unpack it into separate names before the loop (not supported yet)", b->name);
-            continue;
+        } else if (!b->var && b->val.kind == V_TUPLE) {
+            /* loop-carried item by item: each runtime item in a variable */
+            b->val = copy_tuple(c, &b->val);
+            vars_for_items(c, &b->val, b->name, b->def_loc);
         }
         b->fixed = true;
         b->fixed_loc = loop_loc;

@@ -764,7 +764,7 @@ def check_runtime_loop_return(run, torch):
     return run_returning(run, 333, 23, want)
 
 
-@case("tuples through a runtime if: merged item by item, returned by a @func from a branch, nested, compile-time items kept", """
+@case("tuples through a runtime if and loop: merged item by item, returned by a @func from a branch, nested, compile-time items kept, loop-carried", """
 @func
 def swap_or_scale(x, y, flag):
     if flag > 0:
@@ -793,7 +793,11 @@ def op(x: *f32, y: *i32, out: *f32, n: i32):
     a, b = swap_or_scale(v, w, flag)
     (p, k), four, m = pick(v, flag)
     tl.static_assert(four == 4)
-    tl.store(out + offs, a + b * 3.0 + t[0] * 5.0 + t[1] * 7.0 + p * k + m, mask=offs < n)
+    acc = (v, w, 0)
+    for i in range(flag + 1):
+        acc = (acc[1], acc[0] + 1.0, acc[2] + 1)
+    tl.store(out + offs, a + b * 3.0 + t[0] * 5.0 + t[1] * 7.0 + p * k + m + acc[0] * 11.0 + acc[1] * 13.0 + acc[2],
+             mask=offs < n)
 """)
 def check_tuple_branches(run, torch):
     n = 1000
@@ -808,7 +812,11 @@ def check_tuple_branches(run, torch):
     a, b = torch.where(flag > 0, w, v * 2.0), torch.where(flag > 0, v, w * 2.0)
     p = torch.where(flag > 1, v, v + 1.0)
     k, m = torch.where(flag > 1, 1.0, 2.0), torch.where(flag > 1, 7.0, 8.0)
-    want = a + b * 3.0 + t0 * 5.0 + t1 * 7.0 + p * k + m
+    acc = (v, w, torch.zeros(n))
+    for i in range(4):
+        step = (acc[1], acc[0] + 1.0, acc[2] + 1)
+        acc = tuple(torch.where(flag >= i, s, o) for s, o in zip(step, acc))
+    want = a + b * 3.0 + t0 * 5.0 + t1 * 7.0 + p * k + m + acc[0] * 11.0 + acc[1] * 13.0 + acc[2]
     err = (out.cpu() - want).abs().max().item()
     return None if err < 1e-4 else f"max error {err:.2e}"
 
