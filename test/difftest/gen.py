@@ -1457,23 +1457,45 @@ class Gen:
             self.store_unused(then_s, then_b, limit=3)
             self.store_unused(else_s, else_b, limit=3)
         name = self.fresh("m")
+        tup = self.tuple_form(name)
         results = []
-        for sc, b in ((then_s, then_b), (else_s, else_b)):
+        for side, (sc, b) in enumerate(((then_s, then_b), (else_s, else_b))):
             src = self.same_type_value(sc, target)
             results.append(src)
+            text = src.name if isinstance(src, Value) else src[0]
             if has_else or sc is then_s:
-                b.append(Stmt("assign", src.name if isinstance(src, Value) else src[0],
-                              [target.renamed(name)], deletable=False))
+                if tup:
+                    b.append(Stmt("effect", f"{tup[0]} = ({text}, {tup[1 + side]})", deletable=False))
+                else:
+                    b.append(Stmt("assign", text, [target.renamed(name)], deletable=False))
         if not has_else:
             # assigned in one branch only: the name must exist before the if
-            body.append(Stmt("assign", target.name, [target.renamed(name)], deletable=False))
+            if tup:
+                body.append(Stmt("effect", f"{tup[0]} = ({target.name}, {tup[2]})", deletable=False))
+            else:
+                body.append(Stmt("assign", target.name, [target.renamed(name)], deletable=False))
             results[1] = target
         vals = [r if isinstance(r, Value) else r[1] for r in results]
         merged = Value(name, target.dt, target.shape, min(v.lo for v in vals), max(v.hi for v in vals),
                        max(v.err for v in vals))
         body.append(Stmt("if", cond, body=then_b, orelse=else_b if has_else else []))
+        if tup:
+            body.append(Stmt("assign", f"{tup[0]}[0]", [merged], deletable=False))
         scope.values.append(merged)
         self.features.add("if")
+
+    def tuple_form(self, name):
+        """Sometimes a merged name or a loop's accumulator travels as the
+        first item of a tuple (its second a number, the same or not in each
+        branch): (the tuple's name, then-item, else-item), or None. Drawn
+        from its own generator, so that programs of the same seed and index
+        stay as they were otherwise."""
+        r = random.Random(f"tkc-difftest-tuple:{self.seed}:{self.index}:{name}")
+        if r.random() >= 0.2:
+            return None
+        self.features.add("tuple")
+        k = r.randint(0, 3)
+        return (f"t{name}", k, k if r.random() < 0.5 else k + 1)
 
     def same_type_value(self, scope, target):
         """A value of exactly target's dtype and shape visible in scope
@@ -1506,7 +1528,13 @@ class Gen:
         ivar = self.fresh("i")
         acc = self.fresh("acc")
         accv = acc0.renamed(acc)
-        body.append(Stmt("assign", acc0.name, [accv], deletable=False))
+        tup = self.tuple_form(acc)
+        if tup:
+            # carried as (acc, trips so far); acc read back after the loop
+            body.append(Stmt("effect", f"{tup[0]} = ({acc0.name}, {tup[1]})", deletable=False))
+        else:
+            body.append(Stmt("assign", acc0.name, [accv], deletable=False))
+        acc_ref = f"{tup[0]}[0]" if tup else acc
         inner = Scope(scope, trips=trips, in_loop=True)
         inner.values.append(Value(ivar, "i32", (), lo_i, hi_i))
         loop_body = []
@@ -1529,13 +1557,13 @@ class Gen:
         if op == "+":
             if accv.d.kind == "u" and elo < 0:
                 op = "where"
-            new = f"{acc} + {esrc}"
+            new = f"{acc_ref} + {esrc}"
             lo, hi = acc0.lo + trips * min(0, elo), acc0.hi + trips * max(0, ehi)
             err = acc0.err + trips * e.err
             if accv.d.is_float and (err or e.fmul):
                 err += trips * 2 * EPS[accv.dt] * max(abs(lo), abs(hi))
         if op == "max":
-            new = f"tl.maximum({acc}, {esrc})"
+            new = f"tl.maximum({acc_ref}, {esrc})"
             lo, hi, err = min(acc0.lo, elo), max(acc0.hi, ehi), max(acc0.err, derr)
         elif op == "where":
             c = f"{ivar} % 2 == 0" if rng.random() < 0.5 else None
@@ -1545,17 +1573,22 @@ class Gen:
                     c = cv.name
                 except Reject:
                     c = f"{ivar} % 2 == 0"
-            new = f"tl.where({c}, {esrc}, {acc})"
+            new = f"tl.where({c}, {esrc}, {acc_ref})"
             lo, hi, err = min(acc0.lo, elo), max(acc0.hi, ehi), max(acc0.err, derr)
         elif op == "^":
             kb = max(bitlen_bound(acc0.lo, acc0.hi), bitlen_bound(elo, ehi))
             lo, hi = (-(1 << kb), (1 << kb) - 1) if (acc0.lo < 0 or elo < 0) else (0, (1 << kb) - 1)
-            new = f"{acc} ^ {esrc}"
+            new = f"{acc_ref} ^ {esrc}"
             err = 0.0
         final = Value(acc, accv.dt, accv.shape, lo, hi, err)
         self.check_value(final)
-        loop_body.append(Stmt("assign", new, [final], deletable=False))
+        if tup:
+            loop_body.append(Stmt("effect", f"{tup[0]} = ({new}, {tup[0]}[1] + 1)", deletable=False))
+        else:
+            loop_body.append(Stmt("assign", new, [final], deletable=False))
         body.append(Stmt("for", f"for {ivar} in {header_range}", body=loop_body))
+        if tup:
+            body.append(Stmt("assign", f"{tup[0]}[0]", [final], deletable=False))
         scope.values.append(final)
         self.features.add("for")
 
