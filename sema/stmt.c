@@ -107,9 +107,10 @@ static void vars_for_items(checker *c, value *t, const char *name, tk_loc loc) {
  * compile-time item its value. */
 static void assign_carried_tuple(checker *c, const char *name, const value *have, value *v, tk_loc loc,
                                  tk_loc loop_loc) {
+    const char *what = name == c->n_return ? "the tuple returned" : tk_arena_printf(c->arena, "the tuple '%s'", name);
     if (v->kind != V_TUPLE || v->count != have->count) {
-        sema_error(c, loc, "'%s' is a tuple of %u before the loop but %s inside it; a loop-carried name must keep "
-                   "its type", name, have->count, v_describe(c, v));
+        sema_error(c, loc, "%s has %u items before the loop but is %s inside it; a loop-carried name must keep "
+                   "its type", what, have->count, v_describe(c, v));
         tk_note(c->diag, loop_loc, "the loop is here");
         return;
     }
@@ -122,17 +123,16 @@ static void assign_carried_tuple(checker *c, const char *name, const value *have
         }
         if (!is_plain_var(h)) {
             if (v_is_const(n) && const_equal(n, h)) continue;
-            sema_error(c, loc, "item %u of the tuple '%s' is %s before this runtime loop and %s inside it; a "
-                       "compile-time item of a loop-carried tuple keeps its value", i, name, v_describe(c, h),
-                       v_describe(c, n));
+            sema_error(c, loc, "item %u of %s is %s before this runtime loop and %s inside it; a compile-time "
+                       "item of a loop-carried tuple keeps its value", i, what, v_describe(c, h), v_describe(c, n));
             tk_note(c->diag, loop_loc, "the loop is here");
             continue;
         }
         const tk_sema_var *var = h->u.rt->var;
         tk_sx *x = n->kind == V_RT ? n->u.rt : v_is_number(n) ? adapt_const(c, n, var->type) : NULL;
         if (!x || !tk_type_equal(x->type, var->type)) {
-            sema_error(c, loc, "item %u of the tuple '%s' is %s before the loop but %s inside it; a loop-carried "
-                       "name must keep its type", i, name, tk_type_str(c->arena, var->type),
+            sema_error(c, loc, "item %u of %s is %s before the loop but %s inside it; a loop-carried name must "
+                       "keep its type", i, what, tk_type_str(c->arena, var->type),
                        x ? tk_type_str(c->arena, x->type) : v_describe(c, n));
             tk_note(c->diag, loop_loc, "the loop is here");
             continue;
@@ -273,6 +273,8 @@ static tk_sx *zero_of(checker *c, const tk_type *t, tk_loc loc) {
 }
 
 static bool has_return_in_loop(const tk_stmt_list *body, bool in_loop);
+static bool merge_tuple(checker *c, const char *name, const value *vt, const value *ve, tk_loc lt, tk_loc le,
+                        tk_ss *if_stmt, value *out);
 
 static bool is_loop_return_var(const frame *f, const tk_sema_var *var) {
     for (uint32_t i = 0; i < f->loop_return_vars.len; i++)
@@ -280,13 +282,50 @@ static bool is_loop_return_var(const frame *f, const tk_sema_var *var) {
     return false;
 }
 
+/* A returned tuple whose runtime items all start before the outermost
+ * runtime loop (set_loop_return_value). */
+static bool tuple_started_before(const frame *f, const value *t) {
+    for (uint32_t i = 0; i < t->count; i++) {
+        const value *it = &t->items[i];
+        if (it->kind == V_TUPLE ? !tuple_started_before(f, it)
+                                : it->kind == V_RT && !(is_plain_var(it) && is_loop_return_var(f, it->u.rt->var)))
+            return false;
+    }
+    return true;
+}
+
+/* What a path that has not returned holds for a returned tuple: zeros for
+ * its runtime items, its compile-time items as they are. */
+static value zero_like(checker *c, const value *t, tk_loc loc) {
+    value z = v_tuple(c, loc, t->count);
+    for (uint32_t i = 0; i < t->count; i++) {
+        const value *it = &t->items[i];
+        z.items[i] = it->kind == V_TUPLE ? zero_like(c, it, loc)
+                     : it->kind == V_RT  ? v_rt(zero_of(c, it->u.rt->type, loc))
+                                         : *it;
+    }
+    return z;
+}
+
 /* In a @func whose loop returns, the hidden return value set in one
  * branch only: the other branch holds a zero of its type, so the value
  * reaches the end whichever path returned. */
 static bool merge_return_value(checker *c, binding *bt, binding *be, binding *bb, scope *merged, tk_ss *if_stmt) {
-    bool t_ok = bt && bt->state == BOUND && bt->val.kind == V_RT, e_ok = be && be->state == BOUND && be->val.kind == V_RT;
+    bool t_ok = bt && bt->state == BOUND && (bt->val.kind == V_RT || bt->val.kind == V_TUPLE);
+    bool e_ok = be && be->state == BOUND && (be->val.kind == V_RT || be->val.kind == V_TUPLE);
     if (t_ok == e_ok) return false; /* both (merged as any name) or neither */
     binding *set = t_ok ? bt : be;
+    if (set->val.kind == V_TUPLE && !set->var) {
+        binding nb = *set;
+        if (c->frame->runtime_loop_depth == 0 || !tuple_started_before(c->frame, &set->val)) {
+            value zero = zero_like(c, &set->val, if_stmt->loc);
+            bool ok = t_ok ? merge_tuple(c, c->n_return, &set->val, &zero, set->def_loc, if_stmt->loc, if_stmt, &nb.val)
+                           : merge_tuple(c, c->n_return, &zero, &set->val, if_stmt->loc, set->def_loc, if_stmt, &nb.val);
+            if (!ok) nb.val = v_error();
+        }
+        if (bb) *bb = nb; else tk_vec_push(c->arena, merged, nb);
+        return true;
+    }
     if (c->frame->runtime_loop_depth > 0 && set->var && is_loop_return_var(c->frame, set->var)) {
         /* started before the outermost runtime loop, which holds this if:
          * it holds a value on every path */
@@ -315,13 +354,9 @@ static void return_types_differ(checker *c, tk_loc here, const tk_type *t, tk_lo
     tk_note(c->diag, other, "the other return is here");
 }
 
-/* a tuple cannot merge with the zero a path that has not returned holds */
-static void tuple_return_refused(checker *c, tk_loc loc, const value *v) {
-    if (v->kind == V_TUPLE)
-        sema_error(c, loc, "returning a tuple from a @func that returns inside a loop is not supported yet; "
-                   "set names in the loop and return the tuple after it");
-    else
-        sema_error(c, loc, "a return inside a runtime if or loop gives a runtime value, not %s", v_describe(c, v));
+static void return_refused(checker *c, tk_loc loc, const value *v) {
+    sema_error(c, loc, "a return inside a runtime if or loop gives a runtime value or a tuple, not %s",
+               v_describe(c, v));
 }
 
 /* A tuple bound in both branches of a runtime if, item by item: equal
@@ -431,9 +466,13 @@ static void merge_branches(checker *c, const scope *before, scope *then_s, bool 
             tk_sx *xt = branch_value(c, bt, like, bt->def_loc);
             tk_sx *xe = branch_value(c, be, like ? like : xt ? xt->type : NULL, be->def_loc);
             if (!xt || !xe) {
-                sema_error(c, if_stmt->loc, "'%s' gets a different compile-time value in each "
-                           "branch of this runtime if (%s and %s)", name, v_describe(c, &bt->val),
-                           v_describe(c, &be->val));
+                if (name == c->n_return)
+                    sema_error(c, if_stmt->loc, "the @func returns %s on one path and %s on another; a @func "
+                               "returns one type", v_describe(c, &bt->val), v_describe(c, &be->val));
+                else
+                    sema_error(c, if_stmt->loc, "'%s' gets a different compile-time value in each "
+                               "branch of this runtime if (%s and %s)", name, v_describe(c, &bt->val),
+                               v_describe(c, &be->val));
                 binding nb = *bt;
                 nb.val = v_error();
                 nb.var = NULL;
@@ -653,7 +692,9 @@ static void leave_runtime_loop(checker *c, loop_state *ls, tk_loc loop_loc) {
             *old = *b;
             continue;
         }
-        if (b->state == BOUND && b->var && is_loop_return_var(c->frame, b->var)) {
+        if (b->state == BOUND && ((b->var && is_loop_return_var(c->frame, b->var)) ||
+                                  (b->name == c->n_return && !b->var && b->val.kind == V_TUPLE &&
+                                   tuple_started_before(c->frame, &b->val)))) {
             /* a value returned inside the loop: it starts before the loop */
             if (old) *old = *b; else tk_vec_push(c->arena, &result, *b);
             continue;
@@ -736,12 +777,49 @@ static void run_trips(checker *c, const void *trips) {
     }
 }
 
-/* A runtime loop's body; in a @func that returns inside it, each trip runs
- * only where the function has not returned (the trips go on, doing
- * nothing: a for loop has no early exit). */
-static void run_loop_body(checker *c, const tk_stmt_list *body, tk_loc loc) {
-    if (c->frame->loop_returns && has_return_in_loop(body, true)) unless_returned(c, loc, run_block, body);
-    else exec_block(c, body);
+/* A runtime for loop of a @func that returns inside it: a while loop over
+ * a hidden counter (range's bounds taken once, as Python does), which
+ * ends as soon as the function has returned. `known_step`: the step where
+ * it is a compile-time number, else 0. */
+static void exec_for_returning(checker *c, const tk_stmt *s, const tk_ss *range, int64_t known_step) {
+    tk_loc loc = s->loc;
+    const tk_type *t = range->lo->type;
+    tk_sema_var *next = new_var(c, tk_intern_cstr(c->names, "(next trip)"), t, loc);
+    tk_sema_var *end = new_var(c, tk_intern_cstr(c->names, "(end)"), t, loc);
+    tk_sema_var *step = new_var(c, tk_intern_cstr(c->names, "(step)"), t, loc);
+    emit_assign(c, next, range->lo, loc);
+    emit_assign(c, end, range->hi, loc);
+    emit_assign(c, step, range->step, loc);
+    loop_state ls = {0};
+    enter_runtime_loop(c, &s->u.for_.body, loc, &ls);
+    tk_ss *st = ss_new(c, TK_SS_WHILE, loc);
+    tk_ss_list *out = c->frame->out;
+    c->frame->out = &st->otherwise;
+    value at = v_rt(sx_var(c, next, loc)), last = v_rt(sx_var(c, end, loc)), by = v_rt(sx_var(c, step, loc));
+    value up = arith(c, TK_BINOP_LT, at, last, loc), down = arith(c, TK_BINOP_GT, at, last, loc);
+    value in_range = known_step > 0 ? up : known_step < 0 ? down
+                   : arith(c, TK_BINOP_OR, arith(c, TK_BINOP_AND, arith(c, TK_BINOP_GT, by, v_int(loc, 0), loc), up, loc),
+                           arith(c, TK_BINOP_AND, arith(c, TK_BINOP_LT, by, v_int(loc, 0), loc), down, loc), loc);
+    binding *flag = lookup_in(&c->frame->names, c->n_returned);
+    if (!flag || !flag->var) {
+        tk_internal_error(c->diag, loc, "the flag of a return inside a runtime loop is not bound");
+        c->frame->out = out;
+        return;
+    }
+    value not_yet = arith(c, TK_BINOP_EQ, v_rt(sx_var(c, flag->var, loc)), v_int(loc, 0), loc);
+    value go_on = arith(c, TK_BINOP_AND, not_yet, in_range, loc);
+    st->value = go_on.kind == V_RT ? go_on.u.rt : NULL;
+    c->frame->out = &st->then;
+    tk_sema_var *iv = new_var(c, s->u.for_.target->u.name, t, s->u.for_.target->loc);
+    emit_assign(c, iv, sx_var(c, next, loc), loc);
+    binding *b = bind(c, &c->frame->names, iv->name, v_rt(sx_var(c, iv, iv->loc)), iv->loc);
+    b->var = iv;
+    value stepped = arith(c, TK_BINOP_ADD, at, by, loc);
+    if (stepped.kind == V_RT) emit_assign(c, next, stepped.u.rt, loc);
+    exec_block(c, &s->u.for_.body);
+    c->frame->out = out;
+    leave_runtime_loop(c, &ls, loc);
+    if (st->value) emit_stmt(c, st);
 }
 
 static void exec_for(checker *c, const tk_stmt *s) {
@@ -869,6 +947,10 @@ static void exec_for(checker *c, const tk_stmt *s) {
             st->lo = convert(c, to_runtime(c, &lo, &d), d, lo.loc);
             st->hi = convert(c, to_runtime(c, &hi, &d), d, hi.loc);
             st->step = convert(c, to_runtime(c, &step, &d), d, step.loc);
+            if (c->frame->loop_returns && has_return_in_loop(&s->u.for_.body, true)) {
+                exec_for_returning(c, s, st, v_is_number(&step) ? v_as_int(&step) : 0);
+                return;
+            }
             st->num_stages = num_stages;
             loop_state ls = {0};
             enter_runtime_loop(c, &s->u.for_.body, s->loc, &ls);
@@ -878,7 +960,7 @@ static void exec_for(checker *c, const tk_stmt *s) {
             b->var = iv;
             tk_ss_list *out = c->frame->out;
             c->frame->out = &st->then;
-            run_loop_body(c, &s->u.for_.body, s->loc);
+            exec_block(c, &s->u.for_.body);
             c->frame->out = out;
             leave_runtime_loop(c, &ls, s->loc);
             emit_stmt(c, st);
@@ -955,34 +1037,74 @@ static void exec_while(checker *c, const tk_stmt *s) {
     }
     st->value = cx;
     c->frame->out = &st->then;
-    run_loop_body(c, &s->u.while_.body, s->loc);
+    exec_block(c, &s->u.while_.body); /* only where not returned: the condition says so */
     c->frame->out = out;
     leave_runtime_loop(c, &ls, s->loc);
     if (cx) emit_stmt(c, st);
 }
 
+/* A variable for part of a value returned inside a runtime loop, set to
+ * x: it starts (a zero) before the outermost loop. */
+static tk_sema_var *start_before_loop(checker *c, tk_sx *x, tk_loc loc) {
+    frame *f = c->frame;
+    tk_sema_var *started = new_var(c, c->n_return, x->type, loc);
+    tk_ss *init = ss_new(c, TK_SS_ASSIGN, loc);
+    init->var = started;
+    init->value = zero_of(c, x->type, loc);
+    tk_vec_push(c->arena, f->loop_preheader, init);
+    tk_vec_push(c->arena, &f->loop_return_vars, started);
+    emit_assign(c, started, x, loc);
+    return started;
+}
+
+/* Each runtime item (and number) of a tuple returned inside a runtime loop
+ * in a variable of start_before_loop's. */
+static void start_items_before_loop(checker *c, value *t, tk_loc loc) {
+    for (uint32_t i = 0; i < t->count; i++) {
+        value *it = &t->items[i];
+        if (it->kind == V_TUPLE) {
+            start_items_before_loop(c, it, loc);
+            continue;
+        }
+        tk_sx *x = it->kind == V_RT ? it->u.rt : v_is_number(it) ? to_runtime(c, it, NULL) : NULL;
+        if (x && x->type->kind != TK_TYPE_VOID) *it = v_rt(sx_var(c, start_before_loop(c, x, loc), loc));
+    }
+}
+
 /* A value returned inside a runtime loop of a @func: it goes to a variable
  * that starts (a zero) before the outermost loop, so every loop around the
- * return carries it out. */
+ * return carries it out (a tuple: a variable for each runtime item). */
 static void set_loop_return_value(checker *c, value v, tk_loc loc) {
     frame *f = c->frame;
     binding *b = lookup_in(&f->names, c->n_return);
+    bool bound = b && b->state == BOUND;
+    if (bound && (v.kind == V_TUPLE) != (b->val.kind == V_TUPLE && !b->var)) {
+        sema_error(c, loc, "this return gives %s, but another return of the @func gives %s; a @func returns one type",
+                   v_describe(c, &v), v_describe(c, &b->val));
+        tk_note(c->diag, b->def_loc, "the other return is here");
+        return;
+    }
+    if (v.kind == V_TUPLE) {
+        value t = copy_tuple(c, &v);
+        snapshot_items(c, &t, "tmp", NULL, loc); /* read all, then write */
+        if (bound) {
+            assign_carried_tuple(c, c->n_return, &b->val, &t, loc, b->def_loc);
+            return;
+        }
+        start_items_before_loop(c, &t, loc);
+        bind(c, &f->names, c->n_return, t, loc);
+        return;
+    }
     tk_sema_var *var = b && b->state == BOUND ? b->var : NULL;
     tk_sx *x = v.kind == V_RT ? v.u.rt
                : v_is_number(&v) ? (var ? adapt_const(c, &v, var->type) : to_runtime(c, &v, NULL))
                                  : NULL;
     if (!x || x->type->kind == TK_TYPE_VOID) {
-        tuple_return_refused(c, loc, &v);
+        return_refused(c, loc, &v);
         return;
     }
     if (!var) {
-        tk_sema_var *started = new_var(c, c->n_return, x->type, loc);
-        tk_ss *init = ss_new(c, TK_SS_ASSIGN, loc);
-        init->var = started;
-        init->value = zero_of(c, x->type, loc);
-        tk_vec_push(c->arena, f->loop_preheader, init);
-        tk_vec_push(c->arena, &f->loop_return_vars, started);
-        emit_assign(c, started, x, loc);
+        tk_sema_var *started = start_before_loop(c, x, loc);
         binding *nb = bind(c, &f->names, c->n_return, v_rt(sx_var(c, started, loc)), loc);
         nb->var = started;
         return;
@@ -1023,8 +1145,8 @@ static void exec_return(checker *c, const tk_stmt *s) {
             set_loop_return_value(c, v, s->loc);
         } else if (v.kind != V_NONE) {
             if (v_is_number(&v)) v = v_rt(to_runtime(c, &v, NULL));
-            if (v.kind == V_RT || (v.kind == V_TUPLE && !f->loop_returns)) assign_name(c, c->n_return, v, s->loc);
-            else tuple_return_refused(c, s->loc, &v);
+            if (v.kind == V_RT || v.kind == V_TUPLE) assign_name(c, c->n_return, v, s->loc);
+            else return_refused(c, s->loc, &v);
         }
         if (f->loop_returns) {
             value yes = v_int(s->loc, 1);

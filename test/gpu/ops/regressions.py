@@ -685,7 +685,7 @@ def check_static_loop_return(run, torch):
     return run_returning(run, 301, 21, want)
 
 
-@case("a @func returning inside runtime for and while loops (nested, in an if, a tile, nothing returned): later trips do nothing", """
+@case("a @func returning inside runtime for and while loops (nested, in an if, a tile, a tuple, nothing returned): later trips do not run", """
 @func
 def first_negative(x_ptr, m):
     for i in range(m):
@@ -722,6 +722,14 @@ def copy_until_negative(x_ptr, out_ptr, m):
         tl.store(out_ptr + i, v)
 
 @func
+def first_below(x_ptr, m, bound):
+    for i in range(m):
+        v = tl.load(x_ptr + i)
+        if v < bound:
+            return i, v
+    return -1, 0.0
+
+@func
 def copy_until_negative_static(x_ptr, out_ptr, N: constexpr):
     for i in tl.static_range(N):
         v = tl.load(x_ptr + i)
@@ -739,6 +747,9 @@ def op(x: *f32, y: *i32, out: *f32, n: i32):
     tl.store(out + pid * 128 + tl.arange(0, 32), row_or_minus_one(base, m % 3 + 1, pid % 2, 32))
     copy_until_negative(base, out + pid * 128 + 32, m)
     copy_until_negative_static(base + 10, out + pid * 128 + 48, 8)
+    j, w = first_below(base, m, -0.8)
+    tl.store(out + pid * 128 + 60, w)
+    tl.store(out + pid * 128 + 61, j.to(tl.float32))
 """)
 def check_runtime_loop_return(run, torch):
     def want(b, p, want_y, want_out):
@@ -761,6 +772,9 @@ def check_runtime_loop_return(run, torch):
             if b[10 + i] < -1.0:
                 break
             want_out[p * 128 + 48 + i] = b[10 + i] + 1.0
+        j = next((i for i in range(m) if b[i] < -0.8), -1)
+        want_out[p * 128 + 60] = b[j] if j >= 0 else 0.0
+        want_out[p * 128 + 61] = float(j)
     return run_returning(run, 333, 23, want)
 
 
