@@ -49,8 +49,13 @@ static bool sx_reads_any(const tk_sx *x, const tk_sema_var *const *vars, uint32_
 }
 
 /* Copies the runtime items of tuple v into fresh variables named `name`:
- * all of them (reads == NULL), or those that read one of `reads`. */
+ * all of them (reads == NULL), or those that read one of `reads`; v gets
+ * arrays of its own. */
 static void snapshot_items(checker *c, value *v, const char *name, const var_list *reads, tk_loc loc) {
+    /* the items may be another binding's (`t = u`): write a copy of them */
+    value *items = TK_NEW_ARRAY(c->arena, value, v->count + 1);
+    memcpy(items, v->items, sizeof(value) * v->count);
+    v->items = items;
     for (uint32_t i = 0; i < v->count; i++) {
         value *it = &v->items[i];
         if (it->kind == V_TUPLE) {

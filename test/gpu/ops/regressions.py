@@ -809,7 +809,8 @@ def op(x: *f32, y: *i32, out: *f32, n: i32):
     tl.static_assert(four == 4)
     acc = (v, w, 0)
     for i in range(flag + 1):
-        acc = (acc[1], acc[0] + 1.0, acc[2] + 1)
+        prev = acc
+        acc = (prev[1], acc[0] + 1.0, acc[2] + 1)
     tl.store(out + offs, a + b * 3.0 + t[0] * 5.0 + t[1] * 7.0 + p * k + m + acc[0] * 11.0 + acc[1] * 13.0 + acc[2],
              mask=offs < n)
 """)
