@@ -199,16 +199,14 @@ void cg_emit_sort(cg *c, const tk_tir_op *op) {
         LLVMValueRef *v = TK_NEW_ARRAY(c->arena, LLVMValueRef, in->n + 1);
         for (uint32_t r = 0; r < in->n; r++) v[r] = in->r[r];
         dropped_bits dropped = {0, 0};
+        /* tl.sort is topk's network with k = n: no block is halved */
+        register_topk(c, x->layout, x->type, v, in->n, &dropped, k, n, descending, is_float, sgn);
         if (tk_tir_sorted_in_place(op)) { /* tl.sort: no scratch (lower/scratch.c) */
-            for (int64_t size = 2; size <= n; size *= 2)
-                for (int64_t j = size / 2; j >= 1; j /= 2)
-                    register_step(c, x->layout, v, in->n, dropped, size < n ? size : 0, j, n, descending, is_float, sgn);
             cgval out = cg_newval(c, in->n);
             for (uint32_t r = 0; r < in->n; r++) out.r[r] = v[r];
             *cg_get(c, res) = out;
             return;
         }
-        register_topk(c, x->layout, x->type, v, in->n, &dropped, k, n, descending, is_float, sgn);
         write_first_k(c, x->layout, v, in->n, dropped, k, n, slot);
         cg_barrier(c);
         compact = true;
