@@ -338,78 +338,24 @@ static void emit_wait(cg *c, const tk_tir_op *op) {
     cg_barrier(c);
 }
 
-/* The flat index of element (row, col) of l's tile. */
-static uint64_t flat_of(const tk_ll *l, int64_t row, int64_t col) { return (uint64_t)(row * l->shape[1] + col); }
-
-/* The flat index of the element k along dimension d (rank 2). */
-static uint64_t unit(const tk_ll *l, uint32_t d, int64_t k) { return d ? flat_of(l, 0, k) : flat_of(l, k, 0); }
-
-/* The dimension along which a shared layout keeps its first 8 offsets
- * (16 bytes of 16-bit elements) together, or -1. */
-static int contiguous_dim(const tk_ll *s) {
-    if (s->rank != 2 || s->reg_bits < 3) return -1;
-    for (int d = 1; d >= 0; d--)
-        if (s->reg[0] == unit(s, (uint32_t)d, 1) && s->reg[1] == unit(s, (uint32_t)d, 2) &&
-            s->reg[2] == unit(s, (uint32_t)d, 4))
-            return d;
-    return -1;
-}
-
-/* Can ldmatrix.x4 read registers of l (16-bit elements, rank 2) in groups
- * of 8 from a view whose 16-byte rows run along dimension cd? Register
- * bit 0 and lane bits 0-4 must be one 8 x 8 matrix as ldmatrix hands it
- * out: a thread holds (row lane/4, elements 2 (lane % 4) + 0, 1 of it),
- * or with .trans (rows 2 (lane % 4) + 0, 1, element lane / 4), a row
- * being 8 elements along cd; register bits 1 and 2 pick the four
- * matrices, each on whole 8 x 8 blocks. On success *trans says which, and
- * addr is the layout of the rows each lane names: lane bits 0-2 the row
- * in a matrix, 3-4 the matrix, the warps as l's, one register per group
- * of 8. */
-static bool ldmatrix_layout(const tk_ll *l, uint32_t cd, bool *trans, tk_ll *addr) {
-    if (l->rank != 2 || l->reg_bits < 3 || l->shape[0] < 8 || l->shape[1] < 8) return false;
-    uint32_t rd = 1 - cd;
-    const uint64_t plain[6] = {unit(l, cd, 1), unit(l, cd, 2), unit(l, cd, 4), unit(l, rd, 1), unit(l, rd, 2),
-                               unit(l, rd, 4)};
-    const uint64_t transposed[6] = {unit(l, rd, 1), unit(l, rd, 2), unit(l, rd, 4), unit(l, cd, 1), unit(l, cd, 2),
-                                    unit(l, cd, 4)};
-    const uint64_t got[6] = {l->reg[0], l->lane[0], l->lane[1], l->lane[2], l->lane[3], l->lane[4]};
-    if (!memcmp(got, plain, sizeof got)) *trans = false;
-    else if (!memcmp(got, transposed, sizeof got)) *trans = true;
-    else return false;
-    for (uint32_t b = 1; b < 3; b++) {
-        int64_t row = (int64_t)(l->reg[b] / (uint64_t)l->shape[1]), col = (int64_t)(l->reg[b] % (uint64_t)l->shape[1]);
-        if (!l->reg[b] || row % 8 || col % 8) return false;
-    }
-    *addr = *l;
-    addr->shared = false;
-    addr->reg_bits = l->reg_bits - 3;
-    for (uint32_t b = 0; b < addr->reg_bits; b++) addr->reg[b] = l->reg[b + 3];
-    addr->lane[0] = unit(l, rd, 1), addr->lane[1] = unit(l, rd, 2), addr->lane[2] = unit(l, rd, 4);
-    addr->lane[3] = l->reg[1], addr->lane[4] = l->reg[2];
-    return true;
-}
-
-/* Each group of 8 registers by one ldmatrix.x4 (.trans): lane 8j + r
+/* Each group of 8 registers of layout l by one ldmatrix.x4 (.trans) from
+ * shared memory at base laid out as `shared` (tk_ll_ldmatrix): lane 8j + r
  * names row r of matrix j; register 2j + i of the group gets half i of
- * the matrix's word j. The rows must be 16 contiguous bytes of the view
- * (its layout keeps 8 elements together, along either dimension). */
-static bool load_by_ldmatrix(cg *c, const tk_tir_value *view, const tk_tir_value *res, cgval *out) {
-    unsigned bytes = elem_bytes(res->type);
+ * the matrix's word j. False, and nothing emitted, where ldmatrix cannot
+ * read l from there. */
+bool cg_load_by_ldmatrix(cg *c, LLVMValueRef base, const tk_ll *shared, const tk_ll *l, LLVMTypeRef et, cgval *out) {
     bool trans;
     tk_ll addr;
-    int cd = contiguous_dim(view->layout);
-    if (bytes != 2 || cd < 0 || !ldmatrix_layout(res->layout, (uint32_t)cd, &trans, &addr)) return false;
+    if (!tk_ll_ldmatrix(shared, l, &trans, &addr)) return false;
     tk_ll *a = TK_NEW(c->arena, tk_ll);
     *a = addr;
-    const tk_ll *offsets = offsets_in(c, view->layout, a);
-    LLVMTypeRef et = cg_elem_type(c, res->type);
+    const tk_ll *offsets = offsets_in(c, shared, a);
     LLVMTypeRef words[4] = {c->t_i32, c->t_i32, c->t_i32, c->t_i32};
     LLVMTypeRef rt = LLVMStructTypeInContext(c->ctx, words, 4, 0);
     const char *name = trans ? "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x4.trans.b16.p3"
                              : "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x4.b16.p3";
-    LLVMValueRef base = cg_get(c, view)->r[0];
     for (uint32_t g = 0; g < out->n / 8; g++) {
-        LLVMValueRef at = smem_at(c, base, LLVMBuildMul(c->b, cg_reg_flat(c, offsets, g), cg_i32(c, bytes), ""));
+        LLVMValueRef at = smem_at(c, base, LLVMBuildMul(c->b, cg_reg_flat(c, offsets, g), cg_i32(c, 2), ""));
         LLVMValueRef m = cg_call(c, name, rt, &at, 1);
         for (uint32_t j = 0; j < 4; j++) {
             LLVMValueRef pair = LLVMBuildBitCast(c->b, LLVMBuildExtractValue(c->b, m, j, ""), LLVMVectorType(et, 2), "");
@@ -447,7 +393,7 @@ static void emit_local_load(cg *c, const tk_tir_op *op) {
     const tk_tir_value *view = op->operands.data[0], *res = op->results.data[0];
     view_access a = view_access_of(c, view, res);
     cgval out = cg_newval(c, a.n);
-    if (load_by_ldmatrix(c, view, res, &out)) {
+    if (a.bytes == 2 && cg_load_by_ldmatrix(c, a.base, view->layout, res->layout, a.elem, &out)) {
         *cg_get(c, res) = out;
         return;
     }

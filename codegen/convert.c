@@ -246,6 +246,9 @@ static cgval convert_via_smem(cg *c, const tk_tir_value *src, const cgval *sv, c
     cg_barrier(c);
     uint32_t n = (uint32_t)tk_ll_num_regs(dst), rv = tk_ll_smem_vector(rd, wb);
     cgval out = cg_newval(c, n);
+    /* a dot operand's matrices by ldmatrix, as the scratch layout was
+     * chosen for (tk_ll_conversion_scratch counts them so) */
+    if (native && cg_load_by_ldmatrix(c, cg_smem_addr(c, cg_i32(c, 0)), shared, &dst_here, t, &out)) return out;
     for (uint32_t r = 0; r < n; r += rv) {
         LLVMValueRef v = smem_vector(c, rd, r, rv, st, wb, NULL);
         for (uint32_t i = 0; i < rv; i++)

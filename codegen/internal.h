@@ -136,6 +136,10 @@ void cg_scratch_write_regs(cg *c, const tk_ll *layout, LLVMValueRef *regs, uint3
 LLVMValueRef cg_shuffle(cg *c, LLVMValueRef v, const char *mode, LLVMValueRef lane);
 /* src's registers in layout dst: reused, shuffled, or through the op's scratch (reads left pending). */
 cgval cg_relayout(cg *c, const tk_tir_value *src, const tk_ll *dst);
+/* Registers of layout l (16-bit elements of type et) read from shared
+ * memory at base, laid out as `shared`, by ldmatrix.x4 (async.c); false,
+ * and nothing emitted, where tk_ll_ldmatrix says it cannot. */
+bool cg_load_by_ldmatrix(cg *c, LLVMValueRef base, const tk_ll *shared, const tk_ll *l, LLVMTypeRef et, cgval *out);
 
 /* ---- elementwise.c: element-wise ops and math ---- */
 

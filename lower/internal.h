@@ -141,6 +141,7 @@ void tir_pass_fold(tk_arena *arena, tk_tir_kernel *k);
 void tir_pass_cse(tk_arena *arena, tk_tir_kernel *k);
 void tir_pass_dce(tk_arena *arena, tk_tir_kernel *k);
 void tir_pass_licm(tk_arena *arena, tk_tir_kernel *k);
+void tir_pass_licm_conversions(tk_arena *arena, tk_tir_kernel *k);
 void tir_pass_pipeline(tk_arena *arena, tk_tir_kernel *k);
 void tir_pass_dot(tk_arena *arena, tk_tir_kernel *k, const tk_target *target);
 void tir_pass_pipeline_dots(tk_arena *arena, tk_diag *diag, tk_tir_kernel *k, const tk_target *target);
@@ -148,6 +149,7 @@ void tir_pass_dot_operands(tk_arena *arena, tk_tir_kernel *k);
 void tir_pass_axis_info(tk_arena *arena, tk_tir_kernel *k);
 void tir_pass_propagate_layouts(tk_arena *arena, tk_tir_kernel *k);
 bool tir_pass_layouts(tk_arena *arena, tk_diag *diag, tk_tir_kernel *k);
+void tir_pass_sink_loads(tk_arena *arena, tk_tir_kernel *k);
 void tir_pass_shared_memory(tk_arena *arena, tk_tir_kernel *k);
 /* ---- shared-memory buffers of dot operands (buffers.c) ---- */
 /* The widest swizzle (128, 64 or 32 bytes; 0: plain rows) for tile t laid

@@ -483,6 +483,64 @@ uint32_t tk_ll_smem_wavefronts(const tk_ll *offsets, uint32_t elem_bytes, uint32
     return phases << (span_rank(slot, lanes) - span_rank(group, lanes));
 }
 
+/* The flat index of the element k along dimension d (rank 2). */
+static uint64_t unit(const tk_ll *l, uint32_t d, int64_t k) {
+    return d ? (uint64_t)k : (uint64_t)(k * l->shape[1]);
+}
+
+/* The dimension along which shared layout s keeps aligned runs of 8
+ * elements (16 bytes of 16-bit ones) at 8 consecutive offsets starting at
+ * a multiple of 8, or -1: its first three offset bits step along the
+ * dimension and no other offset bit moves within a run. */
+static int ldmatrix_rows_dim(const tk_ll *s) {
+    if (s->rank != 2 || s->reg_bits < 3) return -1;
+    for (int d = 1; d >= 0; d--) {
+        if (s->reg[0] != unit(s, (uint32_t)d, 1) || s->reg[1] != unit(s, (uint32_t)d, 2) ||
+            s->reg[2] != unit(s, (uint32_t)d, 4))
+            continue;
+        bool aligned = true;
+        for (uint32_t i = 3; i < s->reg_bits && aligned; i++) aligned = tk_ll_coord(s, s->reg[i], (uint32_t)d) % 8 == 0;
+        if (aligned) return d;
+    }
+    return -1;
+}
+
+bool tk_ll_ldmatrix(const tk_ll *s, const tk_ll *l, bool *trans, tk_ll *addr) {
+    int cd_found = ldmatrix_rows_dim(s);
+    if (cd_found < 0 || l->rank != 2 || l->reg_bits < 3 || l->shape[0] < 8 || l->shape[1] < 8) return false;
+    uint32_t cd = (uint32_t)cd_found, rd = 1 - cd;
+    const uint64_t plain[6] = {unit(l, cd, 1), unit(l, cd, 2), unit(l, cd, 4), unit(l, rd, 1), unit(l, rd, 2),
+                               unit(l, rd, 4)};
+    const uint64_t transposed[6] = {unit(l, rd, 1), unit(l, rd, 2), unit(l, rd, 4), unit(l, cd, 1), unit(l, cd, 2),
+                                    unit(l, cd, 4)};
+    const uint64_t got[6] = {l->reg[0], l->lane[0], l->lane[1], l->lane[2], l->lane[3], l->lane[4]};
+    if (!memcmp(got, plain, sizeof got)) *trans = false;
+    else if (!memcmp(got, transposed, sizeof got)) *trans = true;
+    else return false;
+    for (uint32_t b = 1; b < 3; b++)
+        if (!l->reg[b] || tk_ll_coord(l, l->reg[b], 0) % 8 || tk_ll_coord(l, l->reg[b], 1) % 8) return false;
+    *addr = *l;
+    addr->shared = false;
+    addr->reg_bits = l->reg_bits - 3;
+    for (uint32_t b = 0; b < addr->reg_bits; b++) addr->reg[b] = l->reg[b + 3];
+    addr->lane[0] = unit(l, rd, 1), addr->lane[1] = unit(l, rd, 2), addr->lane[2] = unit(l, rd, 4);
+    addr->lane[3] = l->reg[1], addr->lane[4] = l->reg[2];
+    return true;
+}
+
+/* The wavefronts one ldmatrix.x4 takes whose row addresses are `rows`
+ * (thread bits -> element offsets, 16-bit elements): each of its four
+ * matrices is read as one phase of 8 rows of 16 bytes, rows sharing a
+ * bank group waiting for each other. */
+static uint64_t ldmatrix_wavefronts(const tk_ll *rows) {
+    uint64_t slot[3], group[3];
+    for (uint32_t i = 0; i < 3; i++) {
+        slot[i] = rows->lane[i] >> 3;
+        group[i] = slot[i] & 7;
+    }
+    return 4ull << (span_rank(slot, 3) - span_rank(group, 3));
+}
+
 /* the wavefronts and the accesses (instructions) of a conversion through s */
 static uint64_t conversion_cost(const tk_ll *s, const tk_ll *src, const tk_ll *dst, uint32_t elem_bytes,
                                 uint64_t *accesses) {
@@ -493,9 +551,18 @@ static uint64_t conversion_cost(const tk_ll *s, const tk_ll *src, const tk_ll *d
     tk_ll_compose(&w, &inverse, src);
     tk_ll_compose(&r, &inverse, &dst_here);
     uint32_t wv = tk_ll_smem_vector(&w, elem_bytes), rv = tk_ll_smem_vector(&r, elem_bytes);
-    *accesses = tk_ll_num_regs(&w) / wv + tk_ll_num_regs(&r) / rv;
-    return (tk_ll_num_regs(&w) / wv) * tk_ll_smem_wavefronts(&w, elem_bytes, wv) +
-           (tk_ll_num_regs(&r) / rv) * tk_ll_smem_wavefronts(&r, elem_bytes, rv);
+    uint64_t writes = tk_ll_num_regs(&w) / wv, write_cost = writes * tk_ll_smem_wavefronts(&w, elem_bytes, wv);
+    /* reads by ldmatrix where the destination is made of its matrices
+     * (codegen reads so wherever tk_ll_ldmatrix says it can) */
+    bool trans;
+    tk_ll rows, rows_at;
+    if (elem_bytes == 2 && tk_ll_ldmatrix(s, &dst_here, &trans, &rows)) {
+        tk_ll_compose(&rows_at, &inverse, &rows);
+        *accesses = writes + tk_ll_num_regs(&rows);
+        return write_cost + tk_ll_num_regs(&rows) * ldmatrix_wavefronts(&rows_at);
+    }
+    *accesses = writes + tk_ll_num_regs(&r) / rv;
+    return write_cost + (tk_ll_num_regs(&r) / rv) * tk_ll_smem_wavefronts(&r, elem_bytes, rv);
 }
 
 uint64_t tk_ll_conversion_wavefronts(const tk_ll *s, const tk_ll *src, const tk_ll *dst, uint32_t elem_bytes) {

@@ -120,6 +120,17 @@ void tk_ll_compose(tk_ll *out, const tk_ll *outer, const tk_ll *inner);
  * access of `vec` of them takes (1 per 128 bytes without bank conflicts). */
 uint32_t tk_ll_smem_vector(const tk_ll *offsets, uint32_t elem_bytes);
 uint32_t tk_ll_smem_wavefronts(const tk_ll *offsets, uint32_t elem_bytes, uint32_t vec);
+/* Can ldmatrix.x4 (.trans) read registers of l (rank 2, 16-bit elements)
+ * from shared layout s, in groups of 8 registers? s must keep aligned runs
+ * of 8 elements along one dimension (16-byte rows); register bit 0 and
+ * lane bits 0-4 must be one 8 x 8 matrix as ldmatrix hands it out (a
+ * thread holds row lane/4, elements 2 (lane % 4) + 0, 1 of it, or with
+ * .trans rows 2 (lane % 4) + 0, 1 of element lane / 4, a row being 8
+ * elements along that dimension); register bits 1 and 2 pick the four
+ * matrices, each on whole 8 x 8 blocks. On success *trans says which, and
+ * addr is the layout of the rows each lane names: lane bits 0-2 the row in
+ * a matrix, 3-4 the matrix, the warps as l's, one register per group of 8. */
+bool tk_ll_ldmatrix(const tk_ll *s, const tk_ll *l, bool *trans, tk_ll *addr);
 /* The wavefronts converting src to dst through shared layout s takes:
  * every store and load, each as wide as the offsets allow. */
 uint64_t tk_ll_conversion_wavefronts(const tk_ll *s, const tk_ll *src, const tk_ll *dst, uint32_t elem_bytes);

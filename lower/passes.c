@@ -32,6 +32,8 @@ static bool run_dot_operands(pass_env *e, tk_tir_kernel *k) { return tir_pass_do
 static bool run_axis_info(pass_env *e, tk_tir_kernel *k) { return tir_pass_axis_info(e->arena, k), true; }
 static bool run_propagate_layouts(pass_env *e, tk_tir_kernel *k) { return tir_pass_propagate_layouts(e->arena, k), true; }
 static bool run_layouts(pass_env *e, tk_tir_kernel *k) { return tir_pass_layouts(e->arena, e->diag, k); }
+static bool run_licm_conversions(pass_env *e, tk_tir_kernel *k) { return tir_pass_licm_conversions(e->arena, k), true; }
+static bool run_sink_loads(pass_env *e, tk_tir_kernel *k) { return tir_pass_sink_loads(e->arena, k), true; }
 /* An autotune config too big for the target's shared memory passes the
  * pipeline: tk_tir_leave_out_unfit_configs leaves it out of the build
  * afterwards, as Triton prunes a config "out of resource" at run time.
@@ -90,6 +92,8 @@ static const struct tir_pass {
     {"layout-propagation", true, false, run_propagate_layouts},
     {"layouts", true, true, run_layouts},
     {"dce-after-layouts", true, false, run_dce},
+    {"licm-conversions", true, true, run_licm_conversions},
+    {"sink-loads", true, true, run_sink_loads},
     {"shared-memory", true, false, run_shared_memory},
     {"barriers", true, false, run_barriers},
 };

@@ -12,7 +12,8 @@
 #                                by kind, on sm_80 and sm_90a, from --stats)
 #   test/golden/ops/NAME.tk      one op family: NAME.tir and NAME.tir-gpu (expected
 #                                dumps), NAME.ptx-check (checks of its PTX), and its
-#                                PTX assembled by ptxas for every target; for another
+#                                PTX assembled by ptxas for every target; NAME.spills
+#                                (where it exists) as the kernels' on sm_80 and sm_90a; for another
 #                                target than sm_90a, NAME.sm_80.tir-gpu and
 #                                NAME.sm_80.ptx-check (any target the name gives)
 #   test/golden/cli/NAME.args    tkc's arguments; NAME.out its output and exit status
@@ -201,6 +202,25 @@ for dir in test/golden/lex test/golden/parse test/golden/sema test/golden/errors
     done
 done
 
+# register spills (ptxas's, so not visible in the PTX) per target and
+# kernel, where the expected file exists: a change that spills more shows
+spills_case() { # source expected arch...
+    src=$1 expected=$2
+    shift 2
+    [ -f "$expected" ] && [ -x "$PTXAS" ] && want "$expected" || return 0
+    : >"$tmp/out"
+    for arch in "$@"; do
+        rm -rf "$tmp/spills"
+        if ! "$TKC" $KFLAGS --stats --arch=$arch "$src" -o "$tmp/spills/" 2>"$tmp/err"; then
+            echo "$arch: tkc failed" >>"$tmp/out"
+            continue
+        fi
+        sed -n "s/^tkc: stats: \([^:]*\): [0-9]* registers, \([0-9]*\) bytes spilled.*/$arch \1 \2/p" \
+            "$tmp/err" >>"$tmp/out"
+    done
+    record "$expected" "$expected" "$tmp/out"
+}
+
 # UPDATE=1 neither runs nor writes the hand-written PTX check files
 update_note() {
     if [ "$UPDATE" = 1 ] && [ -z "${noted_checks:-}" ]; then
@@ -225,22 +245,7 @@ for src in kernels/*.tk; do
     if [ -f "$check" ] && want "$check"; then
         if [ "$UPDATE" = 1 ]; then update_note; else ptx_check_case "$src" "$check"; fi
     fi
-    # register spills (ptxas's, so not visible in the PTX) per target and
-    # kernel: a change that spills more shows here
-    expected=test/golden/kernels/$name.spills
-    if [ -f "$expected" ] && [ -x "$PTXAS" ] && want "$expected"; then
-        : >"$tmp/out"
-        for arch in sm_80 sm_86 sm_89 sm_90 sm_90a; do
-            rm -rf "$tmp/spills"
-            if ! "$TKC" $KFLAGS --stats --arch=$arch "$src" -o "$tmp/spills/" 2>"$tmp/err"; then
-                echo "$arch: tkc failed" >>"$tmp/out"
-                continue
-            fi
-            sed -n "s/^tkc: stats: \([^:]*\): [0-9]* registers, \([0-9]*\) bytes spilled.*/$arch \1 \2/p" \
-                "$tmp/err" >>"$tmp/out"
-        done
-        record "$expected" "$expected" "$tmp/out"
-    fi
+    spills_case "$src" "test/golden/kernels/$name.spills" sm_80 sm_86 sm_89 sm_90 sm_90a
     # layout conversions per kernel and kind (lower/conversion.c), inside
     # loops in parentheses: a change that moves a tile through shared
     # memory shows here
@@ -388,6 +393,7 @@ for src in test/golden/ops/*.tk; do
         arch=${f#"$base".}
         emit_case "$src" "$f" tir-gpu "$f" "${arch%.tir-gpu}"
     done
+    spills_case "$src" "$base.spills" sm_80 sm_90a
     if [ "$UPDATE" = 1 ]; then
         want "$base.ptx-check" && update_note
         continue

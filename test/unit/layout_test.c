@@ -526,6 +526,45 @@ static void nvmma_shared(void) {
     CHECK(!tk_ll_nvmma_shared(&s, f32_shape, 32, 128, true)); /* 8 rows of f32: one atom is 32 */
 }
 
+/* ldmatrix reads (tk_ll_ldmatrix): mma.sync's 16-bit operands from the
+ * swizzled buffers a pipeline keeps (A plain, a row-major B .trans); not
+ * from a layout whose swizzle moves elements within a 16-byte row; and a
+ * conversion's scratch for a B operand is chosen so that ldmatrix reads it
+ * without bank conflicts (4 wavefronts an ldmatrix.x4). */
+static void ldmatrix_reads(void) {
+    uint32_t w22[2] = {2, 2};
+    int64_t a_shape[2] = {128, 64}, b_shape[2] = {64, 128};
+    tk_ll a, b, sa, sb, rows;
+    bool trans;
+    tk_ll_mma_operand(&a, a_shape, 0, 2, w22, false);
+    tk_ll_mma_operand(&b, b_shape, 1, 2, w22, false);
+    CHECK(tk_ll_nvmma_shared(&sa, a_shape, 16, 128, false) && tk_ll_nvmma_shared(&sb, b_shape, 16, 128, false));
+    CHECK(tk_ll_ldmatrix(&sa, &a, &trans, &rows) && !trans);
+    CHECK(tk_ll_num_regs(&rows) * 8 == tk_ll_num_regs(&a));
+    CHECK(tk_ll_ldmatrix(&sb, &b, &trans, &rows) && trans);
+    /* Triton's swizzle with vec 1: row r XORs (r % 8) into the column, so
+     * a row's 8 elements are not at 8 aligned offsets */
+    tk_ll odd;
+    tk_ll_shared(&odd, 2, b_shape, 1, 1, 8);
+    CHECK(!tk_ll_ldmatrix(&odd, &b, &trans, &rows));
+    /* nor a layout not made of its matrices: B loaded one element a
+     * thread along its rows (a row stride that is not a multiple of 8) */
+    tk_ll loaded, chosen, inverse, at;
+    tk_ll_default(&loaded, 2, b_shape, 4, 1);
+    CHECK(!tk_ll_ldmatrix(&sb, &loaded, &trans, &rows));
+    /* (the 16-bit accumulator layout is: a thread's pair of a row) */
+    tk_ll acc;
+    tk_ll_mma_acc(&acc, b_shape, 8, w22, false);
+    CHECK(tk_ll_ldmatrix(&sb, &acc, &trans, &rows) && !trans);
+    /* that B converted to the operand layout */
+    tk_ll_conversion_scratch(&chosen, &loaded, &b, 2);
+    CHECK(tk_ll_ldmatrix(&chosen, &b, &trans, &rows) && trans);
+    CHECK(tk_ll_invert(&inverse, &chosen));
+    tk_ll_compose(&at, &inverse, &rows);
+    uint64_t writes = tk_ll_num_regs(&loaded); /* 2-byte stores, one wavefront each at best */
+    CHECK(tk_ll_conversion_wavefronts(&chosen, &loaded, &b, 2) == writes + 4 * tk_ll_num_regs(&rows));
+}
+
 int main(void) {
     shared_layouts();
     join_split_cat();
@@ -539,6 +578,7 @@ int main(void) {
     mma_batched();
     dot_warps();
     nvmma_shared();
+    ldmatrix_reads();
     if (failures) {
         printf("%d failures\n", failures);
         return 1;

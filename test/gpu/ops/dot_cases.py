@@ -384,6 +384,55 @@ def check_int8_scaled(run, torch):
     return None if err <= tol else f"max error {err:.3g} > {tol:.3g}"
 
 
+# B's rows starting anywhere: with N = n not a multiple of 8, cp.async
+# cannot stage B, so the general version loads it into registers,
+# converts it and moves it to the operand's layout through shared memory
+# each trip (read back by ldmatrix, A's local_load moved past it:
+# lower/sink_loads.c); n a multiple of 16 runs the _d16 version, which
+# stages B. [200, 192] @ [192, n] in 128x128x64 tiles; x holds A then n
+# scales per column (f16).
+GENERAL_B = [
+    ("B scaled, then converted", "f16", "(b * 0.5).to(tl.float16)", "scaled"),
+    ("int8 B times a scale per column", "i8", "b.to(tl.float16) * s[None, :]", "int8"),
+]
+
+for name, bt, converted, ref_kind in GENERAL_B:
+    src = f"""
+@kernel(grid=(2 * cdiv(n, 128),), num_warps=4, num_stages=3)
+def op(x: *f16 % 16, y: *{bt} % 16, out: *f32 % 16, n: i32):
+    pid_m = tl.program_id(0) // cdiv(n, 128)
+    pid_n = tl.program_id(0) % cdiv(n, 128)
+    rm = pid_m * 128 + tl.arange(0, 128)
+    rn = pid_n * 128 + tl.arange(0, 128)
+    rk = tl.arange(0, 64)
+    s = tl.load(x + 200 * 192 + rn, mask=rn < n, other=1.0)
+    acc = tl.zeros([128, 128], dtype=tl.float32)
+    for k0 in range(0, 192, 64):
+        a = tl.load(x + rm[:, None] * 192 + k0 + rk[None, :], mask=rm[:, None] < 200, other=0.0)
+        b = tl.load(y + (k0 + rk[:, None]) * n + rn[None, :], mask=rn[None, :] < n, other=0)
+        acc = tl.dot(a, {converted}, acc)
+    tl.store(out + rm[:, None] * n + rn[None, :], acc, mask=(rm[:, None] < 200) & (rn[None, :] < n))
+"""
+
+    @case(f"tl.dot in a K loop, B's rows not 16-byte aligned: {name}", src)
+    def check_general_b(run, torch, bt=bt, ref_kind=ref_kind):
+        for n in (330, 257, 320):
+            a = inputs("f16", 200 * 192, 51).view(200, 192)
+            scales = (torch.rand(n, generator=torch.Generator().manual_seed(52)) + 0.5).half()
+            b = inputs(bt, 192 * n, 53).view(192, n)
+            bh = b * 0.5 if ref_kind == "scaled" else b.half() * scales[None, :]
+            ref = a.double() @ bh.double()
+            out = dev(torch.full((200, n), -7.0))
+            if run(dev(torch.cat([a.flatten(), scales])), dev(b), out, n) != 0:
+                return f"launch failed (n = {n})"
+            torch.cuda.synchronize()
+            err = (out.cpu().double() - ref).abs().max().item()
+            tol = 1e-5 * scale(a.double(), bh.double())
+            if not err <= tol:
+                return f"n = {n}: max error {err:.3g} > {tol:.3g}"
+        return None
+
+
 # ---- operands and accumulators from anywhere --------------------------------
 # Operands converted with .to() from f32 loads, scaled (arithmetic), B
 # transposed with tl.trans and .T, the accumulator carried through an if
