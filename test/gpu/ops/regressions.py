@@ -1155,6 +1155,117 @@ def check_computed_heuristic(run, torch):
     return None
 
 
+# ---- floats to 8- and 16-bit integers (ptxas) ------------------------------------
+# A float clamped and converted to i16 before a run-time loop with an
+# atomic, compared after it (difftest seed 12, program 19): ptxas kept
+# cvt.rzi.s16.f32's value in the low half of a register whose high half
+# was stale and compared 32 bits, 50 of the 256 compares wrong. Narrow
+# conversions go through 32 bits now (codegen/cast.c). x: the bf16 inputs,
+# y: the i64 results (v22 at pid * 97), out: bf16 scratch the program
+# stores into; n = 975.
+@case("a float made i16 before a run-time loop with an atomic, compared after it", """
+@func
+def f6(p0):
+    v7 = p0 >= p0
+    v8 = v7 ^ v7
+    return v8
+
+@kernel(grid=(8,), num_warps=4)
+def op(x: *bf16, y: *i64, out: *bf16, n: i32, BLOCK: constexpr = 128):
+    pid = tl.program_id(0)
+    ibase = pid * BLOCK
+    v1 = tl.load(x + ibase + (tl.arange(0, 1)[:, None] + tl.arange(0, 32)[None, :]), mask=(ibase + (tl.arange(0, 1)[:, None] + tl.arange(0, 32)[None, :]) < n), other=1.0)
+    if pid <= 0:
+        acc5 = pid
+        tl.store(out + pid * 162 + 0, acc5, mask=pid < 8)
+        m11 = v1
+    else:
+        v9 = f6(v1)
+        v10 = v1 / (tl.abs(v1) + 1)
+        tl.atomic_add(out + 1296 + 0 + (tl.arange(0, 1)[:, None] + tl.arange(0, 32)[None, :]) * 0, v1)
+        tl.store(out + pid * 162 + 1 + (tl.arange(0, 1)[:, None] + tl.arange(0, 32)[None, :]), v9, mask=ibase + (tl.arange(0, 1)[:, None] + tl.arange(0, 32)[None, :]) < n)
+        tl.store(out + pid * 162 + 33 + (tl.arange(0, 1)[:, None] + tl.arange(0, 32)[None, :]), v10, mask=ibase + (tl.arange(0, 1)[:, None] + tl.arange(0, 32)[None, :]) < n)
+        m11 = v1
+    v12 = m11 - v1
+    v13 = tl.argmax(v12, axis=1)
+    v14 = m11 != v13
+    v15 = tl.minimum(tl.maximum(m11, -100.0), 100.0).to(tl.int16)
+    nit16 = n % 4 + 1
+    acc18 = v15
+    for i17 in range(0, nit16):
+        old19 = tl.atomic_max(y + 776 + 0 + pid * 4 + (tl.arange(0, 4)), v13, sem="release")
+        acc18 = acc18 + v15
+    v20 = tl.where(v14, v14, acc18)
+    v22 = v20 < v15
+    tl.store(y + pid * 97 + 0 + tl.trans((tl.arange(0, 32)[:, None] + tl.arange(0, 1)[None, :])), v22)
+""")
+def check_i16_after_loop(run, torch):
+    n = 975
+    g = torch.Generator().manual_seed(1219)
+    x = (torch.rand(1088, generator=g, dtype=torch.float64) * 8 - 4).to(torch.bfloat16)
+    y = dev(torch.zeros(1100, dtype=torch.int64))
+    out = dev(torch.zeros(1400, dtype=torch.bfloat16))
+    if run(dev(x), y, out, n) != 0:
+        return "launch failed"
+    torch.cuda.synchronize()
+    want = []
+    for p in range(8):
+        for j in range(32):
+            i = p * 128 + j
+            m = x[i].float().item() if i < n else 1.0
+            v15 = int(max(min(m, 100.0), -100.0))
+            # m != argmax (0): v20 = 1; else v20 = v15 * (n % 4 + 2)
+            want.append(int(1 < v15) if m != 0 else int(v15 * 5 < v15))
+    got = torch.stack([y[p * 97:p * 97 + 32].cpu() for p in range(8)]).flatten()
+    bad = (got != torch.tensor(want)).sum().item()
+    return None if bad == 0 else f"{bad} of 256 compares wrong"
+
+
+# Every float type to every 8- and 16-bit integer type saturates (NaN is
+# 0), truncating toward zero, as cvt.rzi does and as Triton's conversions
+# run on NVIDIA GPUs: what the 32-bit route must keep. x: 32 values,
+# out: i32 [8 conversions, 32].
+NARROW = [1e6, -1e6, 40000.5, -40000.5, 32767.9, -32768.9, 300.7, -300.7, 255.9, 256.2, 127.9, -128.9,
+          128.5, -129.5, 65535.9, 65536.5, -0.9, -1.5, 0.9, 2.5, -2.5, 0.0, -0.0, 100.25, -7.75, 1.0, 3e9, -3e9,
+          70000.0, float("inf"), float("-inf"), float("nan")]
+
+
+@case("floats (f32, f16, bf16, f64) to i16, i8, u16, u8: saturating, toward zero, NaN 0", """
+@kernel(grid=(1,), num_warps=1)
+def op(x: *f32 % 16, y: *f32 % 16, out: *i32 % 16, n: i32):
+    r = tl.arange(0, 32)
+    v = tl.load(x + r)
+    tl.store(out + r, v.to(tl.int16).to(tl.int32))
+    tl.store(out + 32 + r, v.to(tl.int8).to(tl.int32))
+    tl.store(out + 64 + r, v.to(tl.uint16).to(tl.int32))
+    tl.store(out + 96 + r, v.to(tl.uint8).to(tl.int32))
+    tl.store(out + 128 + r, v.to(tl.float16).to(tl.int16).to(tl.int32))
+    tl.store(out + 160 + r, v.to(tl.float16).to(tl.uint8).to(tl.int32))
+    tl.store(out + 192 + r, v.to(tl.bfloat16).to(tl.int8).to(tl.int32))
+    tl.store(out + 224 + r, v.to(tl.float64).to(tl.uint16).to(tl.int32))
+""")
+def check_narrow_saturation(run, torch):
+    import math
+    x = torch.tensor(NARROW, dtype=torch.float32)
+
+    def sat(v, lo, hi):
+        if math.isnan(v):
+            return 0
+        if math.isinf(v):
+            return hi if v > 0 else lo
+        return max(lo, min(hi, math.trunc(v)))
+    via = [x, x, x, x, x.half().float(), x.half().float(), x.bfloat16().float(), x.double()]
+    ranges = [(-32768, 32767), (-128, 127), (0, 65535), (0, 255), (-32768, 32767), (0, 255), (-128, 127), (0, 65535)]
+    want = torch.tensor([sat(v.item(), lo, hi) for src, (lo, hi) in zip(via, ranges) for v in src], dtype=torch.int32)
+    out = dev(torch.full((256,), -7, dtype=torch.int32))
+    if run(dev(x), dev(x), out, 0) != 0:
+        return "launch failed"
+    torch.cuda.synchronize()
+    bad = (out.cpu() != want).nonzero().flatten().tolist()
+    return None if not bad else f"{len(bad)} wrong, first at {bad[:6]} (got {out.cpu()[bad[:6]].tolist()}, " \
+        f"want {want[bad[:6]].tolist()})"
+
+
 # ---- running them ---------------------------------------------------------------
 
 def child(libs):
