@@ -27,7 +27,7 @@ static LLVMValueRef opaque_to_vectorizer(cg *c, LLVMValueRef v) {
  * same value as cvt.rzi.s16.f32's saturation (NaN 0). ptxas (CUDA 13.0,
  * sm_90a) kept a value of cvt.rzi.s16.f32 live across a loop in the low
  * half of a register whose high half was stale, and a later setp.s16 on it
- * compared 32 bits (difftest seed 12, program 19: 48 of 256 compares
+ * compared 32 bits (difftest seed 12, program 19: 50 of 256 compares
  * wrong). */
 static LLVMValueRef narrow_float_to_int(cg *c, tk_dtype fd, tk_dtype td, LLVMValueRef v, LLVMTypeRef tt) {
     bool is_signed = tk_dtype_is_signed(td);
