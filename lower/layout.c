@@ -485,7 +485,8 @@ uint32_t tk_ll_smem_wavefronts(const tk_ll *offsets, uint32_t elem_bytes, uint32
 
 /* The flat index of the element k along dimension d (rank 2). */
 static uint64_t unit(const tk_ll *l, uint32_t d, int64_t k) {
-    return d ? (uint64_t)k : (uint64_t)(k * l->shape[1]);
+    int64_t coords[2] = {d ? 0 : k, d ? k : 0};
+    return flat_of(2, l->shape, coords);
 }
 
 /* The dimension along which shared layout s keeps aligned runs of 8
