@@ -222,6 +222,7 @@ static const tk_sema_func *combine_fn(checker *c, call *k, uint32_t i, tk_dtype 
                        k->name, v_describe(c, f));
         return NULL;
     }
+    if (!can_emit(c, k->loc)) return NULL;
     tk_ss_list sink = {0};
     tk_ss_list *out = c->frame->out;
     c->frame->out = &sink;
@@ -253,6 +254,7 @@ static const tk_sema_func *combine_fn_n(checker *c, call *k, uint32_t i, const t
                        v_describe(c, f));
         return NULL;
     }
+    if (!can_emit(c, k->loc)) return NULL;
     tk_ss_list sink = {0};
     tk_ss_list *out = c->frame->out;
     c->frame->out = &sink;

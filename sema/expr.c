@@ -210,6 +210,7 @@ static bool sx_touches_memory(const tk_sx *x) {
 /* Evaluates e with the statements it emits (an inlined @func, an atomic)
  * going to *stmts, so that they can run only where a condition holds. */
 static value eval_aside(checker *c, const tk_expr *e, tk_ss_list *stmts) {
+    if (!c->frame) return eval(c, e); /* what it would emit is refused there */
     tk_ss_list *out = c->frame->out;
     c->frame->out = stmts;
     value v = eval(c, e);

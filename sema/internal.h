@@ -140,6 +140,7 @@ struct checker {
                                           * or the locals of the plain function being run */
     int pyfunc_depth;                    /* plain-function calls nested now */
     uint32_t pyfunc_steps;               /* statements run by the outermost one */
+    uint32_t frameless_vars;             /* ids of variables made where nothing can be emitted (after an error) */
     def_list plain_funcs, called_plain_funcs; /* of the module compiled */
     TK_VEC(user_module *) user_modules;  /* the imported .tk modules checked so far */
     TK_VEC(struct def_home { const tk_def *def; user_module *home; }) homes; /* @funcs of imported modules */
@@ -226,6 +227,10 @@ tk_ss *ss_new(checker *c, tk_ss_kind kind, tk_loc loc);
  * variant's nested loops multiplied; statements written */
 enum { STATIC_UNROLL_LIMIT = 4096, UNROLLED_TRIPS_LIMIT = 1 << 16, STATEMENTS_LIMIT = 1 << 18 };
 void emit_stmt(checker *c, tk_ss *s);
+/* Whether code that runs on the GPU can be written here: not in a function
+ * evaluated at compile time, a parameter's default or a module-level name
+ * (no frame); reports an error at loc when not. */
+bool can_emit(checker *c, tk_loc loc);
 /* Makes a runtime sx of v (a constexpr number becomes a constant of its
  * literal dtype, or of `want` when want_dtype is set). NULL after an error. */
 tk_sx *to_runtime(checker *c, const value *v, const tk_dtype *want);

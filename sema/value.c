@@ -196,7 +196,19 @@ tk_ss *ss_new(checker *c, tk_ss_kind kind, tk_loc loc) {
     return s;
 }
 
+bool can_emit(checker *c, tk_loc loc) {
+    if (c->frame) return true;
+    if (c->pyfunc_depth > 0)
+        sema_error(c, loc, "this runs on the GPU, but it is in a function evaluated at compile time (a def "
+                   "without @func); decorate the function with @func (Triton: @triton.jit)");
+    else
+        sema_error(c, loc, "this runs on the GPU, but it is evaluated at compile time here (a parameter's "
+                   "default or a module-level name); compute it in the kernel or a @func");
+    return false;
+}
+
 void emit_stmt(checker *c, tk_ss *s) {
+    if (!can_emit(c, s->loc)) return;
     if (++c->emitted_statements > STATEMENTS_LIMIT && !c->over_budget) {
         c->over_budget = true;
         sema_error(c, s->loc, "this kernel unrolls into more than %d statements (tl.static_range loops "
@@ -210,7 +222,7 @@ tk_sema_var *new_var(checker *c, const char *name, const tk_type *type, tk_loc l
     v->name = name;
     v->type = type;
     v->loc = loc;
-    v->id = (*c->frame->var_counter)++;
+    v->id = c->frame ? (*c->frame->var_counter)++ : c->frameless_vars++;
     return v;
 }
 
