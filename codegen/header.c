@@ -41,10 +41,37 @@ static void print_c_string(FILE *out, const char *text) {
     fputc('"', out);
 }
 
+/* What a parameter's name in C code needs before it: "tk_p_" where the
+ * name is a C or C++ keyword, a name the header's code uses itself
+ * (stream, args, grid_x, a C type or macro) or reserved (tk_..., _X...);
+ * "" for every other. Injective: a prefixed name starts with tk_, so no
+ * name left as it is can equal one. Messages keep the name as written. */
+static const char *c_prefix(const char *name) {
+    static const char *const reserved[] = {
+        "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum", "extern",
+        "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return", "short", "signed",
+        "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void", "volatile", "while",
+        "alignas", "alignof", "and", "and_eq", "asm", "bitand", "bitor", "bool", "catch", "char8_t", "char16_t",
+        "char32_t", "class", "compl", "concept", "consteval", "constexpr", "constinit", "const_cast", "co_await",
+        "co_return", "co_yield", "decltype", "delete", "dynamic_cast", "explicit", "export", "false", "friend",
+        "mutable", "namespace", "new", "noexcept", "not", "not_eq", "nullptr", "operator", "or", "or_eq", "private",
+        "protected", "public", "reinterpret_cast", "requires", "static_assert", "static_cast", "template", "this",
+        "thread_local", "throw", "true", "try", "typeid", "typename", "using", "virtual", "wchar_t", "xor", "xor_eq",
+        "stream", "args", "grid_x", "grid_y", "grid_z", "NULL", "INT32_MIN", "INT32_MAX", "INT64_MIN", "INT64_MAX",
+        "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "intptr_t",
+        "uintptr_t", "size_t", "ptrdiff_t", "memcpy", "memset", "strcmp", "strlen", "offsetof", "assert",
+    };
+    if (!strncmp(name, "tk", 2) || (name[0] == '_' && (name[1] == '_' || (name[1] >= 'A' && name[1] <= 'Z'))))
+        return "tk_p_";
+    for (size_t i = 0; i < sizeof reserved / sizeof reserved[0]; i++)
+        if (!strcmp(name, reserved[i])) return "tk_p_";
+    return "";
+}
+
 /* A pointer parameter's element type in the launcher's signature: C's
  * own, or the header's tk_f16/tk_bf16/tk_f8e4m3/tk_f8e5m2 (CUDA's __half,
  * __nv_bfloat16, __nv_fp8_* where their headers came first). */
-static const char *element_c_type(const tk_type *pointer) {
+const char *cg_element_c_type(const tk_type *pointer) {
     const tk_type *e = pointer->elem;
     if (!e || e->kind != TK_TYPE_SCALAR) return "void";
     switch (e->dtype) {
@@ -69,6 +96,29 @@ static bool writes_param(const tk_tir_program *program, uint32_t from, uint32_t 
         if (!strcmp(program->kernels.data[j]->sema->name, name) && tk_tir_writes_arg(program->kernels.data[j], arg))
             return true;
     return false;
+}
+
+const char *cg_launcher_scalar_type(const tk_sema_param *p) {
+    return is_half_scalar(p->type) ? "float" : p->python_int ? "int64_t" : c_type(p->type);
+}
+
+bool cg_first_of_name(const tk_tir_program *program, uint32_t i) {
+    for (uint32_t j = 0; j < i; j++)
+        if (!strcmp(program->kernels.data[j]->sema->name, program->kernels.data[i]->sema->name)) return false;
+    return true;
+}
+
+uint32_t cg_launch_params(const tk_tir_program *program, uint32_t i, cg_launch_param *out) {
+    const tk_sema_kernel *sk = program->kernels.data[i]->sema;
+    uint32_t n = 0, arg = 0;
+    for (uint32_t p = 0; p < sk->params.len; p++) {
+        const tk_sema_param *sp = &sk->params.data[p];
+        if (sp->is_constexpr) continue;
+        if (!sp->computed)
+            out[n++] = (cg_launch_param){sp, arg, sp->type->kind == TK_TYPE_POINTER && writes_param(program, i, arg)};
+        arg++;
+    }
+    return n;
 }
 
 static bool is_float_sx(const tk_sx *x) {
@@ -97,8 +147,9 @@ static bool print_c(FILE *out, const tk_sx *x) {
         }
         return true;
     case TK_SX_VAR:
-        if (x->var->type->kind == TK_TYPE_POINTER) fprintf(out, "(%s != 0)", x->var->name); /* an optional pointer */
-        else fprintf(out, flt ? "(double)%s" : "(int64_t)%s", x->var->name);
+        if (x->var->type->kind == TK_TYPE_POINTER) /* an optional pointer */
+            fprintf(out, "(%s%s != 0)", c_prefix(x->var->name), x->var->name);
+        else fprintf(out, flt ? "(double)%s%s" : "(int64_t)%s%s", c_prefix(x->var->name), x->var->name);
         return true;
     case TK_SX_UNARY: {
         const char *op = x->op == TK_UNOP_NEG ? (flt ? "(-" : "(int64_t)(0u - (uint64_t)")
@@ -281,7 +332,8 @@ static bool emit_requirements(FILE *out, const tk_sema_kernel *sk, const char *i
         }
         fputc('"', out);
         for (uint32_t v = 0; v < nvars; v++)
-            fprintf(out, ", (%s)%s", tk_dtype_is_float(vars[v]->type->dtype) ? "double" : "long long", vars[v]->name);
+            fprintf(out, ", (%s)%s%s", tk_dtype_is_float(vars[v]->type->dtype) ? "double" : "long long",
+                    c_prefix(vars[v]->name), vars[v]->name);
         fputs(");\n", out);
     }
     return ok;
@@ -314,10 +366,10 @@ static bool emit_launch(FILE *out, const char *mod, const tk_tir_kernel *k, cons
         const tk_sema_param *sp = &sk->params.data[p];
         if (sp->is_constexpr) continue;
         if (sp->computed) {
-            fprintf(out, "%s    %s = (%s)", indent, sp->name, c_type(sp->type));
+            fprintf(out, "%s    %s%s = (%s)", indent, c_prefix(sp->name), sp->name, c_type(sp->type));
             ok &= print_c(out, sp->computed);
-            fprintf(out, ";\n%s    *(%s *)args[%u] = %s;\n%s    if (tk_bad)\n%s        return tkrt_grid_invalid(\"%s\", 0, 0, 0, tk_bad);\n",
-                    indent, c_type(sp->type), arg, sp->name, indent, indent, sk->name);
+            fprintf(out, ";\n%s    *(%s *)args[%u] = %s%s;\n%s    if (tk_bad)\n%s        return tkrt_grid_invalid(\"%s\", 0, 0, 0, tk_bad);\n",
+                    indent, c_type(sp->type), arg, c_prefix(sp->name), sp->name, indent, indent, sk->name);
         }
         arg++;
     }
@@ -360,12 +412,12 @@ static bool emit_choice(FILE *out, const char *mod, const tk_tir_program *progra
             const tk_sema_param *sp = &vs->params.data[p];
             if (sp->is_constexpr) continue;
             if (arg < 64 && (v->assume_one >> arg & 1)) {
-                fprintf(out, "%s(int64_t)%s == 1", and_, sp->name);
+                fprintf(out, "%s(int64_t)%s%s == 1", and_, c_prefix(sp->name), sp->name);
                 and_ = " && ";
             }
             if (arg < 64 && (v->assume_div16 >> arg & 1)) {
-                fprintf(out, sp->type->kind == TK_TYPE_POINTER ? "%s(uintptr_t)%s %% 16 == 0" : "%s(int64_t)%s %% 16 == 0",
-                        and_, sp->name);
+                fprintf(out, sp->type->kind == TK_TYPE_POINTER ? "%s(uintptr_t)%s%s %% 16 == 0" : "%s(int64_t)%s%s %% 16 == 0",
+                        and_, c_prefix(sp->name), sp->name);
                 and_ = " && ";
             }
             arg++;
@@ -415,11 +467,13 @@ static void emit_unpack(FILE *out, const tk_sema_kernel *sk) {
         const tk_sema_param *sp = &sk->params.data[p];
         if (sp->is_constexpr) continue;
         if (is_half_scalar(sp->type))
-            fprintf(out, "    float %s = tk__%s_to_f32(*(uint16_t *)args[%u]);\n    (void)%s;\n", sp->name,
-                    sp->type->dtype == TK_F16 ? "f16" : "bf16", arg++, sp->name);
+            fprintf(out, "    float %s%s = tk__%s_to_f32(*(uint16_t *)args[%u]);\n    (void)%s%s;\n",
+                    c_prefix(sp->name), sp->name, sp->type->dtype == TK_F16 ? "f16" : "bf16", arg, c_prefix(sp->name),
+                    sp->name);
         else
-            fprintf(out, "    %s %s = *(%s *)args[%u];\n    (void)%s;\n", c_type(sp->type), sp->name,
-                    c_type(sp->type), arg++, sp->name);
+            fprintf(out, "    %s %s%s = *(%s *)args[%u];\n    (void)%s%s;\n", c_type(sp->type), c_prefix(sp->name),
+                    sp->name, c_type(sp->type), arg, c_prefix(sp->name), sp->name);
+        arg++;
     }
 }
 
@@ -858,9 +912,7 @@ bool tk_cg_write_header(FILE *out, tk_diag *diag, const tk_cg_build *builds, uin
         fprintf(out, "extern tkrt_kernel tk_%s__%s;\n", sym, compiled->kernels.data[i].entry);
     for (uint32_t i = 0; i < program->kernels.len; i++) {
         const tk_tir_kernel *k = program->kernels.data[i];
-        bool first = true;
-        for (uint32_t j = 0; j < i; j++) first &= strcmp(program->kernels.data[j]->sema->name, k->sema->name) != 0;
-        if (first && has_configs(program, compiled, i, k->sema->name))
+        if (cg_first_of_name(program, i) && has_configs(program, compiled, i, k->sema->name))
             fprintf(out, "extern tkrt_tuner tk_%s__%s__tuner;\n", sym, k->sema->name);
     }
     fputc('\n', out);
@@ -875,59 +927,60 @@ bool tk_cg_write_header(FILE *out, tk_diag *diag, const tk_cg_build *builds, uin
     /* one function per kernel name, over its variants */
     for (uint32_t i = 0; i < program->kernels.len; i++) {
         const tk_tir_kernel *k = program->kernels.data[i];
-        bool first = true;
-        for (uint32_t j = 0; j < i; j++) first &= strcmp(program->kernels.data[j]->sema->name, k->sema->name) != 0;
-        if (!first) continue;
+        if (!cg_first_of_name(program, i)) continue;
         const tk_sema_kernel *sk = k->sema;
         bool tuned = has_configs(program, compiled, i, sk->name);
         if (tuned) ok &= emit_tuner(impl, diag, sym, program, compiled, i, options, code);
         fprintf(out, "static inline tk_status %s%s(tk_stream stream", launcher_prefix,
                 sk->launcher_name ? sk->launcher_name : sk->name);
-        uint32_t arg = 0;
-        for (uint32_t p = 0; p < sk->params.len; p++) {
-            const tk_sema_param *sp = &sk->params.data[p];
-            if (sp->is_constexpr) continue;
-            if (sp->computed) { /* computed below, not passed */
-                arg++;
-                continue;
-            }
+        cg_launch_param *launch = calloc(sk->params.len + 1, sizeof *launch);
+        uint32_t nlaunch = launch ? cg_launch_params(program, i, launch) : 0;
+        for (uint32_t p = 0; p < nlaunch; p++) {
+            const tk_sema_param *sp = launch[p].param;
             if (sp->type->kind == TK_TYPE_POINTER)
-                fprintf(out, ", %s%s *%s", writes_param(program, i, arg) ? "" : "const ", element_c_type(sp->type),
-                        sp->name);
+                fprintf(out, ", %s%s *%s%s", launch[p].written ? "" : "const ", cg_element_c_type(sp->type),
+                        c_prefix(sp->name), sp->name);
             else
-                fprintf(out, ", %s %s", is_half_scalar(sp->type) ? "float" : sp->python_int ? "int64_t" : c_type(sp->type),
-                        sp->name);
-            arg++;
+                fprintf(out, ", %s %s%s", cg_launcher_scalar_type(sp), c_prefix(sp->name), sp->name);
+        }
+        free(launch);
+        if (!launch) {
+            tk_error(diag, (tk_loc){0}, "out of memory writing the header");
+            fclose(impl);
+            free(impl_text);
+            return false;
         }
         fputs(") {\n    int tk_bad = 0;\n", out);
         /* the constexprs @heuristics computes from run-time arguments: set
          * by each variant's launch (emit_launch), as they may differ by config */
         for (uint32_t p = 0; p < sk->params.len; p++) {
             const tk_sema_param *sp = &sk->params.data[p];
-            if (!sp->is_constexpr && sp->computed) fprintf(out, "    %s %s = 0;\n", c_type(sp->type), sp->name);
+            if (!sp->is_constexpr && sp->computed)
+                fprintf(out, "    %s %s%s = 0;\n", c_type(sp->type), c_prefix(sp->name), sp->name);
         }
         for (uint32_t p = 0; p < sk->params.len; p++) {
             const tk_sema_param *sp = &sk->params.data[p];
             if (sp->is_constexpr || !sp->python_int) continue;
             /* `int`: taken as int64_t, passed as the kernel's i32 */
-            fprintf(out, "    if (%s < INT32_MIN || %s > INT32_MAX)\n        return tkrt_requirement_failed(\"%s\", "
-                         "\"%s fits in i32 (annotated int)\", \"%s = %%lld\", (long long)%s);\n"
-                         "    int32_t tk_arg_%s = (int32_t)%s;\n",
-                    sp->name, sp->name, sk->name, sp->name, sp->name, sp->name, sp->name, sp->name);
+            const char *cp = c_prefix(sp->name);
+            fprintf(out, "    if (%s%s < INT32_MIN || %s%s > INT32_MAX)\n        return tkrt_requirement_failed(\"%s\", "
+                         "\"%s fits in i32 (annotated int)\", \"%s = %%lld\", (long long)%s%s);\n"
+                         "    int32_t tk_arg_%s = (int32_t)%s%s;\n",
+                    cp, sp->name, cp, sp->name, sk->name, sp->name, sp->name, cp, sp->name, sp->name, cp, sp->name);
         }
         for (uint32_t p = 0; p < sk->params.len; p++) {
             const tk_sema_param *sp = &sk->params.data[p];
             if (!sp->is_constexpr && is_half_scalar(sp->type))
-                fprintf(out, "    uint16_t tk_arg_%s = tk__f32_to_%s(%s);\n", sp->name,
-                        sp->type->dtype == TK_F16 ? "f16" : "bf16", sp->name);
+                fprintf(out, "    uint16_t tk_arg_%s = tk__f32_to_%s(%s%s);\n", sp->name,
+                        sp->type->dtype == TK_F16 ? "f16" : "bf16", c_prefix(sp->name), sp->name);
         }
         fputs("    void *args[] = {", out);
         bool any = false;
         for (uint32_t p = 0; p < sk->params.len; p++) {
             const tk_sema_param *sp = &sk->params.data[p];
             if (sp->is_constexpr) continue;
-            fprintf(out, "%s(void *)&%s%s", any ? ", " : "", is_half_scalar(sp->type) || sp->python_int ? "tk_arg_" : "",
-                    sp->name);
+            fprintf(out, "%s(void *)&%s%s", any ? ", " : "",
+                    is_half_scalar(sp->type) || sp->python_int ? "tk_arg_" : c_prefix(sp->name), sp->name);
             any = true;
         }
         if (!any) fputs("0", out);
@@ -936,21 +989,23 @@ bool tk_cg_write_header(FILE *out, tk_diag *diag, const tk_cg_build *builds, uin
             const tk_sema_param *sp = &sk->params.data[p];
             if (sp->is_constexpr || sp->promise == TK_PROMISE_NONE || sp->promise == TK_PROMISE_OPTIONAL) continue;
             unsigned long long pv = (unsigned long long)sp->promise_value;
+            const char *cp = c_prefix(sp->name);
             if (sp->type->kind == TK_TYPE_POINTER)
-                fprintf(out, "    if ((uintptr_t)%s %% %lluu != 0)\n        return tkrt_promise_failed(TK_ERROR_MISALIGNED, \"%s\", \"%s\", (unsigned long long)(uintptr_t)%s, %lluu);\n",
-                        sp->name, pv, sk->name, sp->name, sp->name, pv);
+                fprintf(out, "    if ((uintptr_t)%s%s %% %lluu != 0)\n        return tkrt_promise_failed(TK_ERROR_MISALIGNED, \"%s\", \"%s\", (unsigned long long)(uintptr_t)%s%s, %lluu);\n",
+                        cp, sp->name, pv, sk->name, sp->name, cp, sp->name, pv);
             else if (sp->promise == TK_PROMISE_DIVISIBLE)
-                fprintf(out, "    if ((int64_t)%s %% %lld != 0)\n        return tkrt_promise_failed(TK_ERROR_NOT_DIVISIBLE, \"%s\", \"%s\", (unsigned long long)%s, %lluu);\n",
-                        sp->name, (long long)pv, sk->name, sp->name, sp->name, pv);
+                fprintf(out, "    if ((int64_t)%s%s %% %lld != 0)\n        return tkrt_promise_failed(TK_ERROR_NOT_DIVISIBLE, \"%s\", \"%s\", (unsigned long long)%s%s, %lluu);\n",
+                        cp, sp->name, (long long)pv, sk->name, sp->name, cp, sp->name, pv);
             else
-                fprintf(out, "    if (%s != 1)\n        return tkrt_promise_failed(TK_ERROR_NOT_ONE, \"%s\", \"%s\", (unsigned long long)%s, 1u);\n",
-                        sp->name, sk->name, sp->name, sp->name);
+                fprintf(out, "    if (%s%s != 1)\n        return tkrt_promise_failed(TK_ERROR_NOT_ONE, \"%s\", \"%s\", (unsigned long long)%s%s, 1u);\n",
+                        cp, sp->name, sk->name, sp->name, cp, sp->name);
         }
         if (tuned) {
             ok &= emit_empty_grid(out, sym, program, compiled, i, sk->name);
             fprintf(out, "    {\n        long long tk_key[] = {");
             for (uint32_t key = 0; key < sk->autotune_key.len; key++)
-                fprintf(out, "%s(long long)%s", key ? ", " : "", sk->autotune_key.data[key]);
+                fprintf(out, "%s(long long)%s%s", key ? ", " : "", c_prefix(sk->autotune_key.data[key]),
+                        sk->autotune_key.data[key]);
             fprintf(out, "%s};\n        (void)tk_bad;\n        return tkrt_tuned_launch(&tk_%s__%s__tuner, stream, %s, args);\n    }\n",
                     sk->autotune_key.len ? "" : "0", sym, sk->name, sk->autotune_key.len ? "tk_key" : "NULL");
         } else {

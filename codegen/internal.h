@@ -230,6 +230,23 @@ void cg_emit_assert(cg *c, const tk_tir_op *op);
 /* An atomic: once per element, by its owner; the old values to every copy through the op's scratch. */
 void cg_emit_atomic(cg *c, const tk_tir_op *op);
 
+/* ---- header.c: what the Python binding (python.c) shares of the launchers ---- */
+
+/* A parameter a launcher takes: not a constexpr, not one @heuristics computes. */
+typedef struct cg_launch_param {
+    const tk_sema_param *param;
+    uint32_t arg;       /* its index among the kernel's run-time arguments */
+    bool written;       /* a pointer that some variant stores or atomically updates through */
+} cg_launch_param;
+/* Whether kernel i is the first variant of its name (the one a launcher is written for). */
+bool cg_first_of_name(const tk_tir_program *program, uint32_t i);
+/* The parameters of kernel i's launcher, in order, into out (room for every parameter); their count. */
+uint32_t cg_launch_params(const tk_tir_program *program, uint32_t i, cg_launch_param *out);
+/* The C type a launcher takes a scalar as: float for f16 and bf16, int64_t for `int`. */
+const char *cg_launcher_scalar_type(const tk_sema_param *p);
+/* A pointer parameter's element type in C: tk_f16, float, ... */
+const char *cg_element_c_type(const tk_type *pointer);
+
 /* ---- control.c: the op dispatch and control flow ---- */
 
 /* Emits blk's live ops in order, until one fails; c->scratch_op is as it was after. */

@@ -452,6 +452,8 @@ if [ "$UPDATE" != 1 ]; then
         # autotuned launchers of every kind too (pruning, restore and reset
         # lists, heuristics), as C++
         "$TKC" test/runtime/header_tune.tk -o "$tmp/h" 2>/dev/null || headers_ok=0
+        # parameters named as C keywords and as the launcher's own names
+        "$TKC" test/runtime/header_names.tk -o "$tmp/h" 2>/dev/null || headers_ok=0
         cat >"$tmp/h/use.c" <<'EOT'
 #define TKC_IMPLEMENTATION
 #include "vector_add.h"
@@ -459,7 +461,9 @@ if [ "$UPDATE" != 1 ]; then
 #include "layernorm.h"
 #include "matmul.h"
 #include "attention.h"
+#include "header_names.h"
 #include <stdio.h>
+#include <string.h>
 int main(void) {
     /* a broken promise is refused before the driver is looked for */
     tk_status s = vector_add(NULL, (tk_ptr)(uintptr_t)4, (tk_ptr)(uintptr_t)16, (tk_ptr)(uintptr_t)16, 10);
@@ -468,6 +472,17 @@ int main(void) {
     if (s != TK_ERROR_NOT_DIVISIBLE) { printf("stride 17 gave status %d\n", (int)s); return 1; }
     s = matmul(NULL, (tk_ptr)(uintptr_t)16, (tk_ptr)(uintptr_t)16, (tk_ptr)(uintptr_t)16, 64, 64, 64, 64, 2, 64, 1, 64, 1);
     if (s != TK_ERROR_NOT_ONE) { printf("stride_ak 2 gave status %d\n", (int)s); return 1; }
+    /* the parameter `stream` after the stream, refused by its own name */
+    s = names(NULL, (tk_ptr)(uintptr_t)16, 17, 1, 1, 0.5f, 0, 0, 0.5f, 1);
+    if (s != TK_ERROR_NOT_DIVISIBLE || !strstr(tkrt_status_string(s), "'stream' = 17")) {
+        printf("names(stream=17): status %d, %s\n", (int)s, tkrt_status_string(s));
+        return 1;
+    }
+    s = names(NULL, (tk_ptr)(uintptr_t)16, 16, 1, 1, 0.5f, 0, 0, 0.5f, 2);
+    if (s != TK_ERROR_NOT_ONE || !strstr(tkrt_status_string(s), "'stride_default'")) {
+        printf("names(stride_default=2): status %d, %s\n", (int)s, tkrt_status_string(s));
+        return 1;
+    }
     { extern tk_status other_file(void);
       if (other_file() != TK_ERROR_MISALIGNED) { printf("the other file's launch\n"); return 1; } }
     printf("ok: %s\n", tkrt_status_string(s));
@@ -485,6 +500,7 @@ EOT
 #include "matmul.h"
 #include "attention.h"
 #include "header_tune.h"
+#include "header_names.h"
 tk_status launch(cudaStream_t s, float *x, float *y, float *out, int n) { return vector_add(s, x, y, out, n); }
 tk_status pruned(cudaStream_t s, int *x, int n) { return prune_model(s, x, n); }
 /* const-correct, typed pointers: what C++ code has at hand passes as it is */
