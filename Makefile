@@ -256,15 +256,17 @@ gpu-examples: all $(BUILD)/libtkrt.a
 	else echo "cmake not installed: examples/cmake not built"; fi
 
 # make install PREFIX=DIR (default /usr/local; DESTDIR= for staging): tkc,
-# the runtime (tkrt.h, libtkrt.a), a pkg-config file (tkc.pc) and a CMake
-# package (find_package(tkc): tkc::tkrt and tkc_add_kernels).
+# the runtime (tkrt.h, libtkrt.a, and its source in share/tkc for the
+# libraries tkc --python --shared builds), a pkg-config file (tkc.pc) and
+# a CMake package (find_package(tkc): tkc::tkrt and tkc_add_kernels).
 PREFIX  ?= /usr/local
 VERSION := $(shell sed -n 's/^\#define CLI_VERSION "\(.*\)"$$/\1/p' cli/cli.h)
 PACKAGE_SED = -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' -e 's|@VERSION_MAJOR@|$(firstword $(subst ., ,$(VERSION)))|g'
 install: all $(BUILD)/libtkrt.a
 	$(Q)install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig \
-	  $(DESTDIR)$(PREFIX)/lib/cmake/tkc
+	  $(DESTDIR)$(PREFIX)/lib/cmake/tkc $(DESTDIR)$(PREFIX)/share/tkc
 	$(Q)install -m 755 $(BUILD)/tkc $(DESTDIR)$(PREFIX)/bin/tkc
+	$(Q)install -m 644 runtime_stub/tkrt.c runtime_stub/tkrt.h $(DESTDIR)$(PREFIX)/share/tkc/
 	$(Q)install -m 644 runtime_stub/tkrt.h $(DESTDIR)$(PREFIX)/include/tkrt.h
 	$(Q)install -m 644 $(BUILD)/libtkrt.a $(DESTDIR)$(PREFIX)/lib/libtkrt.a
 	$(Q)sed $(PACKAGE_SED) packaging/tkc.pc.in >$(DESTDIR)$(PREFIX)/lib/pkgconfig/tkc.pc

@@ -42,6 +42,7 @@ typedef struct cli_options {
     TK_VEC(const char *) dep_targets;
     tk_path_maps path_maps;       /* -ffile-prefix-map=OLD=NEW */
     const char *prefix;           /* --prefix=NAME */
+    bool python, shared;          /* --python: NAME.py and NAME_tkpy.c; --shared: NAME_tkpy.so */
     cli_paths include_dirs;       /* -I DIR: where imported modules are looked for */
 } cli_options;
 
@@ -56,6 +57,12 @@ int cli_parse_options(int argc, char **argv, cli_options *opt, tk_arena *arena);
  * file read to deps. Reports what it cannot find or read, and cycles. */
 void cli_load_imports(tk_arena *arena, tk_interner *names, tk_diag *diag, const cli_options *opt,
                       const tk_module *module, const char *path, tk_sema_options *sema, cli_paths *deps);
+
+/* ---- shared.c ---- */
+
+/* --shared: builds `library` from `source` (a --python module's NAME_tkpy.c)
+ * and the runtime's source with $CC. Reports and returns false on failure. */
+bool cli_build_python_library(tk_arena *arena, const char *source, const char *library);
 
 /* ---- files.c ---- */
 

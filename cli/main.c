@@ -136,7 +136,7 @@ static void full_build_paths(const driver *d, tk_arena *arena, const char *input
  * target's. */
 static bool write_full_build(tk_arena *arena, tk_diag *diag, const tk_cg_build *builds,
                              uint32_t nbuilds, const char *mod_name, const char *header_path, const char *stem,
-                             const tk_cg_header_options *header) {
+                             const tk_cg_header_options *header, bool python) {
     enum { MAX_FILES = 16 };
     cli_output files[MAX_FILES];
     uint32_t nfiles = 0;
@@ -152,6 +152,17 @@ static bool write_full_build(tk_arena *arena, tk_diag *diag, const tk_cg_build *
                                         : tk_arena_printf(arena, "%s.%s.cubin", stem, builds[b].target->name);
         ok = cli_output_open(&files[nfiles], arena, path);
         if (ok) fwrite(c->cubin, 1, c->cubin_len, files[nfiles++].f);
+    }
+    if (ok && python) {
+        /* STEM.py, and the library's source STEM_tkpy.c beside the header it includes */
+        const char *slash = strrchr(stem, '/'), *header_slash = strrchr(header_path, '/');
+        const char *base = slash ? slash + 1 : stem;
+        tk_cg_python_options py = {header, header_slash ? header_slash + 1 : header_path,
+                                   tk_arena_printf(arena, "%s_tkpy.so", base)};
+        ok = cli_output_open(&files[nfiles], arena, tk_arena_printf(arena, "%s.py", stem)) &&
+             cli_output_open(&files[nfiles + 1], arena, tk_arena_printf(arena, "%s_tkpy.c", stem));
+        if (ok) ok = tk_cg_write_python(files[nfiles].f, files[nfiles + 1].f, diag, builds, nbuilds, base, &py);
+        nfiles += files[nfiles + 1].f ? 2 : files[nfiles].f ? 1 : 0;
     }
     if (ok) ok = cli_output_open(&files[nfiles], arena, header_path);
     if (ok && !tk_cg_write_header(files[nfiles++].f, diag, builds, nbuilds, mod_name, header)) ok = false;
@@ -341,7 +352,10 @@ static int compile_input(const driver *d, const char *input, tk_arena *arena, tk
         return CLI_EXIT_OK;
     default: break;
     }
-    if (!write_full_build(arena, diag, builds, ntargets, mod_name, header_path, stem, &header))
+    if (!write_full_build(arena, diag, builds, ntargets, mod_name, header_path, stem, &header, opt->python))
+        return CLI_EXIT_INPUT;
+    if (opt->shared && !cli_build_python_library(arena, tk_arena_printf(arena, "%s_tkpy.c", stem),
+                                                 tk_arena_printf(arena, "%s_tkpy.so", stem)))
         return CLI_EXIT_INPUT;
     if (opt->depfile &&
         !write_depfile(d, arena, header_path, depfile_for(d, arena, header_path, input), run, run->deps.len ? 1 : 0))

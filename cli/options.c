@@ -37,6 +37,11 @@ static void usage(FILE *out) {
         "  --prefix=NAME      name the header's launchers NAME_KERNEL and its other symbols\n"
         "                     tk_NAME__..., so that two builds of one .tk file live in one program\n"
         "                     (default: the file's __prefix__ = \"NAME\", if it has one)\n"
+        "  --python           with the header, write NAME.py (a Python module with a function per\n"
+        "                     kernel, for torch tensors) and NAME_tkpy.c (the C source of the\n"
+        "                     library it loads, NAME_tkpy.so)\n"
+        "  --shared           with --python, build NAME_tkpy.so too, with the C compiler $CC\n"
+        "                     (default cc) and the runtime installed beside tkc\n"
         "  -MD                write a depfile beside the output (NAME.d), as gcc -MD does\n"
         "  -MF FILE           write the depfile to FILE (implies -MD)\n"
         "  -MT TARGET         the depfile's target (may be given several times; default the output)\n"
@@ -292,6 +297,10 @@ int cli_parse_options(int argc, char **argv, cli_options *opt, tk_arena *arena) 
             if (!v || !*v || *end || n < 1 || n > 5)
                 return usage_error("--specializations takes a number from 1 to 5, not '%s'", v ? v : "");
             opt->specializations = (uint32_t)n;
+        } else if (strcmp(a, "--python") == 0) {
+            opt->python = true;
+        } else if (strcmp(a, "--shared") == 0) {
+            opt->shared = true;
         } else if (strcmp(a, "-MD") == 0) {
             opt->depfile = true;
         } else if (strcmp(a, "-MP") == 0) {
@@ -333,6 +342,10 @@ int cli_parse_options(int argc, char **argv, cli_options *opt, tk_arena *arena) 
         return usage_error("%s", "-MD with the output on standard output needs -MF FILE");
     if (opt->depfile && opt->emit != CLI_EMIT_ALL && to_stdout && !opt->dep_targets.len)
         return usage_error("%s", "-MD with the output on standard output needs -MT TARGET");
+    if (opt->python && opt->emit != CLI_EMIT_ALL)
+        return usage_error("%s", "--python writes a module beside the header: not with --emit");
+    if (opt->shared && !opt->python)
+        return usage_error("%s", "--shared builds the library of --python's module: give --python too");
     if (opt->prefix && several && opt->emit == CLI_EMIT_ALL)
         return usage_error("%s", "--prefix names one header's symbols; give it with one input");
     return -1;

@@ -101,4 +101,18 @@ typedef struct tk_cg_build {
 bool tk_cg_write_header(FILE *out, tk_diag *diag, const tk_cg_build *builds, uint32_t nbuilds,
                         const char *module_name, const tk_cg_header_options *options);
 
+/* The Python binding of a module (tkc --python): `py` gets a module with
+ * one function per launcher, which checks its arguments (dtype, device,
+ * contiguity, integer ranges), launches through ctypes and raises with the
+ * runtime's message on failure; `shim` gets the C source of the library the
+ * module loads, which includes the header and exposes each launcher as
+ * `int tkpy_LAUNCHER(void *stream, const uint64_t *slots)`, an 8-byte slot
+ * an argument. */
+typedef struct tk_cg_python_options {
+    const tk_cg_header_options *header; /* the header's (prefix, version, defines) */
+    const char *header_name;            /* as the library's source includes it: "NAME.h" */
+    const char *library_name;           /* the library's file name, beside the module: "NAME_tkpy.so" */
+} tk_cg_python_options;
+bool tk_cg_write_python(FILE *py, FILE *shim, tk_diag *diag, const tk_cg_build *builds, uint32_t nbuilds,
+                        const char *module_name, const tk_cg_python_options *options);
 #endif

@@ -4,7 +4,7 @@
  * PTX is built), convert.c, elementwise.c, cast.c, memory.c, reduce.c, gather.c, sort.c,
  * random.c, shape.c, debug.c, atomic.c, dot.c, async.c, control.c (the op dispatch and
  * control flow) and module.c; target.c takes the built module to PTX and a
- * cubin, header.c writes the launch header. */
+ * cubin, header.c writes the launch header and python.c the Python binding. */
 #ifndef TK_CODEGEN_INTERNAL_H
 #define TK_CODEGEN_INTERNAL_H
 

@@ -17,6 +17,8 @@
 #                                target than sm_90a, NAME.sm_80.tir-gpu and
 #                                NAME.sm_80.ptx-check (any target the name gives)
 #   test/golden/cli/NAME.args    tkc's arguments; NAME.out its output and exit status
+#   test/golden/python/NAME.tk   tkc --python's module NAME.py and its library's
+#                                source NAME_tkpy.c, as written
 #   test/unit/NAME_test.c        a C unit test, built by make into build/unit/NAME_test
 #                                (UNIT_TESTS lists the binaries), which prints "ok" last
 #
@@ -862,6 +864,35 @@ if [ "$UPDATE" != 1 ]; then
         sh test/fuzz/ci.sh >"$tmp/fuzz" 2>&1
         cat "$tmp/fuzz" | grep -v "passed, .* failed$"
         add_counts "$tmp/fuzz" "CI fuzzing"
+    fi
+fi
+
+# the Python binding: what tkc --python writes, and the module at work on
+# the fake driver (test/python/binding_test.py builds its library and a
+# fake driver with the C compiler, and needs no GPU and no torch)
+for src in test/golden/python/*.tk; do
+    [ -f "$src" ] || continue
+    name=$(basename "$src" .tk)
+    py=test/golden/python/$name.py
+    shim=test/golden/python/${name}_tkpy.c
+    { want "$py" || want "$shim"; } || continue
+    rm -rf "$tmp/py"
+    if "$TKC" --python "$src" -o "$tmp/py/" 2>"$tmp/err"; then
+        want "$py" && record "$py" "$py" "$tmp/py/$name.py"
+        want "$shim" && record "$shim" "$shim" "$tmp/py/${name}_tkpy.c"
+    else
+        failed "$py (tkc --python failed)" "$tmp/err" 20
+    fi
+done
+if [ "$UPDATE" != 1 ] && want "Python binding on the fake driver"; then
+    if command -v python3 >/dev/null 2>&1 && command -v "${CC:-cc}" >/dev/null 2>&1; then
+        if python3 test/python/binding_test.py "$TKC" >"$tmp/out" 2>&1 && tail -n 1 "$tmp/out" | grep -q '^ok'; then
+            passed
+        else
+            failed "Python binding on the fake driver (test/python/binding_test.py)" "$tmp/out" 30
+        fi
+    else
+        echo "note: Python binding test skipped (no python3 or C compiler)"
     fi
 fi
 

@@ -1,0 +1,323 @@
+"""The kernels of binding.tk, compiled by tkc 0.1.0. Generated: do not edit.
+
+Each function launches one kernel through binding_tkpy.so (beside this file), which
+holds the compiled code: no compiler runs at import or at a call.
+Arguments: tensors (torch, __cuda_array_interface__ or DLPack) or int
+addresses for pointers, Python numbers for scalars. A launch that fails
+raises TkcError (TkcArgumentError, a ValueError, for an argument).
+"""
+
+import ctypes as _tk_ctypes
+import operator as _tk_operator
+import os as _tk_os
+import struct as _tk_struct
+import sys as _tk_sys
+
+
+class TkcError(RuntimeError):
+    """A launch that failed: .status is the runtime's tk_status, .kernel the kernel."""
+
+    def __init__(self, kernel, status, message):
+        super().__init__(message)
+        self.kernel, self.status = kernel, status
+
+
+class TkcArgumentError(TkcError, ValueError):
+    """An argument the launcher refused (a promise, requires=, the grid)."""
+
+
+def _tk_load():
+    path = _tk_os.path.join(_tk_os.path.dirname(_tk_os.path.abspath(__file__)), _TK_LIBRARY)
+    try:
+        lib = _tk_ctypes.CDLL(path)
+    except OSError as e:
+        raise ImportError(f"{__name__}: cannot load {path} ({e}); build it with tkc --python --shared") from None
+    lib.tkpy_build.restype = _tk_ctypes.c_char_p
+    built = lib.tkpy_build().decode()
+    if built != _TK_BUILD:
+        raise ImportError(f"{__name__}: {path} was built from another compilation ({built!r}, "
+                          f"this module {_TK_BUILD!r}); rebuild both with one tkc run")
+    lib.tkpy_status_string.argtypes = [_tk_ctypes.c_int]
+    lib.tkpy_status_string.restype = _tk_ctypes.c_char_p
+    lib.tkpy_argument_status.argtypes = [_tk_ctypes.c_int]
+    return lib
+
+
+def _tk_entry(name):
+    fn = getattr(_tk_lib, "tkpy_" + name)
+    fn.argtypes = [_tk_ctypes.c_void_p, _tk_ctypes.c_char_p]
+    fn.restype = _tk_ctypes.c_int
+    return fn
+
+
+def _tk_fail(kernel, status):
+    message = _tk_lib.tkpy_status_string(status).decode(errors="replace")
+    if _tk_lib.tkpy_argument_status(status):
+        raise TkcArgumentError(kernel, status, message)
+    raise TkcError(kernel, status, message)
+
+
+def _tk_stream(stream):
+    """A CUstream handle: torch's current stream where torch is loaded (so a launch
+    goes where torch's own kernels go, graph capture included), else 0."""
+    if stream is None:
+        torch = _tk_sys.modules.get("torch")
+        return torch.cuda.current_stream().cuda_stream if torch is not None else 0
+    if isinstance(stream, int):
+        return stream
+    handle = getattr(stream, "cuda_stream", None)
+    if handle is None and hasattr(stream, "__cuda_stream__"):
+        handle = stream.__cuda_stream__()[1]
+    if not isinstance(handle, int):
+        raise TypeError(f"stream must be an int (a CUstream), a torch.cuda.Stream or have __cuda_stream__, "
+                        f"not {type(stream).__name__}")
+    return handle
+
+
+def _tk_contiguous(shape, strides, itemsize):
+    expect = itemsize
+    for size, stride in zip(reversed(shape), reversed(strides)):
+        if size != 1 and stride != expect:
+            return False
+        expect *= size
+    return True
+
+
+def _tk_ptr(value, torch_dtype, typestr, optional, contiguous, kernel, param):
+    """The device address an argument for a pointer parameter holds, after the
+    checks the launcher cannot make: dtype, device, contiguity."""
+    if value is None:
+        if optional:
+            return 0
+        raise TypeError(f"{kernel}: {param} must be a tensor, not None")
+    if type(value) is int:
+        return value
+    if hasattr(value, "data_ptr") and hasattr(value, "device") and hasattr(value, "dtype"):
+        device = value.device
+        if device.type != "cuda":
+            raise ValueError(f"{kernel}: {param} is on {device}, not on a CUDA device")
+        torch = _tk_sys.modules.get("torch")
+        if torch is not None and device.index is not None and device.index != torch.cuda.current_device():
+            raise ValueError(f"{kernel}: {param} is on {device}, but the current device is "
+                             f"cuda:{torch.cuda.current_device()} (use torch.cuda.device({device.index}))")
+        if torch_dtype and str(value.dtype) != "torch." + torch_dtype:
+            raise TypeError(f"{kernel}: {param} must hold torch.{torch_dtype}, not {value.dtype}")
+        if contiguous and not value.is_contiguous():
+            raise ValueError(f"{kernel}: {param} is not contiguous, and {kernel} takes no strides to read "
+                             f"it as a view; pass {param}.contiguous()")
+        return value.data_ptr()
+    cai = getattr(value, "__cuda_array_interface__", None)
+    if cai is not None:
+        got = cai["typestr"]
+        if torch_dtype and (not typestr or got[1:] != typestr):
+            raise TypeError(f"{kernel}: {param} must hold {torch_dtype}, not typestr {got!r}")
+        strides = cai.get("strides")
+        if contiguous and strides is not None and not _tk_contiguous(cai["shape"], strides, int(got[2:])):
+            raise ValueError(f"{kernel}: {param} is not contiguous, and {kernel} takes no strides to read "
+                             f"it as a view")
+        return cai["data"][0]
+    if hasattr(value, "__dlpack__"):
+        torch = _tk_sys.modules.get("torch")
+        if torch is not None:
+            return _tk_ptr(torch.from_dlpack(value), torch_dtype, typestr, optional, contiguous, kernel, param)
+        raise TypeError(f"{kernel}: {param} supports only DLPack, which needs torch imported")
+    raise TypeError(f"{kernel}: {param} must be a CUDA tensor (torch, __cuda_array_interface__ or DLPack) "
+                    f"or an int address, not {type(value).__name__}")
+
+
+_TK_TYPESTRS = {"b1": "bool", "i1": "int8", "i2": "int16", "i4": "int32", "i8": "int64", "u1": "uint8",
+                "u2": "uint16", "u4": "uint32", "u8": "uint64", "f2": "float16", "f4": "float32", "f8": "float64"}
+
+
+def _tk_pick(instances, value, kernel, param):
+    """The instance of a kernel built per dtype that takes `value`'s dtype."""
+    if hasattr(value, "data_ptr") and hasattr(value, "dtype"):
+        name = str(value.dtype).replace("torch.", "")
+    elif hasattr(value, "__cuda_array_interface__"):
+        name = _TK_TYPESTRS.get(value.__cuda_array_interface__["typestr"][1:], "?")
+    else:
+        raise TypeError(f"{kernel}: {param} has no dtype to choose an instance by; call one of "
+                        f"{', '.join(f.__name__ for f in instances.values())}")
+    fn = instances.get(name)
+    if fn is None:
+        raise TypeError(f"{kernel}: no instance takes {param} of {name}; there are "
+                        f"{', '.join(f'{f.__name__} ({d})' for d, f in instances.items())}")
+    return fn
+
+
+def _tk_int(value, lo, hi, kernel, param):
+    if type(value) is not int:
+        try:
+            value = _tk_operator.index(value)
+        except TypeError:
+            raise TypeError(f"{kernel}: {param} must be an integer, not {type(value).__name__}") from None
+    if value < lo or value > hi:
+        raise OverflowError(f"{kernel}: {param} = {value} is outside its type's range [{lo}, {hi}]")
+    return value
+
+
+def _tk_bool(value, kernel, param):
+    if value is True or value is False or value == 0 or value == 1:
+        return 1 if value else 0
+    raise TypeError(f"{kernel}: {param} must be a bool, not {value!r}")
+
+
+def _tk_float(value, kernel, param):
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"{kernel}: {param} must be a number, not {type(value).__name__}") from None
+
+_TK_LIBRARY = "binding_tkpy.so"
+_TK_BUILD = "bdc98b5bd076cdac sm_90a "
+_tk_lib = _tk_load()
+
+
+_tk_add_entry = _tk_entry("add")
+_tk_add_pack = _tk_struct.Struct("<QQQq").pack
+
+
+def add(x, y, out, n, *, stream=None):
+    """add(x: *f32 % 16, y: *f32 % 16, out: *f32 % 16 (written), n: i32)
+
+    Launches add on `stream` (default: torch's current stream, where torch is
+    loaded). Tensors must be contiguous (the kernel takes no strides).
+    """
+    status = _tk_add_entry(_tk_stream(stream), _tk_add_pack(
+        _tk_ptr(x, "float32", "f4", False, True, "add", "x"),
+        _tk_ptr(y, "float32", "f4", False, True, "add", "y"),
+        _tk_ptr(out, "float32", "f4", False, True, "add", "out"),
+        _tk_int(n, -2147483648, 2147483647, "add", "n")))
+    if status:
+        _tk_fail("add", status)
+
+
+_tk_rows_entry = _tk_entry("rows")
+_tk_rows_pack = _tk_struct.Struct("<QQqqqq").pack
+
+
+def rows(x, out, stride_xm, stride_xn, m, n, *, stream=None):
+    """rows(x: *f16, out: *f16 (written), stride_xm: i32 % 16, stride_xn: i32 == 1, m: i32, n: i32)
+
+    Launches rows on `stream` (default: torch's current stream, where torch is
+    loaded). Tensors may be views: the strides passed say how the kernel reads them.
+    """
+    status = _tk_rows_entry(_tk_stream(stream), _tk_rows_pack(
+        _tk_ptr(x, "float16", "f2", False, False, "rows", "x"),
+        _tk_ptr(out, "float16", "f2", False, False, "rows", "out"),
+        _tk_int(stride_xm, -2147483648, 2147483647, "rows", "stride_xm"),
+        _tk_int(stride_xn, -2147483648, 2147483647, "rows", "stride_xn"),
+        _tk_int(m, -2147483648, 2147483647, "rows", "m"),
+        _tk_int(n, -2147483648, 2147483647, "rows", "n")))
+    if status:
+        _tk_fail("rows", status)
+
+
+_tk_scalars_entry = _tk_entry("scalars")
+_tk_scalars_pack = _tk_struct.Struct("<QqqqqqqqQddddqq").pack
+
+
+def scalars(out, a, b, c, d, e, f, g, h, p, q, r, s, t, u, *, stream=None):
+    """scalars(out: *f64 (written), a: i8, b: i16, c: i32, d: i64, e: u8, f: u16, g: u32, h: u64, p: f16, q: bf16, r: f32, s: f64, t: i1, u: int)
+
+    Launches scalars on `stream` (default: torch's current stream, where torch is
+    loaded). Tensors must be contiguous (the kernel takes no strides).
+    """
+    status = _tk_scalars_entry(_tk_stream(stream), _tk_scalars_pack(
+        _tk_ptr(out, "float64", "f8", False, True, "scalars", "out"),
+        _tk_int(a, -128, 127, "scalars", "a"),
+        _tk_int(b, -32768, 32767, "scalars", "b"),
+        _tk_int(c, -2147483648, 2147483647, "scalars", "c"),
+        _tk_int(d, -(1 << 63), (1 << 63) - 1, "scalars", "d"),
+        _tk_int(e, 0, 255, "scalars", "e"),
+        _tk_int(f, 0, 65535, "scalars", "f"),
+        _tk_int(g, 0, 4294967295, "scalars", "g"),
+        _tk_int(h, 0, (1 << 64) - 1, "scalars", "h"),
+        _tk_float(p, "scalars", "p"),
+        _tk_float(q, "scalars", "q"),
+        _tk_float(r, "scalars", "r"),
+        _tk_float(s, "scalars", "s"),
+        _tk_bool(t, "scalars", "t"),
+        _tk_int(u, -(1 << 63), (1 << 63) - 1, "scalars", "u")))
+    if status:
+        _tk_fail("scalars", status)
+
+
+_tk_maybe_scale_entry = _tk_entry("maybe_scale")
+_tk_maybe_scale_pack = _tk_struct.Struct("<QQq").pack
+
+
+def maybe_scale(x, w, stream, *, cuda_stream=None):
+    """maybe_scale(x: *f32 (written), w: *f32 | None, stream: i32)
+
+    Launches optional on `cuda_stream` (default: torch's current stream, where torch is
+    loaded). Tensors must be contiguous (the kernel takes no strides).
+    """
+    status = _tk_maybe_scale_entry(_tk_stream(cuda_stream), _tk_maybe_scale_pack(
+        _tk_ptr(x, "float32", "f4", False, True, "maybe_scale", "x"),
+        _tk_ptr(w, "float32", "f4", True, True, "maybe_scale", "w"),
+        _tk_int(stream, -2147483648, 2147483647, "maybe_scale", "stream")))
+    if status:
+        _tk_fail("maybe_scale", status)
+
+
+_tk_fill_f16_entry = _tk_entry("fill_f16")
+_tk_fill_f16_pack = _tk_struct.Struct("<Qdq").pack
+
+
+def fill_f16(out, v, n, *, stream=None):
+    """fill_f16(out: *f16 (written), v: f16, n: i32)
+
+    Launches fill_f16 on `stream` (default: torch's current stream, where torch is
+    loaded). Tensors must be contiguous (the kernel takes no strides).
+    """
+    status = _tk_fill_f16_entry(_tk_stream(stream), _tk_fill_f16_pack(
+        _tk_ptr(out, "float16", "f2", False, True, "fill_f16", "out"),
+        _tk_float(v, "fill_f16", "v"),
+        _tk_int(n, -2147483648, 2147483647, "fill_f16", "n")))
+    if status:
+        _tk_fail("fill_f16", status)
+
+
+_tk_fill_bf16_entry = _tk_entry("fill_bf16")
+_tk_fill_bf16_pack = _tk_struct.Struct("<Qdq").pack
+
+
+def fill_bf16(out, v, n, *, stream=None):
+    """fill_bf16(out: *bf16 (written), v: bf16, n: i32)
+
+    Launches fill_bf16 on `stream` (default: torch's current stream, where torch is
+    loaded). Tensors must be contiguous (the kernel takes no strides).
+    """
+    status = _tk_fill_bf16_entry(_tk_stream(stream), _tk_fill_bf16_pack(
+        _tk_ptr(out, "bfloat16", "", False, True, "fill_bf16", "out"),
+        _tk_float(v, "fill_bf16", "v"),
+        _tk_int(n, -2147483648, 2147483647, "fill_bf16", "n")))
+    if status:
+        _tk_fail("fill_bf16", status)
+
+
+_tk_fill_f32_entry = _tk_entry("fill_f32")
+_tk_fill_f32_pack = _tk_struct.Struct("<Qdq").pack
+
+
+def fill_f32(out, v, n, *, stream=None):
+    """fill_f32(out: *f32 (written), v: f32, n: i32)
+
+    Launches fill_f32 on `stream` (default: torch's current stream, where torch is
+    loaded). Tensors must be contiguous (the kernel takes no strides).
+    """
+    status = _tk_fill_f32_entry(_tk_stream(stream), _tk_fill_f32_pack(
+        _tk_ptr(out, "float32", "f4", False, True, "fill_f32", "out"),
+        _tk_float(v, "fill_f32", "v"),
+        _tk_int(n, -2147483648, 2147483647, "fill_f32", "n")))
+    if status:
+        _tk_fail("fill_f32", status)
+
+
+_tk_fill_instances = {"float16": fill_f16, "bfloat16": fill_bf16, "float32": fill_f32}
+
+
+def fill(out, v, n, *, stream=None):
+    """Launches fill_f16, fill_bf16 or fill_f32, as the dtype of `out` says."""
+    _tk_pick(_tk_fill_instances, out, "fill", "out")(out, v, n, stream=stream)
