@@ -162,6 +162,7 @@ static const char py_runtime[] =
     "import os as _tk_os\n"
     "import struct as _tk_struct\n"
     "import sys as _tk_sys\n"
+    "import typing as _tk_typing\n"
     "\n"
     "\n"
     "class TkcError(RuntimeError):\n"
@@ -415,6 +416,66 @@ static void write_py_dispatcher(FILE *out, const tk_tir_program *program, uint32
     fprintf(out, "%s=%s)\n", stream, stream);
 }
 
+/* torch.library.custom_op registration, opt-in (register()): each kernel
+ * an op of the namespace whose pointer parameters it writes are declared
+ * mutated, and whose fake returns nothing, so that torch.compile and CUDA
+ * graphs take it as an opaque op. The schema comes from the annotations. */
+static void write_py_custom_op(FILE *out, const tk_sema_kernel *sk, const cg_launch_param *ps, uint32_t n) {
+    const char *name = launcher_of(sk);
+    fprintf(out, "\n\ndef _tk_op_%s(torch, namespace):\n    _tk_launch = %s\n\n", name, name);
+    fprintf(out, "    @torch.library.custom_op(namespace + \"::%s\", mutates_args=(", name);
+    uint32_t written = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (ps[i].written) fprintf(out, "\"%s\"%s", ps[i].param->name, ++written == 1 ? "," : ", ");
+    fputs("), device_types=\"cuda\")\n    def op(", out);
+    for (uint32_t i = 0; i < n; i++) {
+        const tk_sema_param *p = ps[i].param;
+        const char *type = p->type->kind == TK_TYPE_POINTER
+                               ? (p->promise == TK_PROMISE_OPTIONAL ? "_tk_typing.Optional[torch.Tensor]" : "torch.Tensor")
+                           : p->python_int || tk_dtype_is_int(p->type->dtype) ? (p->type->dtype == TK_I1 && !p->python_int ? "bool" : "int")
+                                                                              : "float";
+        fprintf(out, "%s%s: %s", i ? ", " : "", p->name, type);
+    }
+    fputs(") -> None:\n        _tk_launch(", out);
+    for (uint32_t i = 0; i < n; i++) fprintf(out, "%s%s", i ? ", " : "", ps[i].param->name);
+    fputs(")\n\n    @op.register_fake\n    def _(", out);
+    for (uint32_t i = 0; i < n; i++) fprintf(out, "%s%s", i ? ", " : "", ps[i].param->name);
+    fputs("):\n        return None\n\n    return op\n", out);
+}
+
+static void write_py_custom_ops(FILE *out, const tk_tir_program *program, const char *mod, cg_launch_param *ps) {
+    for (uint32_t i = 0; i < program->kernels.len; i++) {
+        if (!cg_first_of_name(program, i)) continue;
+        uint32_t n = cg_launch_params(program, i, ps);
+        write_py_custom_op(out, program->kernels.data[i]->sema, ps, n);
+    }
+    fputs("\n\n_TK_OPS = {", out);
+    bool any = false;
+    for (uint32_t i = 0; i < program->kernels.len; i++) {
+        if (!cg_first_of_name(program, i)) continue;
+        const char *name = launcher_of(program->kernels.data[i]->sema);
+        fprintf(out, "%s\n    \"%s\": _tk_op_%s", any ? "," : "", name, name);
+        any = true;
+    }
+    fprintf(out, "%s}\n_tk_registered = {}\n\n\n"
+                 "def register(*kernels, namespace=\"tkc_%s\"):\n"
+                 "    \"\"\"Registers kernels (by name; all without names) as torch.library custom ops\n"
+                 "    NAMESPACE::KERNEL, the pointers each writes declared mutated, so that torch.compile\n"
+                 "    (fullgraph) and CUDA graphs take them as opaque ops. Returns the ops by name; a\n"
+                 "    second call returns the ops registered before.\"\"\"\n"
+                 "    import torch\n"
+                 "    ops = {}\n"
+                 "    for name in kernels or _TK_OPS:\n"
+                 "        if name not in _TK_OPS:\n"
+                 "            raise KeyError(f\"{__name__} has no kernel {name!r}; it has {', '.join(_TK_OPS)}\")\n"
+                 "        key = (namespace, name)\n"
+                 "        if key not in _tk_registered:\n"
+                 "            _tk_registered[key] = _TK_OPS[name](torch, namespace)\n"
+                 "        ops[name] = _tk_registered[key]\n"
+                 "    return ops\n",
+            any ? ",\n" : "", mod);
+}
+
 static void write_module(FILE *out, const tk_tir_program *program, const char *mod, const char *build,
                          const char *library, const char *tkc_version, cg_launch_param *ps) {
     fprintf(out, "\"\"\"The kernels of %s.tk, compiled by tkc %s. Generated: do not edit.\n\n"
@@ -445,6 +506,7 @@ static void write_module(FILE *out, const tk_tir_program *program, const char *m
                              strcmp(program->kernels.data[j]->sema->instance_of, base) != 0;
         if (first_instance) write_py_dispatcher(out, program, i, ps);
     }
+    write_py_custom_ops(out, program, mod, ps);
 }
 
 /* Names the module keeps for itself: a kernel or parameter of such a name

@@ -6,7 +6,8 @@ what each launch passed. So
 the argument marshalling (every scalar type through its 8-byte slot), the
 checks the module makes (dtype, device, contiguity, integer ranges), the
 launcher's own (promises, requires=) as exceptions, streams, optional
-pointers, dtype instances and a build that does not match are tested.
+pointers, dtype instances, what register() asks of torch.library, and a
+build that does not match are tested.
 Tensors are stand-ins with torch's attributes, or objects with
 __cuda_array_interface__; a stand-in `torch` module gives the current
 stream and device.
@@ -17,6 +18,7 @@ Prints one line per failure and "ok" last; exit status 1 on failure."""
 
 import ctypes
 import importlib
+import inspect
 import os
 import shutil
 import struct
@@ -24,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import types
+import typing
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TKC = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build/tkc"))
@@ -265,6 +268,53 @@ try:
     for _ in range(1000):
         m.add(0x1000, 0x2000, 0x3000, 8)
     check(launches.value == count + 1000, "1000 launches")
+
+    # ---- torch.library custom ops, opt-in: what register() asks torch for --
+    registered = {}
+
+    class CustomOp:
+        def __init__(self, fn):
+            self.fn, self.fake = fn, None
+
+        def register_fake(self, fn):
+            self.fake = fn
+            return fn
+
+        def __call__(self, *args):
+            return self.fn(*args)
+
+    def custom_op(name, mutates_args, device_types):
+        def wrap(fn):
+            registered[name] = (tuple(mutates_args), device_types, inspect.signature(fn), CustomOp(fn))
+            return registered[name][3]
+        return wrap
+
+    torch = types.ModuleType("torch")
+    torch.Tensor = type("Tensor", (), {})
+    torch.library = types.SimpleNamespace(custom_op=custom_op)
+    torch.cuda = types.SimpleNamespace(current_stream=lambda: Stream(0x8000), current_device=lambda: 0)
+    sys.modules["torch"] = torch
+    ops = m.register("add", "maybe_scale")
+    check(sorted(registered) == ["tkc_binding::add", "tkc_binding::maybe_scale"], f"registered {sorted(registered)}")
+    mutated, devices, sig, op = registered["tkc_binding::add"]
+    check(mutated == ("out",) and devices == "cuda" and ops["add"] is op, f"add: mutates {mutated} on {devices}")
+    check([(p.name, p.annotation) for p in sig.parameters.values()] ==
+          [("x", torch.Tensor), ("y", torch.Tensor), ("out", torch.Tensor), ("n", int)] and
+          sig.return_annotation is None, f"add's schema: {sig}")
+    sig = registered["tkc_binding::maybe_scale"][2]
+    check(sig.parameters["w"].annotation == typing.Optional[torch.Tensor], f"maybe_scale's schema: {sig}")
+    check(op.fake is not None and op.fake(0, 0, 0, 1) is None, "add's fake returns nothing")
+    record(8, 8, 8, 4)
+    op(0x1000, 0x2000, 0x3000, 9)
+    check(arg(3, "<i") == 9 and last_stream.value == 0x8000, "the op launches on torch's stream")
+    check(m.register("add")["add"] is op and len(registered) == 2, "a second register() returns the same op")
+    m.register(namespace="other")
+    check(len(registered) == 2 + 7 and "other::scalars" in registered, f"register(): {sorted(registered)}")
+    sig = registered["other::scalars"][2]
+    check([p.annotation for p in sig.parameters.values()][1:] == [int] * 8 + [float] * 4 + [bool, int],
+          f"scalars' schema: {sig}")
+    raises(KeyError, "has no kernel 'nope'", m.register, "nope")
+    del sys.modules["torch"]
 
     # ---- --prefix: launchers PREFIX_NAME in C, the same names in Python ----
     prefixed = os.path.join(tmp, "prefixed")

@@ -12,6 +12,7 @@ import operator as _tk_operator
 import os as _tk_os
 import struct as _tk_struct
 import sys as _tk_sys
+import typing as _tk_typing
 
 
 class TkcError(RuntimeError):
@@ -321,3 +322,130 @@ _tk_fill_instances = {"float16": fill_f16, "bfloat16": fill_bf16, "float32": fil
 def fill(out, v, n, *, stream=None):
     """Launches fill_f16, fill_bf16 or fill_f32, as the dtype of `out` says."""
     _tk_pick(_tk_fill_instances, out, "fill", "out")(out, v, n, stream=stream)
+
+
+def _tk_op_add(torch, namespace):
+    _tk_launch = add
+
+    @torch.library.custom_op(namespace + "::add", mutates_args=("out",), device_types="cuda")
+    def op(x: torch.Tensor, y: torch.Tensor, out: torch.Tensor, n: int) -> None:
+        _tk_launch(x, y, out, n)
+
+    @op.register_fake
+    def _(x, y, out, n):
+        return None
+
+    return op
+
+
+def _tk_op_rows(torch, namespace):
+    _tk_launch = rows
+
+    @torch.library.custom_op(namespace + "::rows", mutates_args=("out",), device_types="cuda")
+    def op(x: torch.Tensor, out: torch.Tensor, stride_xm: int, stride_xn: int, m: int, n: int) -> None:
+        _tk_launch(x, out, stride_xm, stride_xn, m, n)
+
+    @op.register_fake
+    def _(x, out, stride_xm, stride_xn, m, n):
+        return None
+
+    return op
+
+
+def _tk_op_scalars(torch, namespace):
+    _tk_launch = scalars
+
+    @torch.library.custom_op(namespace + "::scalars", mutates_args=("out",), device_types="cuda")
+    def op(out: torch.Tensor, a: int, b: int, c: int, d: int, e: int, f: int, g: int, h: int, p: float, q: float, r: float, s: float, t: bool, u: int) -> None:
+        _tk_launch(out, a, b, c, d, e, f, g, h, p, q, r, s, t, u)
+
+    @op.register_fake
+    def _(out, a, b, c, d, e, f, g, h, p, q, r, s, t, u):
+        return None
+
+    return op
+
+
+def _tk_op_maybe_scale(torch, namespace):
+    _tk_launch = maybe_scale
+
+    @torch.library.custom_op(namespace + "::maybe_scale", mutates_args=("x",), device_types="cuda")
+    def op(x: torch.Tensor, w: _tk_typing.Optional[torch.Tensor], stream: int) -> None:
+        _tk_launch(x, w, stream)
+
+    @op.register_fake
+    def _(x, w, stream):
+        return None
+
+    return op
+
+
+def _tk_op_fill_f16(torch, namespace):
+    _tk_launch = fill_f16
+
+    @torch.library.custom_op(namespace + "::fill_f16", mutates_args=("out",), device_types="cuda")
+    def op(out: torch.Tensor, v: float, n: int) -> None:
+        _tk_launch(out, v, n)
+
+    @op.register_fake
+    def _(out, v, n):
+        return None
+
+    return op
+
+
+def _tk_op_fill_bf16(torch, namespace):
+    _tk_launch = fill_bf16
+
+    @torch.library.custom_op(namespace + "::fill_bf16", mutates_args=("out",), device_types="cuda")
+    def op(out: torch.Tensor, v: float, n: int) -> None:
+        _tk_launch(out, v, n)
+
+    @op.register_fake
+    def _(out, v, n):
+        return None
+
+    return op
+
+
+def _tk_op_fill_f32(torch, namespace):
+    _tk_launch = fill_f32
+
+    @torch.library.custom_op(namespace + "::fill_f32", mutates_args=("out",), device_types="cuda")
+    def op(out: torch.Tensor, v: float, n: int) -> None:
+        _tk_launch(out, v, n)
+
+    @op.register_fake
+    def _(out, v, n):
+        return None
+
+    return op
+
+
+_TK_OPS = {
+    "add": _tk_op_add,
+    "rows": _tk_op_rows,
+    "scalars": _tk_op_scalars,
+    "maybe_scale": _tk_op_maybe_scale,
+    "fill_f16": _tk_op_fill_f16,
+    "fill_bf16": _tk_op_fill_bf16,
+    "fill_f32": _tk_op_fill_f32,
+}
+_tk_registered = {}
+
+
+def register(*kernels, namespace="tkc_binding"):
+    """Registers kernels (by name; all without names) as torch.library custom ops
+    NAMESPACE::KERNEL, the pointers each writes declared mutated, so that torch.compile
+    (fullgraph) and CUDA graphs take them as opaque ops. Returns the ops by name; a
+    second call returns the ops registered before."""
+    import torch
+    ops = {}
+    for name in kernels or _TK_OPS:
+        if name not in _TK_OPS:
+            raise KeyError(f"{__name__} has no kernel {name!r}; it has {', '.join(_TK_OPS)}")
+        key = (namespace, name)
+        if key not in _tk_registered:
+            _tk_registered[key] = _TK_OPS[name](torch, namespace)
+        ops[name] = _tk_registered[key]
+    return ops
