@@ -2,10 +2,16 @@
 """Triton's side of bench/launch_overhead.c: the host time of a Python
 launch of the same do-nothing kernel, plain and @triton.autotune'd (two
 configs, key n), 10^5 launches in batches of 256, the median batch per
-launch."""
+launch; beside it, the same through tkc's Python binding
+(bench/launch_overhead.tk built by test/gpu/build.sh into
+build/gpu/py/launch_overhead.py) and a plain torch op of the same size
+(x.add_(1.0)), in the same process."""
 
+import os
 import statistics
+import sys
 import time
+from pathlib import Path
 
 import torch
 import triton
@@ -40,10 +46,21 @@ def main():
     tuned = lambda: tiny_tuned[lambda meta: (triton.cdiv(n, meta["B"]),)](x, n)  # noqa: E731
     plain()
     tuned()
+    launches = [("Triton launch", plain), ("Triton autotuned", tuned), ("torch x.add_(1.0)", lambda: x.add_(1.0))]
+    sys.path.insert(0, str(Path(os.environ.get("TK_GPU_DIR", Path(__file__).resolve().parents[1] / "build" / "gpu"))
+                           / "py"))
+    try:
+        import launch_overhead as tk
+    except ImportError as e:
+        print(f"tkc's Python binding not built ({e}): its rows are left out", flush=True)
+    else:
+        launches += [("tkc binding", lambda: tk.tiny(x, n)), ("tkc binding autotuned", lambda: tk.tiny_tuned(x, n))]
+    for _, launch in launches:
+        launch()
     torch.cuda.synchronize()
     for r in range(3):
-        print(f"round {r}: Triton launch {per_launch(plain):.3f} us, autotuned {per_launch(tuned):.3f} us a launch",
-              flush=True)
+        print(f"round {r}: " + ", ".join(f"{name} {per_launch(launch):.3f} us" for name, launch in launches) +
+              " a launch", flush=True)
 
 
 if __name__ == "__main__":

@@ -92,6 +92,23 @@ while read -r name kernel defines; do
     fi
 done < "${VARIANTS:-test/gpu/variants}"
 
+# The Python modules of test/gpu/python_modules (with the whole list only):
+# tkc --python --shared, into $GPU_DIR/py/. Where tkc cannot run, those
+# built on the build machine are used as they are.
+if [ -z "${VARIANTS:-}" ] && [ "$run_tkc" = 1 ]; then
+    mkdir -p "$GPU_DIR/py"
+    while read -r name src defines; do
+        case $name in ''|'#'*) continue ;; esac
+        rm -f "$GPU_DIR/py/$name.py" "$GPU_DIR/py/${name}_tkpy.so"
+        printf '  PYTHON  %-24s %s %s\n' "$name" "$src" "$defines"
+        # shellcheck disable=SC2086
+        if ! CC=$CC "$TKC" --python --shared $defines "$src" -o "$GPU_DIR/py/$name.h"; then
+            echo "build.sh: FAILED: tkc --python on $name" >&2
+            failed="$failed py/$name"
+        fi
+    done < test/gpu/python_modules
+fi
+
 if [ -n "$failed" ]; then
     echo "build.sh: variants that failed:$failed" >&2
     exit 1

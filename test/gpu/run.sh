@@ -22,6 +22,13 @@ checked=$?
 ops=$?
 TKC_ARCH=sm_80 "$PYTHON" test/gpu/ops/run_ops.py
 ops80=$?
+# the kernels through their Python binding (build/gpu/py/), against torch,
+# and the examples that use it
+"$PYTHON" test/gpu/python_binding.py
+python=$?
+for example in examples/torch/*.py; do
+    "$PYTHON" "$example" || python=1
+done
 # kernels written as Liger, FlagGems and Triton's tutorials write them
 "$PYTHON" test/gpu/ports/run_ports.py
 ports=$?
@@ -35,4 +42,4 @@ CUDA_HOME="$jit_home" TKC_ARCH=sm_89 OPS_MATCH=f8 "$PYTHON" test/gpu/ops/run_ops
 ops89=$?
 rm -rf "$jit_home"
 [ "$built" -eq 0 ] && [ "$checked" -eq 0 ] && [ "$ops" -eq 0 ] && [ "$ops80" -eq 0 ] && [ "$ops89" -eq 0 ] &&
-    [ "$ports" -eq 0 ]
+    [ "$ports" -eq 0 ] && [ "$python" -eq 0 ]

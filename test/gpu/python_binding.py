@@ -1,0 +1,234 @@
+"""The Python binding on the GPU (part of make gpu-test): every kernel in
+kernels/ through its module (tkc --python --shared, built by
+test/gpu/build.sh into build/gpu/py/ from test/gpu/python_modules)
+against torch; the arguments the binding or the launcher must refuse
+(wrong dtype, wrong device, misaligned, not contiguous, a broken promise)
+refused with a clear exception; a custom op (register()) inside
+torch.compile(fullgraph=True); a launch captured in a CUDA graph and one
+on a side stream. Inputs are random, sizes not multiples of the blocks,
+outputs poisoned with NaN first.
+
+    python3 test/gpu/python_binding.py      (TK_GPU_DIR: default build/gpu)
+
+Prints a line per case and "N passed, M failed" last."""
+
+import os
+import sys
+import traceback
+from pathlib import Path
+
+import torch
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(os.environ.get("TK_GPU_DIR", ROOT / "build" / "gpu")) / "py"))
+
+import attention_bwd_d64  # noqa: E402
+import attention_bwd_d64_causal  # noqa: E402
+import attention_d64  # noqa: E402
+import attention_d64_causal  # noqa: E402
+import layernorm  # noqa: E402
+import matmul  # noqa: E402
+import softmax  # noqa: E402
+import vector_add  # noqa: E402
+
+DEV = "cuda"
+NAN = float("nan")
+results = []
+
+
+def case(name):
+    def wrap(fn):
+        try:
+            problem = fn()
+        except Exception:  # noqa: BLE001 - a case that raises fails, with its traceback
+            problem = traceback.format_exc(limit=3).strip().replace("\n", " | ")
+        results.append((name, problem))
+        print(f"{'FAIL' if problem else 'ok  '} {name}{': ' + problem if problem else ''}", flush=True)
+        return fn
+    return wrap
+
+
+def close(got, want, tol):
+    got, want = got.double(), want.double()
+    if torch.isnan(got).any():
+        return f"{int(torch.isnan(got).sum())} NaN"
+    err = ((got - want).norm() / max(want.norm().item(), 1e-30)).item()
+    return None if err < tol else f"relative error {err:.2e} >= {tol:.0e}"
+
+
+def refused(kind, text, fn, *args):
+    try:
+        fn(*args)
+    except kind as e:
+        return None if text in str(e) else f"{kind.__name__} says {str(e)!r}, not {text!r}"
+    except Exception as e:  # noqa: BLE001
+        return f"raised {type(e).__name__}: {e}"
+    return f"did not raise {kind.__name__}"
+
+
+torch.manual_seed(0)
+
+
+@case("vector_add against x + y (n = 1000003)")
+def _():
+    n = 1000003
+    x, y = torch.randn(n, device=DEV), torch.randn(n, device=DEV)
+    out = torch.full((n,), NAN, device=DEV)
+    vector_add.vector_add(x, y, out, n)
+    torch.cuda.synchronize()
+    return None if torch.equal(out, x + y) else "differs"
+
+
+@case("softmax against torch.softmax (1000 x 781, rows of a wider buffer)")
+def _():
+    x = torch.randn(1000, 800, device=DEV)[:, :781]
+    out = torch.full((1000, 800), NAN, device=DEV)[:, :781]
+    softmax.softmax(out, x, out.stride(0), x.stride(0), 1000, 781)
+    return close(out, torch.softmax(x, dim=1), 1e-5)
+
+
+@case("layer_norm_fwd against F.layer_norm (777 x 3000, f16)")
+def _():
+    M, N = 777, 3000
+    x = torch.randn(M, N, device=DEV, dtype=torch.float16)
+    w, b = torch.randn(N, device=DEV, dtype=torch.float16), torch.randn(N, device=DEV, dtype=torch.float16)
+    y = torch.full_like(x, NAN)
+    mean, rstd = torch.full((M,), NAN, device=DEV), torch.full((M,), NAN, device=DEV)
+    layernorm.layer_norm_fwd(x, y, w, b, mean, rstd, x.stride(0), M, N, 1e-5)
+    ref = torch.nn.functional.layer_norm(x.float(), (N,), w.float(), b.float(), 1e-5)
+    return close(y, ref, 2e-3) or close(mean, x.float().mean(1), 1e-4)
+
+
+@case("matmul against torch (300 x 500 x 200, f16, tuned at the first call)")
+def _():
+    M, N, K = 300, 500, 200
+    a, b = torch.randn(M, K, device=DEV, dtype=torch.float16), torch.randn(K, N, device=DEV, dtype=torch.float16)
+    c = torch.full((M, N), NAN, device=DEV, dtype=torch.float16)
+    matmul.matmul(a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1))
+    return close(c, a.float() @ b.float(), 2e-3)
+
+
+def attention_forward(module, q, k, v, scale):
+    Z, H, N, _ = q.shape
+    out = torch.full_like(q, NAN)
+    m = torch.full((Z * H * N,), NAN, device=DEV)
+    st = [q.stride(i) for i in range(4)]
+    module.attention_fwd(q, k, v, scale, m, out, *st, *st, *st, *st, Z, H, N)
+    return out, m
+
+
+for causal in (False, True):
+    @case(f"attention forward and backward, D64 {'causal' if causal else 'full'}, Z2 H3 N1000, against autograd")
+    def _(causal=causal):
+        fwd = attention_d64_causal if causal else attention_d64
+        bwd = attention_bwd_d64_causal if causal else attention_bwd_d64
+        shape, scale = (2, 3, 1000, 64), 64 ** -0.5
+        q, k, v, do = (torch.randn(shape, device=DEV, dtype=torch.float16) for _ in range(4))
+        qf, kf, vf = (t.float().requires_grad_() for t in (q, k, v))
+        ref = torch.nn.functional.scaled_dot_product_attention(qf, kf, vf, is_causal=causal, scale=scale)
+        ref.backward(do.float())
+        out, m = attention_forward(fwd, q, k, v, scale)
+        problem = close(out, ref.detach(), 1e-2)
+        if problem:
+            return "Out: " + problem
+        Z, H, N, _ = shape
+        delta = torch.full((Z * H * N,), NAN, device=DEV)
+        st = [q.stride(i) for i in range(3)]
+        bwd.attention_bwd_preprocess(out, do, delta, *st, Z, H, N)
+        dq, dk, dv = (torch.full_like(q, NAN) for _ in range(3))
+        bwd.attention_bwd_dkdv(q, k, v, scale, do, m, delta, dk, dv, *st, Z, H, N)
+        bwd.attention_bwd_dq(q, k, v, scale, do, m, delta, dq, *st, Z, H, N)
+        for label, got, want in (("dQ", dq, qf.grad), ("dK", dk, kf.grad), ("dV", dv, vf.grad)):
+            problem = close(got, want, 2e-2)
+            if problem:
+                return f"{label}: {problem}"
+        return None
+
+
+@case("refused: f16 for an f32 pointer (TypeError)")
+def _():
+    x = torch.randn(64, device=DEV, dtype=torch.float16)
+    y = torch.randn(64, device=DEV)
+    return refused(TypeError, "x must hold torch.float32, not torch.float16", vector_add.vector_add, x, y, y, 64)
+
+
+@case("refused: a CPU tensor (ValueError)")
+def _():
+    y = torch.randn(64, device=DEV)
+    return refused(ValueError, "x is on cpu", vector_add.vector_add, torch.randn(64), y, y, 64)
+
+
+@case("refused: a view 4 bytes past 16-byte alignment (TkcArgumentError, the launcher's message)")
+def _():
+    x = torch.randn(65, device=DEV)[1:]
+    y = torch.randn(64, device=DEV)
+    return refused(vector_add.TkcArgumentError, "not 16-byte aligned", vector_add.vector_add, x, y, y, 64)
+
+
+@case("refused: a strided view where the kernel takes no strides (ValueError)")
+def _():
+    x = torch.randn(128, device=DEV)[::2]
+    y = torch.randn(64, device=DEV)
+    return refused(ValueError, "x is not contiguous", vector_add.vector_add, x, y, y, 64)
+
+
+@case("refused: a row stride that breaks its % 16 promise (TkcArgumentError)")
+def _():
+    x = torch.randn(10, 20, device=DEV)
+    return refused(softmax.TkcArgumentError, "not a multiple of 16", softmax.softmax, x, x, 20, 20, 10, 20)
+
+
+@case("refused: a tensor on another GPU (ValueError)")
+def _():
+    if torch.cuda.device_count() < 2:
+        return None  # one GPU: nothing to refuse
+    x = torch.randn(64, device="cuda:1")
+    y = torch.randn(64, device=DEV)
+    return refused(ValueError, "current device", vector_add.vector_add, x, y, y, 64)
+
+
+@case("custom op in torch.compile(fullgraph=True)")
+def _():
+    op = softmax.register("softmax")["softmax"]
+
+    def f(x):
+        out = torch.empty_like(x)
+        op(out, x, out.stride(0), x.stride(0), x.shape[0], x.shape[1])
+        return out * 2
+
+    x = torch.randn(333, 512, device=DEV)
+    got = torch.compile(f, fullgraph=True)(x)
+    return close(got, torch.softmax(x, dim=1) * 2, 1e-5)
+
+
+@case("a launch captured in a CUDA graph, replayed on new inputs")
+def _():
+    n = 4099
+    x, y, out = torch.randn(n, device=DEV), torch.randn(n, device=DEV), torch.full((n,), NAN, device=DEV)
+    vector_add.vector_add(x, y, out, n)  # warm: the module loads outside the capture
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        vector_add.vector_add(x, y, out, n)
+    x.copy_(torch.randn(n, device=DEV))
+    out.fill_(NAN)
+    graph.replay()
+    torch.cuda.synchronize()
+    return None if torch.equal(out, x + y) else "the replay's output differs"
+
+
+@case("a launch on a side stream (torch.cuda.stream), ordered by an event")
+def _():
+    n = 1 << 20
+    x, y, out = torch.randn(n, device=DEV), torch.randn(n, device=DEV), torch.full((n,), NAN, device=DEV)
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        vector_add.vector_add(x, y, out, n)
+    torch.cuda.current_stream().wait_stream(side)
+    return None if torch.equal(out, x + y) else "differs"
+
+
+failed = sum(1 for _, p in results if p)
+print(f"{len(results) - failed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
