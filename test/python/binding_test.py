@@ -241,6 +241,14 @@ try:
     check(last_stream.value == 0x8000, f"torch's current stream: launched on {last_stream.value}")
     raises(ValueError, "x is on cuda:1, but the current device is cuda:0", m.add, Tensor(0x1000, device="cuda:1"),
            0x2000, 0x3000, 8)
+    # where torch has them, the C functions Triton's launcher calls
+    torch = types.ModuleType("torch")
+    torch._C = types.SimpleNamespace(_cuda_getCurrentRawStream=lambda device: 0xa000 + device,
+                                     _cuda_getDevice=lambda: 1)
+    sys.modules["torch"] = torch
+    m.add(Tensor(0x1000, device="cuda:1"), 0x2000, 0x3000, 8)
+    check(last_stream.value == 0xa001, f"torch._C's raw stream: launched on {last_stream.value}")
+    raises(ValueError, "the current device is cuda:1", m.add, Tensor(0x1000, device="cuda:0"), 0x2000, 0x3000, 8)
     del sys.modules["torch"]
 
     # ---- optional pointers; a parameter named `stream`; the launcher's name

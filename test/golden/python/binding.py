@@ -58,12 +58,33 @@ def _tk_fail(kernel, status):
     raise TkcError(kernel, status, message)
 
 
+_tk_torch = None
+
+
+def _tk_torch_api():
+    """(torch, current raw stream, current device) where torch is loaded: the
+    private C functions Triton's launcher calls too where torch has them
+    (a launch asks both), else the public ones."""
+    global _tk_torch
+    torch = _tk_sys.modules.get("torch")
+    if torch is None:
+        return None
+    if _tk_torch is None or _tk_torch[0] is not torch:
+        c = getattr(torch, "_C", None)
+        raw, device = getattr(c, "_cuda_getCurrentRawStream", None), getattr(c, "_cuda_getDevice", None)
+        if raw is not None and device is not None:
+            _tk_torch = (torch, lambda: raw(device()), device)
+        else:
+            _tk_torch = (torch, lambda: torch.cuda.current_stream().cuda_stream, torch.cuda.current_device)
+    return _tk_torch
+
+
 def _tk_stream(stream):
     """A CUstream handle: torch's current stream where torch is loaded (so a launch
     goes where torch's own kernels go, graph capture included), else 0."""
     if stream is None:
-        torch = _tk_sys.modules.get("torch")
-        return torch.cuda.current_stream().cuda_stream if torch is not None else 0
+        api = _tk_torch_api()
+        return api[1]() if api is not None else 0
     if isinstance(stream, int):
         return stream
     handle = getattr(stream, "cuda_stream", None)
@@ -97,10 +118,10 @@ def _tk_ptr(value, torch_dtype, typestr, optional, contiguous, kernel, param):
         device = value.device
         if device.type != "cuda":
             raise ValueError(f"{kernel}: {param} is on {device}, not on a CUDA device")
-        torch = _tk_sys.modules.get("torch")
-        if torch is not None and device.index is not None and device.index != torch.cuda.current_device():
+        api = _tk_torch_api()
+        if api is not None and device.index is not None and device.index != api[2]():
             raise ValueError(f"{kernel}: {param} is on {device}, but the current device is "
-                             f"cuda:{torch.cuda.current_device()} (use torch.cuda.device({device.index}))")
+                             f"cuda:{api[2]()} (use torch.cuda.device({device.index}))")
         if torch_dtype and str(value.dtype) != "torch." + torch_dtype:
             raise TypeError(f"{kernel}: {param} must hold torch.{torch_dtype}, not {value.dtype}")
         if contiguous and not value.is_contiguous():
