@@ -140,6 +140,7 @@ bool tk_tir_verify_kernel(tk_diag *diag, tk_arena *arena, const tk_tir_kernel *k
 void tir_pass_fold(tk_arena *arena, tk_tir_kernel *k);
 void tir_pass_cse(tk_arena *arena, tk_tir_kernel *k);
 void tir_pass_dce(tk_arena *arena, tk_tir_kernel *k);
+void tir_pass_reassociate_addresses(tk_arena *arena, tk_tir_kernel *k);
 void tir_pass_licm(tk_arena *arena, tk_tir_kernel *k);
 void tir_pass_licm_conversions(tk_arena *arena, tk_tir_kernel *k);
 void tir_pass_pipeline(tk_arena *arena, tk_tir_kernel *k);

@@ -23,6 +23,9 @@ static bool run_int32_offsets(pass_env *e, tk_tir_kernel *k) {
 static bool run_cse(pass_env *e, tk_tir_kernel *k) { return tir_pass_cse(e->arena, k), true; }
 static bool run_dce(pass_env *e, tk_tir_kernel *k) { return tir_pass_dce(e->arena, k), true; }
 static bool run_licm(pass_env *e, tk_tir_kernel *k) { return tir_pass_licm(e->arena, k), true; }
+static bool run_reassociate_addresses(pass_env *e, tk_tir_kernel *k) {
+    return tir_pass_reassociate_addresses(e->arena, k), true;
+}
 static bool run_pipeline(pass_env *e, tk_tir_kernel *k) { return tir_pass_pipeline(e->arena, k), true; }
 static bool run_dot(pass_env *e, tk_tir_kernel *k) { return tir_pass_dot(e->arena, k, e->opts->target), true; }
 static bool run_pipeline_dots(pass_env *e, tk_tir_kernel *k) {
@@ -82,6 +85,7 @@ static const struct tir_pass {
     {"fold", false, false, run_fold},
     {"int32-offsets", false, false, run_int32_offsets}, /* a check: warns, changes nothing */
     {"cse", false, true, run_cse},
+    {"reassociate-addresses", false, true, run_reassociate_addresses},
     {"dce", false, false, run_dce},
     {"licm", false, true, run_licm},
     {"dot", true, true, run_dot},

@@ -504,6 +504,49 @@ def op(x: *f32 % 16, y: *f32 % 16, out: *f32 % 16, n: i32):
 """
     out.append(("grid from a conditional expression", src, "f32", "f32", "f32", None, lambda x, y: x + 1, None))
     out += surface_cases()
+    out += address_cases()
+    return out
+
+
+def address_cases():
+    """Pointer chains that lower/reassociate.c rewrites in loops
+    (test/golden/ops/address_chain.tk): a tile whose base moves each trip,
+    its offsets summed before the loop, negative and unsigned ones too."""
+    out = []
+    src = """
+@kernel(grid=(cdiv(n, 64),), num_warps=4)
+def op(x: *f32 % 16, y: *f32 % 16, out: *f32 % 16, n: i32):
+    rows = tl.arange(0, 8)
+    cols = tl.arange(0, 8)
+    first = tl.program_id(0) * 64
+    acc = tl.zeros([8, 8], tl.float32)
+    for t in range(0, 4):
+        base = x + first + t * 3 + 16
+        idx = first + t * 3 + rows[:, None] * 8 + cols[None, :]
+        acc += tl.load(base + (rows[:, None] - 2) * 8 + cols[None, :], mask=idx < n, other=0.0)
+    offs = first + rows[:, None] * 8 + cols[None, :]
+    tl.store(out + offs, acc, mask=offs < n)
+"""
+    def windows(x, y):
+        n = x.numel()
+        i = torch.arange(n, device=x.device)
+        return sum(torch.where(i + 3 * t < n, x[(i + 3 * t).clamp(max=n - 1)], 0.0) for t in range(4))
+    out.append(("a tile's base moved each trip, its offsets summed before the loop", src, "f32", "f32", "f32",
+                None, windows, "approx"))
+    src = """
+@kernel(grid=(cdiv(n, 128),), num_warps=4)
+def op(x: *f32 % 16, y: *f32 % 16, out: *f32 % 16, n: i32):
+    offs = tl.arange(0, 128)
+    first = tl.program_id(0) * 128
+    acc = tl.zeros([128], tl.float32)
+    for t in range(0, 3):
+        if t != 1:
+            p = x + first + (offs + 1).to(tl.uint32)
+            acc += tl.load(p - 1, mask=first + offs < n, other=0.0) * (t + 1)
+    tl.store(out + first + offs, acc, mask=first + offs < n)
+"""
+    out.append(("an unsigned offset beside a signed one, in an if in a loop", src, "f32", "f32", "f32", None,
+                lambda x, y: x * 4, "approx"))
     return out
 
 
