@@ -4,7 +4,8 @@ through test/runtime/fake_libcuda.c (built here with $CC, without the
 sanitizers a SAN=1 build adds, so that Python can load it), which records
 what each launch passed. So
 the argument marshalling (every scalar type through its 8-byte slot), the
-checks the module makes (dtype, device, contiguity, integer ranges), the
+checks the module makes (dtype, device, contiguity, integer ranges; of
+torch-like tensors, __cuda_array_interface__ and DLPack capsules), the
 launcher's own (promises, requires=) as exceptions, streams, optional
 pointers, dtype instances, what register() asks of torch.library, and a
 build that does not match are tested.
@@ -110,6 +111,34 @@ class Array:
                                          "strides": strides, "version": 3}
 
 
+DLTENSOR = b"dltensor"  # the capsule keeps a pointer to its name
+
+
+class DLArray:
+    """A DLPack producer: __dlpack__ returns a "dltensor" capsule of a
+    DLManagedTensor (no deleter: this object owns everything)."""
+
+    def __init__(self, module, address, dtype=(2, 32), shape=(8,), strides=None, device=(2, 0), byte_offset=0):
+        class Managed(ctypes.Structure):
+            _fields_ = [("dl_tensor", module._TkDLTensor), ("manager_ctx", ctypes.c_void_p),
+                        ("deleter", ctypes.c_void_p)]
+        self.shape = (ctypes.c_int64 * len(shape))(*shape)
+        self.strides = (ctypes.c_int64 * len(shape))(*strides) if strides else None
+        self.managed = Managed()
+        t = self.managed.dl_tensor
+        t.data, t.byte_offset, t.ndim = address - byte_offset, byte_offset, len(shape)
+        t.device.device_type, t.device.device_id = device
+        t.dtype.code, t.dtype.bits, t.dtype.lanes = dtype[0], dtype[1], 1
+        t.shape = ctypes.cast(self.shape, ctypes.POINTER(ctypes.c_int64))
+        if self.strides:
+            t.strides = ctypes.cast(self.strides, ctypes.POINTER(ctypes.c_int64))
+
+    def __dlpack__(self, stream=None):
+        new = ctypes.pythonapi.PyCapsule_New
+        new.restype, new.argtypes = ctypes.py_object, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+        return new(ctypes.addressof(self.managed), DLTENSOR, None)
+
+
 class Stream:
     def __init__(self, handle):
         self.cuda_stream = handle
@@ -213,6 +242,17 @@ try:
     raises(ValueError, "not contiguous", m.add, 0x1000, Array(0x2000, shape=(4, 4), strides=(4, 8)), 0x3000, 8)
     m.add(0x1000, Array(0x2000, shape=(4, 4), strides=(16, 4)), 0x3000, 8)  # C order, strides given
     raises(TypeError, "must hold float32, not typestr '<f2'", m.add, Array(0x1000, "<f2"), 0x2000, 0x3000, 8)
+    # DLPack, read without torch
+    m.add(DLArray(m, 0x4000, byte_offset=0x40), 0x2000, 0x3000, 8)
+    check(arg(0, "<Q") == 0x4000, f"DLPack's address (data + byte_offset): {arg(0, '<Q'):#x}")
+    m.add(DLArray(m, 0x4000, shape=(4, 4), strides=(4, 1)), 0x2000, 0x3000, 8)
+    raises(TypeError, "x must hold float32, not float16", m.add, DLArray(m, 0x4000, dtype=(2, 16)), 0x2000,
+           0x3000, 8)
+    raises(TypeError, "DLPack dtype code 5", m.add, DLArray(m, 0x4000, dtype=(5, 64)), 0x2000, 0x3000, 8)
+    raises(ValueError, "x is not in CUDA memory (DLPack device type 1)", m.add, DLArray(m, 0x4000, device=(1, 0)),
+           0x2000, 0x3000, 8)
+    raises(ValueError, "x is not contiguous", m.add, DLArray(m, 0x4000, shape=(4, 4), strides=(1, 4)), 0x2000,
+           0x3000, 8)
     raises(TypeError, "must be a CUDA tensor", m.add, "x", 0x2000, 0x3000, 8)
     raises(TypeError, "must be a tensor, not None", m.add, None, 0x2000, 0x3000, 8)
     # a kernel that takes strides takes views

@@ -139,10 +139,7 @@ def _tk_ptr(value, torch_dtype, typestr, optional, contiguous, kernel, param):
                              f"it as a view")
         return cai["data"][0]
     if hasattr(value, "__dlpack__"):
-        torch = _tk_sys.modules.get("torch")
-        if torch is not None:
-            return _tk_ptr(torch.from_dlpack(value), torch_dtype, typestr, optional, contiguous, kernel, param)
-        raise TypeError(f"{kernel}: {param} supports only DLPack, which needs torch imported")
+        return _tk_dlpack(value, torch_dtype, contiguous, kernel, param)
     raise TypeError(f"{kernel}: {param} must be a CUDA tensor (torch, __cuda_array_interface__ or DLPack) "
                     f"or an int address, not {type(value).__name__}")
 
@@ -165,6 +162,53 @@ def _tk_pick(instances, value, kernel, param):
         raise TypeError(f"{kernel}: no instance takes {param} of {name}; there are "
                         f"{', '.join(f'{f.__name__} ({d})' for d, f in instances.items())}")
     return fn
+
+
+class _TkDLDevice(_tk_ctypes.Structure):
+    _fields_ = [("device_type", _tk_ctypes.c_int32), ("device_id", _tk_ctypes.c_int32)]
+
+
+class _TkDLDataType(_tk_ctypes.Structure):
+    _fields_ = [("code", _tk_ctypes.c_uint8), ("bits", _tk_ctypes.c_uint8), ("lanes", _tk_ctypes.c_uint16)]
+
+
+class _TkDLTensor(_tk_ctypes.Structure):
+    """DLPack's DLTensor, the first member of the DLManagedTensor a "dltensor" capsule holds."""
+    _fields_ = [("data", _tk_ctypes.c_void_p), ("device", _TkDLDevice), ("ndim", _tk_ctypes.c_int32),
+                ("dtype", _TkDLDataType), ("shape", _tk_ctypes.POINTER(_tk_ctypes.c_int64)),
+                ("strides", _tk_ctypes.POINTER(_tk_ctypes.c_int64)), ("byte_offset", _tk_ctypes.c_uint64)]
+
+
+# DLPack's (type code, bits) -> torch's dtype names; kDLCUDA and kDLCUDAManaged
+_TK_DL_DTYPES = {(0, 8): "int8", (0, 16): "int16", (0, 32): "int32", (0, 64): "int64", (1, 8): "uint8",
+                 (1, 16): "uint16", (1, 32): "uint32", (1, 64): "uint64", (2, 16): "float16", (2, 32): "float32",
+                 (2, 64): "float64", (4, 16): "bfloat16", (6, 8): "bool"}
+_TK_DL_CUDA = (2, 13)
+_tk_capsule_pointer = _tk_ctypes.pythonapi.PyCapsule_GetPointer
+_tk_capsule_pointer.restype = _tk_ctypes.c_void_p
+_tk_capsule_pointer.argtypes = [_tk_ctypes.py_object, _tk_ctypes.c_char_p]
+
+
+def _tk_dlpack(value, torch_dtype, contiguous, kernel, param):
+    """The address a DLPack producer's tensor starts at, read from its capsule
+    (not consumed: the capsule frees what it holds; value keeps the memory)."""
+    capsule = value.__dlpack__()
+    t = _TkDLTensor.from_address(_tk_capsule_pointer(capsule, b"dltensor"))
+    if t.device.device_type not in _TK_DL_CUDA:
+        raise ValueError(f"{kernel}: {param} is not in CUDA memory (DLPack device type {t.device.device_type})")
+    api = _tk_torch_api()
+    if api is not None and t.device.device_id != api[2]():
+        raise ValueError(f"{kernel}: {param} is on cuda:{t.device.device_id}, but the current device is "
+                         f"cuda:{api[2]()}")
+    name = _TK_DL_DTYPES.get((t.dtype.code, t.dtype.bits)) if t.dtype.lanes == 1 else None
+    if torch_dtype and name != torch_dtype:
+        raise TypeError(f"{kernel}: {param} must hold {torch_dtype}, not {name or 'DLPack dtype code %d, %d bits, %d lanes' % (t.dtype.code, t.dtype.bits, t.dtype.lanes)}")
+    if contiguous and t.strides:
+        shape = [t.shape[i] for i in range(t.ndim)]
+        if not _tk_contiguous(shape, [t.strides[i] for i in range(t.ndim)], 1):
+            raise ValueError(f"{kernel}: {param} is not contiguous, and {kernel} takes no strides to read "
+                             f"it as a view")
+    return (t.data or 0) + t.byte_offset
 
 
 def _tk_int(value, lo, hi, kernel, param):
