@@ -4,6 +4,9 @@ drift taken out. On the GPU machine, with an older tkc at OLD:
     VARIANTS=FILE sh test/gpu/build.sh
     TKC=OLD TK_GPU_DIR=build/gpu_old VARIANTS=FILE sh test/gpu/build.sh
     python3 bench/tkc_ab.py
+The forward's shapes: AB_FWD_SHAPES="Z,H,N,D;..." (default Z4 H32 N4096 D128
+and Z16 H16 N4096 D64). To compare two versions of a kernel's source with
+one tkc, build each into its own folder the same way.
 FILE lists matmul_c2, matmul_c4 and matmul (test/gpu/variants' lines; matmul
 tuned at its first launch),
 attention_d64 and attention_d128 (with _causal, and pinned: attention_d64p,
@@ -12,7 +15,7 @@ tuned at its first launch, so a build's own pick is timed)
 attention_bwd_d64 and attention_bwd_d128. Outputs must agree bit for bit
 (matmul) before anything is timed.
 """
-import sys, torch, triton
+import os, sys, torch, triton
 sys.path.insert(0, "test/gpu")
 import tkshim
 from pathlib import Path
@@ -39,8 +42,10 @@ for cfg in ("matmul_c4", "matmul_c2", "matmul"):
         new, old = (sorted(x[i] for x in t)[3] for i in (0, 1))
         print(f"{cfg} {M}x{N}x{K}: new {fl / new * 1e-9:.0f} old {fl / old * 1e-9:.0f} TFLOP/s new/old {old / new:.3f}", flush=True)
 # the forward tuned, and where built, pinned to one config (attention_d64p
-# and attention_d64p_causal: 128x64, 4 warps, 3 stages)
-for Z, H, N, D in ((4, 32, 4096, 128), (16, 16, 4096, 64)):
+# and attention_d64p_causal: 128x64, 4 warps, 3 stages); AB_FWD_SHAPES
+# ("Z,H,N,D;...") sets the shapes
+fwd_shapes = [tuple(int(x) for x in s.split(",")) for s in os.environ.get("AB_FWD_SHAPES", "4,32,4096,128;16,16,4096,64").split(";")]
+for Z, H, N, D in fwd_shapes:
     q, k, v = (torch.randn(Z, H, N, D, device="cuda", dtype=torch.float16) for _ in range(3))
     st = [q.stride(i) for i in range(4)]
     for variant in (f"attention_d{D}{p}{c}" for p in ("", "p") for c in ("", "_causal")):
@@ -57,19 +62,19 @@ for Z, H, N, D in ((4, 32, 4096, 128), (16, 16, 4096, 64)):
         new, old = (sorted(x[i] for x in t)[3] for i in (0, 1))
         print(f"{variant} fwd Z{Z} H{H} N{N} D{D}: new {fl / new * 1e-9:.0f} old {fl / old * 1e-9:.0f} TFLOP/s "
               f"new/old {old / new:.3f} (outputs differ by {err:.2g})", flush=True)
-for Z, H, N, D in ((16, 16, 4096, 64), (4, 32, 4096, 128)):
-    if not all((Path(d) / f"attention_bwd_d{D}").is_dir() for d in ("build/gpu", "build/gpu_old")):
+for (Z, H, N, D), c in ((s, c) for s in ((16, 16, 4096, 64), (4, 32, 4096, 128)) for c in ("", "_causal")):
+    if not all((Path(d) / f"attention_bwd_d{D}{c}").is_dir() for d in ("build/gpu", "build/gpu_old")):
         continue
     torch.manual_seed(0)
     q, k, v, do = (torch.randn(Z, H, N, D, device="cuda", dtype=torch.float16) for _ in range(4))
     st = [q.stride(i) for i in range(4)]
-    fwd = pair(f"attention_d{D}")[0]
+    fwd = pair(f"attention_d{D}{c}")[0]
     o, m, delta = torch.empty_like(q), torch.empty(Z * H * N, device="cuda"), torch.empty(Z * H * N, device="cuda")
     assert fwd(q, k, v, D ** -0.5, m, o, *st, *st, *st, *st, Z, H, N) == 0
-    assert pair(f"attention_bwd_d{D}", "attention_bwd_preprocess")[0](o, do, delta, *st[:3], Z, H, N) == 0
+    assert pair(f"attention_bwd_d{D}{c}", "attention_bwd_preprocess")[0](o, do, delta, *st[:3], Z, H, N) == 0
     grads = [[torch.empty_like(q) for _ in range(3)] for _ in range(2)]
     for name in ("dkdv", "dq"):
-        ks = pair(f"attention_bwd_d{D}", f"attention_bwd_{name}")
+        ks = pair(f"attention_bwd_d{D}{c}", f"attention_bwd_{name}")
         if name == "dkdv":
             fs = [lambda kk=kk, g=g: kk(q, k, v, D ** -0.5, do, m, delta, g[1], g[2], *st[:3], Z, H, N) for kk, g in zip(ks, grads)]
         else:
@@ -78,6 +83,6 @@ for Z, H, N, D in ((16, 16, 4096, 64), (4, 32, 4096, 128)):
         torch.cuda.synchronize()
         t = [[bench(f) for f in fs] for _ in range(7)]
         new, old = (sorted(x[i] for x in t)[3] for i in (0, 1))
-        print(f"attention bwd {name} Z{Z} H{H} N{N} D{D}: new {new:.3f} old {old:.3f} ms new/old speed {old / new:.3f}", flush=True)
+        print(f"attention bwd{c} {name} Z{Z} H{H} N{N} D{D}: new {new:.3f} old {old:.3f} ms new/old speed {old / new:.3f}", flush=True)
     err = max(((a.float() - b.float()).norm() / b.float().norm()).item() for a, b in zip(*grads))
     print(f"  new against old, relative error of dQ/dK/dV: {err:.2g}", flush=True)
