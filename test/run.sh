@@ -837,10 +837,11 @@ if [ "$UPDATE" != 1 ] && want "example projects"; then
         elif cmake -S examples/cmake -B "$tmp/ex-cmake" -DCMAKE_PREFIX_PATH="$tmp/prefix" \
                 -DCUDAToolkit_ROOT="$cuda" >"$tmp/ex" 2>&1 &&
             cmake --build "$tmp/ex-cmake" >>"$tmp/ex" 2>&1 && [ -x "$tmp/ex-cmake/example" ] &&
-            cmake --build "$tmp/ex-cmake" >"$tmp/ex2" 2>&1 && ! grep -q "tkc \.\./kernels" "$tmp/ex2"; then
+            PYTHONPATH="$tmp/ex-cmake/tkc/example_python" python3 -c "import add; add.add" >>"$tmp/ex" 2>&1 &&
+            cmake --build "$tmp/ex-cmake" >"$tmp/ex2" 2>&1 && ! grep -q "tkc .*\.\./kernels" "$tmp/ex2"; then
             passed
         else
-            failed "example projects: examples/cmake (find_package(tkc), tkc_add_kernels)" "$tmp/ex" 30
+            failed "example projects: examples/cmake (find_package(tkc), tkc_add_kernels, tkc_add_python_modules)" "$tmp/ex" 30
             cat "$tmp/ex2" 2>/dev/null | head -10
         fi
     fi
