@@ -7,16 +7,18 @@
  * integers, floats as doubles), so that a call is one struct.pack and one
  * ctypes crossing. The module checks what C cannot see of its arguments
  * (dtype, device, contiguity, integer ranges) before it launches, and
- * turns a failed status into an exception with the runtime's message.
+ * turns a failed status into an exception with the runtime's message; a
+ * kernel built per dtype also gets a function that picks the instance,
+ * and register() makes kernels torch.library custom ops. The module's
+ * own helpers (py_runtime) are the same text in every module.
  * Needs: the program after codegen (header.c's launchers). */
 #include "internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* What Python passes for a scalar: the slot's struct code, the range an
- * integer must be in (as Python literals), and the C expression that
- * reads slot `i` as the launcher's argument. */
+/* What Python passes for a scalar: the slot's struct code and the range
+ * an integer must be in (as Python literals). */
 typedef struct py_scalar {
     char code;                   /* 'q', 'Q' or 'd' */
     const char *lo, *hi;         /* integers: inclusive bounds; NULL for floats and booleans */
