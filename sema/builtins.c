@@ -328,8 +328,9 @@ value builtin_call(checker *c, int id, const value *receiver, value *args, uint3
              : receiver ? tk_arena_printf(c->arena, ".%s()", b->name)
                         : tk_arena_printf(c->arena, "tl.%s", b->name);
     if (c->frame && c->frame->in_grid && !(b->flags & B_GRID)) {
-        sema_error(c, loc, "%s cannot be used in a grid expression: the grid is computed on the "
-                   "host from scalar parameters and constexprs (cdiv, min, max and arithmetic)", k.name);
+        sema_error(c, loc, "%s cannot be used in a host expression (the grid, requires=, @heuristics, "
+                   "num_warps=, a buffer's size): the launcher computes those from scalar parameters and "
+                   "constexprs (cdiv, min, max and arithmetic)", k.name);
         return v_error();
     }
     /* split the parameter spec */

@@ -20,6 +20,10 @@ static const char *const config_options[] = {"num_warps", "num_stages", "num_cta
 enum { N_CONFIG_OPTIONS = sizeof config_options / sizeof config_options[0] };
 
 static bool add_entry(checker *c, value_list *pairs, const char *name, tk_loc name_loc, value v) {
+    if (v.kind == V_RT) {
+        sema_error(c, v.loc, "'%s' of a config must be a compile-time value, not %s", name, v_describe(c, &v));
+        return false;
+    }
     for (uint32_t i = 0; i < pairs->len; i += 2)
         if (pairs->data[i].u.str.text == name) {
             sema_error(c, name_loc, "'%s' is set twice in this config", name);

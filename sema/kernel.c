@@ -129,12 +129,30 @@ const tk_param *find_param(const tk_def *def, const char *name) {
     return NULL;
 }
 
+/* @kernel or @autotune written a second time would silently replace the
+ * first: an error that points at both */
+static bool once(checker *c, const tk_decorator *d, const char *what, const tk_loc *first) {
+    if (!first) return true;
+    sema_error(c, d->loc, "@%s is given twice", what);
+    tk_note(c->diag, *first, "the first is here");
+    return false;
+}
+
 static bool parse_kernel_decl(checker *c, const tk_def *def, kernel_decl *k) {
-    bool ok = true, has_kernel = false;
+    bool ok = true;
+    const tk_loc *kernel_at = NULL, *autotune_at = NULL;
     k->def = def;
     for (uint32_t i = 0; i < def->decorators.len; i++) {
         const tk_expr *d = def->decorators.data[i].expr;
         const char *name = decorator_name(c, d);
+        if (name && (strcmp(name, "kernel") == 0 || strcmp(name, "autotune") == 0)) {
+            const tk_loc **at = name[0] == 'k' ? &kernel_at : &autotune_at;
+            if (!once(c, &def->decorators.data[i], name, *at)) {
+                ok = false;
+                continue;
+            }
+            *at = &def->decorators.data[i].loc;
+        }
         if (name && strcmp(name, "kernel") == 0) {
             static const char *const opts[] = {"grid", "num_warps", "num_stages", "requires", "name",
                                                "enable_fp_fusion", "dtypes", "launch_pdl"};
@@ -148,7 +166,6 @@ static bool parse_kernel_decl(checker *c, const tk_def *def, kernel_decl *k) {
             k->num_stages = vals[2];
             k->requires = vals[3];
             k->kernel_loc = def->decorators.data[i].loc;
-            has_kernel = true;
             if (!k->grid) {
                 sema_error(c, def->decorators.data[i].loc, "@kernel needs grid=(...): the number "
                            "of programs along each axis, from the scalar parameters");
@@ -196,7 +213,6 @@ static bool parse_kernel_decl(checker *c, const tk_def *def, kernel_decl *k) {
             ok = false;
         }
     }
-    (void)has_kernel;
     for (uint32_t i = 0; i < def->params.len; i++) {
         const tk_param *p = &def->params.data[i];
         if (!p->annotation) {
