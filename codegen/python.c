@@ -101,6 +101,20 @@ static void print_py_string(FILE *out, const char *text) {
     fputc('"', out);
 }
 
+/* The first parameter from which every one is an optional pointer: those
+ * default to None in Python (the .tk file may give only them defaults) */
+static uint32_t optional_from(const cg_launch_param *ps, uint32_t n) {
+    uint32_t first = n;
+    while (first > 0 && ps[first - 1].param->promise == TK_PROMISE_OPTIONAL) first--;
+    return first;
+}
+
+/* a Python def's parameters, the trailing optional pointers defaulting to None */
+static void write_py_params(FILE *out, const cg_launch_param *ps, uint32_t n) {
+    uint32_t optional = optional_from(ps, n);
+    for (uint32_t i = 0; i < n; i++) fprintf(out, "%s%s, ", ps[i].param->name, i >= optional ? "=None" : "");
+}
+
 static const char *launcher_of(const tk_sema_kernel *sk) {
     return sk->launcher_name ? sk->launcher_name : sk->name;
 }
@@ -406,7 +420,7 @@ static void write_py_function(FILE *out, const tk_sema_kernel *sk, const cg_laun
         fputc(ps[i].param->type->kind == TK_TYPE_POINTER ? 'Q' : scalar_of(ps[i].param).code, out);
     fputs("\").pack\n\n\n", out);
     fprintf(out, "def %s(", name);
-    for (uint32_t i = 0; i < n; i++) fprintf(out, "%s, ", ps[i].param->name);
+    write_py_params(out, ps, n);
     fprintf(out, "*, %s=None):\n", stream);
     fprintf(out, "    \"\"\"%s(", name);
     for (uint32_t i = 0; i < n; i++) {
@@ -473,7 +487,7 @@ static void write_py_dispatcher(FILE *out, const tk_tir_program *program, uint32
     }
     n = cg_launch_params(program, first, ps);
     fprintf(out, "}\n\n\ndef %s(", base);
-    for (uint32_t i = 0; i < n; i++) fprintf(out, "%s, ", ps[i].param->name);
+    write_py_params(out, ps, n);
     fprintf(out, "*, %s=None):\n    \"\"\"Launches ", stream);
     for (uint32_t m = 0; m < count; m++)
         fprintf(out, "%s%s", m == 0 ? "" : m + 1 == count ? " or " : ", ", launcher_of(program->kernels.data[members[m]]->sema));
@@ -501,7 +515,7 @@ static void write_py_custom_op(FILE *out, const tk_sema_kernel *sk, const cg_lau
                                ? (p->promise == TK_PROMISE_OPTIONAL ? "_tk_typing.Optional[torch.Tensor]" : "torch.Tensor")
                            : p->python_int || tk_dtype_is_int(p->type->dtype) ? (p->type->dtype == TK_I1 && !p->python_int ? "bool" : "int")
                                                                               : "float";
-        fprintf(out, "%s%s: %s", i ? ", " : "", p->name, type);
+        fprintf(out, "%s%s: %s%s", i ? ", " : "", p->name, type, i >= optional_from(ps, n) ? " = None" : "");
     }
     fputs(") -> None:\n        _tk_launch(", out);
     for (uint32_t i = 0; i < n; i++) fprintf(out, "%s%s", i ? ", " : "", ps[i].param->name);

@@ -299,6 +299,12 @@ try:
     m.maybe_scale(0x1000, 0x2000, 3)
     check(arg(1, "<Q") == 0x2000 and kernel_name() != none_kernel, f"maybe_scale(w): {kernel_name()}")
 
+    record(8, 8)
+    m.with_bias(0x1000)
+    check(arg(1, "<Q") == 0, "with_bias(x): b defaults to None")
+    m.with_bias(0x1000, b=0x2000)
+    check(arg(1, "<Q") == 0x2000, "with_bias(x, b=...)")
+
     # ---- dtype instances, and the function that picks among them ---------
     record(8, 2, 4)
     m.fill_bf16(0x1000, 1.5, 10)
@@ -357,7 +363,8 @@ try:
     check(arg(3, "<i") == 9 and last_stream.value == 0x8000, "the op launches on torch's stream")
     check(m.register("add")["add"] is op and len(registered) == 2, "a second register() returns the same op")
     m.register(namespace="other")
-    check(len(registered) == 2 + 7 and "other::scalars" in registered, f"register(): {sorted(registered)}")
+    check(len(registered) == 2 + 8 and "other::scalars" in registered, f"register(): {sorted(registered)}")
+    check(registered["other::with_bias"][2].parameters["b"].default is None, "with_bias's op: b defaults to None")
     sig = registered["other::scalars"][2]
     check([p.annotation for p in sig.parameters.values()][1:] == [int] * 8 + [float] * 4 + [bool, int],
           f"scalars' schema: {sig}")

@@ -235,7 +235,7 @@ def _tk_float(value, kernel, param):
         raise TypeError(f"{kernel}: {param} must be a number, not {type(value).__name__}") from None
 
 _TK_LIBRARY = "binding_tkpy.so"
-_TK_BUILD = "bdc98b5bd076cdac sm_90a "
+_TK_BUILD = "992a37d1b8b34302 sm_90a "
 _tk_lib = _tk_load()
 
 
@@ -381,6 +381,23 @@ def fill_f32(out, v, n, *, stream=None):
         _tk_fail("fill_f32", status)
 
 
+_tk_with_bias_entry = _tk_entry("with_bias")
+_tk_with_bias_pack = _tk_struct.Struct("<QQ").pack
+
+
+def with_bias(x, b=None, *, stream=None):
+    """with_bias(x: *f32 (written), b: *f32 | None)
+
+    Launches with_bias on `stream` (default: torch's current stream, where torch is
+    loaded). Tensors must be contiguous (the kernel takes no strides).
+    """
+    status = _tk_with_bias_entry(_tk_stream(stream), _tk_with_bias_pack(
+        _tk_ptr(x, "float32", "f4", False, True, "with_bias", "x"),
+        _tk_ptr(b, "float32", "f4", True, True, "with_bias", "b")))
+    if status:
+        _tk_fail("with_bias", status)
+
+
 _tk_fill_instances = {"float16": fill_f16, "bfloat16": fill_bf16, "float32": fill_f32}
 
 
@@ -487,6 +504,20 @@ def _tk_op_fill_f32(torch, namespace):
     return op
 
 
+def _tk_op_with_bias(torch, namespace):
+    _tk_launch = with_bias
+
+    @torch.library.custom_op(namespace + "::with_bias", mutates_args=("x",), device_types="cuda")
+    def op(x: torch.Tensor, b: _tk_typing.Optional[torch.Tensor] = None) -> None:
+        _tk_launch(x, b)
+
+    @op.register_fake
+    def _(x, b):
+        return None
+
+    return op
+
+
 _TK_OPS = {
     "add": _tk_op_add,
     "rows": _tk_op_rows,
@@ -495,6 +526,7 @@ _TK_OPS = {
     "fill_f16": _tk_op_fill_f16,
     "fill_bf16": _tk_op_fill_bf16,
     "fill_f32": _tk_op_fill_f32,
+    "with_bias": _tk_op_with_bias,
 }
 _tk_registered = {}
 

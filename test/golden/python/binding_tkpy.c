@@ -93,3 +93,9 @@ TKPY_EXPORT int tkpy_fill_f32(void *stream, const uint64_t *slot) {
         (int32_t)(int64_t)slot[2]);
 }
 
+TKPY_EXPORT int tkpy_with_bias(void *stream, const uint64_t *slot) {
+    return (int)with_bias((tk_stream)stream,
+        (float *)(uintptr_t)slot[0],
+        (const float *)(uintptr_t)slot[1]);
+}
+
