@@ -158,10 +158,10 @@ static bool write_full_build(tk_arena *arena, tk_diag *diag, const tk_cg_build *
         const char *slash = strrchr(stem, '/'), *header_slash = strrchr(header_path, '/');
         const char *base = slash ? slash + 1 : stem;
         tk_cg_python_options py = {header, header_slash ? header_slash + 1 : header_path,
-                                   tk_arena_printf(arena, "%s_tkpy.so", base)};
+                                   tk_arena_printf(arena, "%s_tkpy.so", base), base};
         ok = cli_output_open(&files[nfiles], arena, tk_arena_printf(arena, "%s.py", stem)) &&
              cli_output_open(&files[nfiles + 1], arena, tk_arena_printf(arena, "%s_tkpy.c", stem));
-        if (ok) ok = tk_cg_write_python(files[nfiles].f, files[nfiles + 1].f, diag, builds, nbuilds, base, &py);
+        if (ok) ok = tk_cg_write_python(files[nfiles].f, files[nfiles + 1].f, diag, builds, nbuilds, mod_name, &py);
         nfiles += files[nfiles + 1].f ? 2 : files[nfiles].f ? 1 : 0;
     }
     if (ok) ok = cli_output_open(&files[nfiles], arena, header_path);

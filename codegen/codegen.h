@@ -112,7 +112,9 @@ typedef struct tk_cg_python_options {
     const tk_cg_header_options *header; /* the header's (prefix, version, defines) */
     const char *header_name;            /* as the library's source includes it: "NAME.h" */
     const char *library_name;           /* the library's file name, beside the module: "NAME_tkpy.so" */
+    const char *python_name;            /* the module's name (its file's), which may differ from the header's */
 } tk_cg_python_options;
+/* module_name: the header's (as tk_cg_write_header took it) */
 bool tk_cg_write_python(FILE *py, FILE *shim, tk_diag *diag, const tk_cg_build *builds, uint32_t nbuilds,
                         const char *module_name, const tk_cg_python_options *options);
 #endif

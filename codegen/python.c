@@ -559,7 +559,7 @@ static void write_py_custom_ops(FILE *out, const tk_tir_program *program, const 
 
 static void write_module(FILE *out, const tk_tir_program *program, const char *mod, const char *build,
                          const char *library, const char *tkc_version, cg_launch_param *ps) {
-    fprintf(out, "\"\"\"The kernels of %s.tk, compiled by tkc %s. Generated: do not edit.\n\n"
+    fprintf(out, "\"\"\"%s: kernels compiled by tkc %s, and their launchers. Generated: do not edit.\n\n"
                  "Each function launches one kernel through %s (beside this file), which\n"
                  "holds the compiled code: no compiler runs at import or at a call.\n"
                  "Arguments: tensors (torch, __cuda_array_interface__ or DLPack) or int\n"
@@ -637,7 +637,7 @@ bool tk_cg_write_python(FILE *py, FILE *shim, tk_diag *diag, const tk_cg_build *
     for (uint32_t b = 0; b < nbuilds && at < sizeof build; b++)
         at += (size_t)snprintf(build + at, sizeof build - at, "%s%s", b ? "," : "", builds[b].target->name);
     if (at < sizeof build) snprintf(build + at, sizeof build - at, " %s", options->header->defines ? options->header->defines : "");
-    write_module(py, program, module_name, build, options->library_name, options->header->tkc_version, ps);
+    write_module(py, program, options->python_name, build, options->library_name, options->header->tkc_version, ps);
     write_shim(shim, program, sym, launcher_prefix, options->header_name, options->header->tkc_version, ps);
     free(ps);
     return true;

@@ -379,6 +379,18 @@ try:
     p.add(0x1000, 0x2000, 0x3000, 5)
     check(arg(3, "<i") == 5, "--prefix build launches")
 
+    # ---- a header named otherwise than the .tk file: its module takes the
+    # header's name, its library calls the header's launchers
+    renamed = os.path.join(tmp, "renamed")
+    r = subprocess.run([TKC, "--python", "--shared", os.path.join(ROOT, "test/golden/python/binding.tk"), "-o",
+                        os.path.join(renamed, "other_name.h")], capture_output=True, text=True)
+    check(r.returncode == 0, f"-o other_name.h: {r.stderr.strip()[:300]}")
+    if r.returncode == 0:
+        o = load(renamed, "other_name")
+        record(8, 8, 8, 4)
+        o.add(0x1000, 0x2000, 0x3000, 6)
+        check(arg(3, "<i") == 6 and "tkc_other_name" in str(o.register.__kwdefaults__), "other_name.add")
+
     # ---- a library from another compilation, or none, is refused ---------
     other = os.path.join(tmp, "other")
     build(other, "--arch=sm_80")

@@ -1,4 +1,4 @@
-"""The kernels of binding.tk, compiled by tkc 0.1.0. Generated: do not edit.
+"""binding: kernels compiled by tkc 0.1.0, and their launchers. Generated: do not edit.
 
 Each function launches one kernel through binding_tkpy.so (beside this file), which
 holds the compiled code: no compiler runs at import or at a call.
