@@ -5,7 +5,7 @@
  * levels above the binary; or where TKC_RUNTIME_DIR says. Compiled with
  * hidden visibility, so that two such libraries in one process keep their
  * own runtime. The library is written under a temporary name and renamed
- * into place, as every output is. */
+ * into place, as every output is (files.c's cli_output). */
 #include "cli.h"
 
 #include <errno.h>
@@ -47,16 +47,10 @@ bool cli_build_python_library(tk_arena *arena, const char *source, const char *l
                         "nor in TKC_RUNTIME_DIR; build %s yourself (its first lines say how)\n", source);
         return false;
     }
-    const char *slash = strrchr(library, '/');
-    char *tmp = tk_arena_printf(arena, "%.*s.%s.tkc-XXXXXX", slash ? (int)(slash - library) + 1 : 0, library,
-                                slash ? slash + 1 : library);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        fprintf(stderr, "tkc: error: cannot write '%s': %s\n", library, strerror(errno));
-        return false;
-    }
-    close(fd);
-    cli_cleanup_register(tmp, false);
+    /* the compiler writes the output's temporary file, which commit renames into place */
+    cli_output out;
+    if (!cli_output_open(&out, arena, library)) return false;
+    const char *tmp = out.tmp_path;
     /* $CC split into words, as make does */
     const char *cc = getenv("CC");
     char *words = tk_arena_printf(arena, "%s", cc && *cc ? cc : "cc");
@@ -79,14 +73,9 @@ bool cli_build_python_library(tk_arena *arena, const char *source, const char *l
     if (!ok && pid < 0) fprintf(stderr, "tkc: error: cannot start the C compiler: %s\n", strerror(errno));
     else if (!ok && !(WIFEXITED(status) && WEXITSTATUS(status) == 127))
         fprintf(stderr, "tkc: error: the C compiler '%s' failed to build %s\n", argv[0], library);
-    mode_t mask = umask(0);
-    umask(mask);
-    if (ok && chmod(tmp, 0777 & ~mask) != 0) ok = false;
-    if (ok && rename(tmp, library) != 0) {
-        fprintf(stderr, "tkc: error: cannot write '%s': %s\n", library, strerror(errno));
-        ok = false;
+    if (!ok) {
+        cli_output_abandon(&out);
+        return false;
     }
-    if (!ok) unlink(tmp);
-    cli_cleanup_unregister(tmp);
-    return ok;
+    return cli_output_commit(&out);
 }

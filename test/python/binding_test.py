@@ -391,6 +391,14 @@ try:
         o.add(0x1000, 0x2000, 0x3000, 6)
         check(arg(3, "<i") == 6 and "tkc_other_name" in str(o.register.__kwdefaults__), "other_name.add")
 
+    # ---- a C compiler that fails: tkc exits 1, nothing half-written stays
+    failing = os.path.join(tmp, "failing")
+    r = subprocess.run([TKC, "--python", "--shared", os.path.join(ROOT, "test/golden/python/binding.tk"), "-o",
+                        failing + "/"], capture_output=True, text=True, env=dict(os.environ, CC="false"))
+    left = sorted(f for f in os.listdir(failing) if "tkpy.so" in f) if os.path.isdir(failing) else []
+    check(r.returncode == 1 and "failed to build" in r.stderr and not left,
+          f"CC=false: exit {r.returncode}, {r.stderr.strip()[:200]!r}, left {left}")
+
     # ---- a library from another compilation, or none, is refused ---------
     other = os.path.join(tmp, "other")
     build(other, "--arch=sm_80")
