@@ -24,9 +24,13 @@ tk_softmax.register("softmax")
 def softmax(x: torch.Tensor) -> torch.Tensor:
     """Row softmax of a 2-D float32 tensor whose rows fit the kernel's block
     (n_cols <= 1024) and whose row stride is a multiple of 16 elements."""
-    out = torch.empty_like(x)
-    torch.ops.tkc_softmax.softmax(out, x, out.stride(0), x.stride(0), x.shape[0], x.shape[1])
-    return out
+    n_rows, n_cols = x.shape
+    # the output's rows padded to a multiple of 16 elements too (the
+    # kernel's `% 16` promise on out_row_stride); the op writes the whole
+    # fresh buffer, so torch.compile sees no view mutated
+    padded = torch.empty(n_rows, (n_cols + 15) // 16 * 16, device=x.device, dtype=x.dtype)
+    torch.ops.tkc_softmax.softmax(padded, x, padded.stride(0), x.stride(0), n_rows, n_cols)
+    return padded[:, :n_cols]
 
 
 def main():

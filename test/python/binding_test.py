@@ -19,6 +19,7 @@ Prints one line per failure and "ok" last; exit status 1 on failure."""
 
 import ctypes
 import importlib
+import importlib.util
 import inspect
 import os
 import shutil
@@ -411,6 +412,64 @@ try:
     os.makedirs(missing)
     shutil.copy(os.path.join(tmp, "binding.py"), missing)
     raises(ImportError, "build it with tkc --python --shared", load, missing)
+
+    # ---- examples/torch/softmax_op.py's wrapper passes the launcher's checks:
+    # its op, through a stand-in torch, launches kernels/softmax.tk's module
+    # with row strides that keep their `% 16` promise
+    example_dir = os.path.join(tmp, "example")
+    r = subprocess.run([TKC, "--python", "--shared", os.path.join(ROOT, "kernels/softmax.tk"), "-o",
+                        os.path.join(example_dir, "py") + "/"], capture_output=True, text=True)
+    check(r.returncode == 0, f"kernels/softmax.tk --python --shared: {r.stderr.strip()[:300]}")
+
+    class Matrix(Tensor):
+        """A row-major float32 matrix, or a column slice of one."""
+
+        def __init__(self, address, shape, row_stride):
+            super().__init__(address, contiguous=row_stride == shape[1])
+            self.shape, self.row_stride = shape, row_stride
+
+        def stride(self, dim):
+            return (self.row_stride, 1)[dim]
+
+        def __getitem__(self, index):
+            rows, cols = index
+            return Matrix(self.address, (self.shape[0], len(range(self.shape[1])[cols])), self.row_stride)
+
+    def library_op(name, mutates_args, device_types):
+        def wrap(fn):
+            namespace, _, op_name = name.partition("::")
+            setattr(torch.ops.__dict__.setdefault(namespace, types.SimpleNamespace()), op_name, CustomOp(fn))
+            return getattr(getattr(torch.ops, namespace), op_name)
+        return wrap
+
+    allocations = [0x100000]
+
+    def empty(rows, cols, device=None, dtype=None):
+        allocations[0] += rows * cols * 4 + 256
+        return Matrix(allocations[0] - rows * cols * 4 - 256, (rows, cols), cols)
+
+    torch = types.ModuleType("torch")
+    torch.Tensor, torch.float32 = Tensor, DType("float32")
+    torch.library = types.SimpleNamespace(custom_op=library_op)
+    torch.ops = types.SimpleNamespace()
+    torch.empty = empty
+    torch.empty_like = lambda x: empty(*x.shape)  # a slice's copy is dense, as torch's
+    torch.cuda = types.SimpleNamespace(current_stream=lambda: Stream(0x8000), current_device=lambda: 0)
+    sys.modules["torch"] = torch
+    os.environ["TK_GPU_DIR"] = example_dir
+    try:
+        spec = importlib.util.spec_from_file_location("softmax_op", os.path.join(ROOT, "examples/torch/softmax_op.py"))
+        example = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(example)
+        record(8, 8, 4, 4, 4, 4)
+        out = example.softmax(empty(4096, 1008)[:, :999])
+        check(arg(2, "<i") % 16 == 0 and arg(3, "<i") == 1008 and arg(5, "<i") == 999 and out.shape == (4096, 999),
+              f"softmax_op.py's op: strides {arg(2, '<i')}, {arg(3, '<i')}; n_cols {arg(5, '<i')}")
+    except Exception as e:  # noqa: BLE001 - the launcher's refusal is the failure this looks for
+        check(False, f"softmax_op.py's op: {type(e).__name__}: {e}")
+    finally:
+        del sys.modules["torch"], os.environ["TK_GPU_DIR"]
+        sys.modules.pop("softmax", None)
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 
