@@ -142,15 +142,36 @@ static tk_tir_value *widen_f8(builder *b, tk_tir_value *v, tk_loc loc) {
     return is_f8(v->type) ? op1(b, TIR_CAST, 0, loc, as_f32(b, v->type), v, NULL) : v;
 }
 
+static bool has_attr_int(const tk_sx *x, const char *name, int64_t value) {
+    for (uint32_t i = 0; i < x->attrs.len; i++)
+        if (!strcmp(x->attrs.data[i].name, name) && x->attrs.data[i].i == value) return true;
+    return false;
+}
+
 /* A block pointer is the scalars [base, shape..., strides..., offsets...]
- * (make_block_ptr); a load or store through it builds the pointer tile
+ * (make_block_ptr; make_tensor_descriptor with zero offsets); a load or
+ * store through it builds the pointer tile
  * base + sum((offset_d + range_d) * stride_d) and, for the dimensions in
- * boundary_check, the mask 0 <= offset_d + range_d < shape_d. */
+ * boundary_check (a descriptor's: all of them), the mask
+ * 0 <= offset_d + range_d < shape_d. A descriptor's load and store take
+ * their offsets as the call's second argument, added to the pointer's. */
 static vals lower_block_access(builder *b, const tk_sx *x, bool is_load) {
     const tk_type *bt = x->args.data[0]->type;
     uint32_t rank = bt->rank;
     vals bp = lower_sx(b, x->args.data[0]);
     if (bp.count != 1 + 3 * rank) return (vals){0};
+    bool descriptor = bt->descriptor != TK_DESC_NONE;
+    if (descriptor) {
+        vals at = lower_sx(b, x->args.data[1]);
+        if (at.count != rank) return (vals){0};
+        tk_tir_value **moved = TK_NEW_ARRAY(b->arena, tk_tir_value *, bp.count);
+        memcpy(moved, bp.v, sizeof(tk_tir_value *) * bp.count);
+        for (uint32_t d = 0; d < rank; d++) {
+            tk_tir_value *old = bp.v[1 + 2 * rank + d];
+            moved[1 + 2 * rank + d] = op1(b, TIR_BINARY, TK_BINOP_ADD, x->loc, old->type, old, at.v[d]);
+        }
+        bp.v = moved;
+    }
     const tk_type *i32 = tk_type_scalar(b->arena, TK_I32), *i64 = tk_type_scalar(b->arena, TK_I64), *i1 = tk_type_scalar(b->arena, TK_I1);
     const tk_type *full_i64 = tk_type_tile(b->arena, i64, rank, bt->shape);
     const tk_type *ptr_elem = tk_type_pointer(b->arena, bt->elem);
@@ -173,22 +194,24 @@ static vals lower_block_access(builder *b, const tk_sx *x, bool is_load) {
         tk_tir_value *stride = op1(b, TIR_SPLAT, 0, x->loc, full_i64, bp.v[1 + rank + d], NULL);
         tk_tir_value *step = op1(b, TIR_BINARY, TK_BINOP_MUL, x->loc, full_i64, w64, stride);
         ptrs = op1(b, TIR_ADDPTR, 0, x->loc, ptrs->type, ptrs, step);
-        bool checked = false;
-        for (uint32_t i = 0; i < x->attrs.len; i++)
-            checked |= !strcmp(x->attrs.data[i].name, "boundary_check") && x->attrs.data[i].i == (int64_t)d;
-        if (!checked) continue;
+        if (!descriptor && !has_attr_int(x, "boundary_check", d)) continue;
+        /* a descriptor's shape is i32 (Triton's), so its bounds compare in
+         * 32 bits; a block pointer's shape is i64 */
         const tk_type *bool_tile = tk_type_tile(b->arena, i1, rank, bt->shape);
-        tk_tir_value *zero = op1(b, TIR_SPLAT, 0, x->loc, full_i64, const_value(b, i64, 0, 0, x->loc), NULL);
-        tk_tir_value *limit = op1(b, TIR_SPLAT, 0, x->loc, full_i64, bp.v[1 + d], NULL);
+        const tk_type *index_t = descriptor ? i32 : i64;
+        const tk_type *full_index = tk_type_tile(b->arena, index_t, rank, bt->shape);
+        tk_tir_value *index = descriptor ? wide : w64;
+        tk_tir_value *zero = op1(b, TIR_SPLAT, 0, x->loc, full_index, const_value(b, index_t, 0, 0, x->loc), NULL);
+        tk_tir_value *limit = op1(b, TIR_SPLAT, 0, x->loc, full_index, bp.v[1 + d], NULL);
         tk_tir_value *in = op1(b, TIR_BINARY, TK_BINOP_AND, x->loc, bool_tile,
-                               op1(b, TIR_CMP, TK_BINOP_GE, x->loc, bool_tile, w64, zero),
-                               op1(b, TIR_CMP, TK_BINOP_LT, x->loc, bool_tile, w64, limit));
+                               op1(b, TIR_CMP, TK_BINOP_GE, x->loc, bool_tile, index, zero),
+                               op1(b, TIR_CMP, TK_BINOP_LT, x->loc, bool_tile, index, limit));
         mask = mask ? op1(b, TIR_BINARY, TK_BINOP_AND, x->loc, bool_tile, mask, in) : in;
     }
     /* the operands first: ops are emitted in the order they are built */
     tk_tir_value *stored = NULL, *fill = NULL;
     if (!is_load) {
-        stored = lower1(b, x->args.data[1]);
+        stored = lower1(b, x->args.data[descriptor ? 2 : 1]);
         if (!stored) return (vals){0};
     }
     if (is_load && mask) {
@@ -196,7 +219,7 @@ static vals lower_block_access(builder *b, const tk_sx *x, bool is_load) {
         for (uint32_t i = 0; i < x->attrs.len; i++)
             if (!strcmp(x->attrs.data[i].name, "padding")) pad = x->attrs.data[i].text;
         const tk_type *et = bt->elem;
-        bool nan = pad && !strcmp(pad, "nan");
+        bool nan = descriptor ? bt->descriptor == TK_DESC_PAD_NAN : pad && !strcmp(pad, "nan");
         fill = op1(b, TIR_SPLAT, 0, x->loc, tk_type_tile(b->arena, et, rank, bt->shape),
                    const_value(b, et, 0, nan ? __builtin_nan("") : 0.0, x->loc), NULL);
     }
@@ -258,7 +281,7 @@ static vals lower_reduce(builder *b, const tk_sx *x) {
 static vals lower_builtin(builder *b, const tk_sx *x) {
     if (!x->func && (tk_builtin_lowering(x->builtin) & TK_BP_REDUCTION) && x->builtin != TK_B_REDUCE)
         return lower_reduce(b, x);
-    if (x->builtin == TK_B_MAKE_BLOCK_PTR) {
+    if (x->builtin == TK_B_MAKE_BLOCK_PTR || x->builtin == TK_B_MAKE_TENSOR_DESCRIPTOR) {
         /* base, then the flattened shape, strides and offsets tuples */
         vals out = {0, NULL};
         uint32_t n = 0;
@@ -287,6 +310,8 @@ static vals lower_builtin(builder *b, const tk_sx *x) {
     if ((x->builtin == TK_B_LOAD || x->builtin == TK_B_STORE) && x->args.len &&
         x->args.data[0]->type->kind == TK_TYPE_BLOCK_PTR)
         return lower_block_access(b, x, x->builtin == TK_B_LOAD);
+    if (x->builtin == TK_B_LOAD_TENSOR_DESCRIPTOR || x->builtin == TK_B_STORE_TENSOR_DESCRIPTOR)
+        return lower_block_access(b, x, x->builtin == TK_B_LOAD_TENSOR_DESCRIPTOR);
     unsigned lowering = tk_builtin_lowering(x->builtin);
     tk_tir_opcode code = TIR_BUILTIN;
     if (x->builtin == TK_B_PROGRAM_ID) code = TIR_PROGRAM_ID;

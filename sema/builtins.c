@@ -276,9 +276,7 @@ int builtin_lookup_libdevice(const char *name) {
 /* Triton builtins tkc does not have yet: they get a clear message rather
  * than "no member". */
 static const char *const not_yet[] = {
-    "swizzle2d", "make_tensor_descriptor",
-    "load_tensor_descriptor", "store_tensor_descriptor",
-    "philox", "dot_scaled", "tensor_descriptor", "max_constancy_hint", "map_elementwise",
+    "swizzle2d", "philox", "dot_scaled", "tensor_descriptor", "max_constancy_hint", "map_elementwise",
 };
 
 bool builtin_not_supported_yet(const char *name) {
@@ -325,6 +323,8 @@ value builtin_call(checker *c, int id, const value *receiver, value *args, uint3
     k.loc = loc;
     k.name = b->flags & B_PYTHON ? b->name
              : b->flags & B_LIBDEVICE ? tk_arena_printf(c->arena, "libdevice.%s", b->name)
+             : receiver && id == TK_B_LOAD_TENSOR_DESCRIPTOR ? "desc.load()"
+             : receiver && id == TK_B_STORE_TENSOR_DESCRIPTOR ? "desc.store()"
              : receiver ? tk_arena_printf(c->arena, ".%s()", b->name)
                         : tk_arena_printf(c->arena, "tl.%s", b->name);
     if (c->frame && c->frame->in_grid && !(b->flags & B_GRID)) {

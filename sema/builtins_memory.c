@@ -1,5 +1,6 @@
 /* The builtins that read and write memory through pointers: load, store,
- * make_block_ptr and advance. Needs: builtin.h's argument readers.
+ * make_block_ptr and advance, and tensor descriptors (make, load, store).
+ * Needs: builtin.h's argument readers.
  * Guarantees: masks and other values reach the typed call broadcast to the
  * pointer tile's shape; cache and eviction options are checked names. */
 #include "builtin.h"
@@ -40,6 +41,11 @@ static const char *const padding[] = {"", "zero", "nan"};
 tk_sx *pointer_arg(checker *c, call *k, uint32_t i) {
     tk_sx *p = rt_arg(c, k, i);
     if (!p) return NULL;
+    if (p->type->kind == TK_TYPE_BLOCK_PTR && p->type->descriptor) {
+        sema_error(c, k->args[i].loc, "%s takes a pointer, not a tensor descriptor (which loads and stores "
+                   "with desc.load(offsets) and desc.store(offsets, value))", k->name);
+        return NULL;
+    }
     if (p->type->kind == TK_TYPE_BLOCK_PTR || ty_elem_is_pointer(p->type)) return p;
     sema_error(c, k->args[i].loc, "the first argument of %s must be a pointer or a tile of pointers, "
                "not %s", k->name, tk_type_str(c->arena, p->type));
@@ -251,12 +257,127 @@ value b_make_block_ptr(checker *c, call *k) {
 value b_advance(checker *c, call *k) {
     tk_sx *b = rt_arg(c, k, 0);
     if (!b) return v_error();
-    if (b->type->kind != TK_TYPE_BLOCK_PTR) {
-        sema_error(c, k->args[0].loc, "tl.advance moves a block pointer, not %s", tk_type_str(c->arena, b->type));
+    if (b->type->kind != TK_TYPE_BLOCK_PTR || b->type->descriptor) {
+        sema_error(c, k->args[0].loc, "tl.advance moves a block pointer, not %s%s", tk_type_str(c->arena, b->type),
+                   b->type->descriptor ? " (a descriptor takes its offsets at each load and store)" : "");
         return v_error();
     }
     tk_sx *x = builtin_sx(c, k, b->type);
     sx_add_arg(c, x, b);
     if (!int_tuple(c, k, 1, b->type->rank, TK_I32, x)) return v_error();
     return result_rt(x);
+}
+
+/* tl.make_tensor_descriptor(base, shape, strides, block_shape,
+ * padding_option="zero"): Triton's rules, so that a descriptor built here
+ * can later become a TMA tensor map unchanged: rank 1 to 5, the last
+ * stride the constant 1, at least 16 bytes in the block's last dimension.
+ * The value is the block pointer (base, shape, strides, zero offsets). */
+value b_make_tensor_descriptor(checker *c, call *k) {
+    tk_sx *base = rt_arg(c, k, 0);
+    if (!base) return v_error();
+    if (base->type->kind != TK_TYPE_POINTER || base->type->elem->kind != TK_TYPE_SCALAR ||
+        base->type->elem->dtype == TK_I1) {
+        sema_error(c, k->args[0].loc, "the base of tl.make_tensor_descriptor is a pointer to numbers (not i1), "
+                   "not %s", tk_type_str(c->arena, base->type));
+        return v_error();
+    }
+    tk_dtype elem = base->type->elem->dtype;
+    uint32_t rank;
+    int64_t shape[TK_MAX_RANK];
+    if (!shape_of(c, &k->args[3], "block_shape", &rank, shape)) return v_error();
+    if (rank < 1 || rank > 5) {
+        sema_error(c, k->args[3].loc, "a tensor descriptor has 1 to 5 dimensions, not %u", rank);
+        return v_error();
+    }
+    int64_t last_bytes = shape[rank - 1] * (int64_t)tk_dtype_bits(elem) / 8;
+    if (last_bytes < 16) {
+        sema_error(c, k->args[3].loc, "a tensor descriptor's block needs at least 16 bytes in its last dimension, "
+                   "not %lld x %u bytes", (long long)shape[rank - 1], tk_dtype_bits(elem) / 8);
+        return v_error();
+    }
+    const value *strides = &k->args[2];
+    if (strides->kind == V_TUPLE && strides->count == rank) {
+        const value *last = &strides->items[rank - 1];
+        if (last->kind != V_INT || last->u.i != 1) {
+            sema_error(c, last->kind == V_ERROR ? strides->loc : last->loc,
+                       "a tensor descriptor's last stride must be the constant 1, not %s", v_describe(c, last));
+            return v_error();
+        }
+    }
+    const char *pad;
+    static const char *const paddings[] = {"", "zero", "nan"};
+    if (!const_str(c, k, 4, paddings, 3, &pad)) return v_error();
+    bool nan = strcmp(pad, "nan") == 0;
+    if (nan && !tk_dtype_is_float(elem)) {
+        sema_error(c, k->args[4].loc, "padding_option=\"nan\" needs a floating-point pointee");
+        return v_error();
+    }
+    tk_sx *x = builtin_sx(c, k, tk_type_tensor_desc(c->arena, elem, rank, shape, nan));
+    sx_add_arg(c, x, base);
+    if (!int_tuple(c, k, 1, rank, TK_I32, x) || !int_tuple(c, k, 2, rank, TK_I64, x)) return v_error();
+    tk_sx *zeros = sx_new(c, TK_SX_TUPLE, NULL, k->loc);
+    const tk_type *items[TK_MAX_RANK];
+    for (uint32_t d = 0; d < rank; d++) {
+        value zero = v_int(k->loc, 0);
+        tk_dtype i32 = TK_I32;
+        tk_sx *z = to_runtime(c, &zero, &i32);
+        items[d] = z->type;
+        sx_add_arg(c, zeros, z);
+    }
+    zeros->type = ty_tuple(c, rank, items);
+    sx_add_arg(c, x, zeros);
+    return result_rt(x);
+}
+
+static tk_sx *descriptor_arg(checker *c, call *k) {
+    tk_sx *d = rt_arg(c, k, 0);
+    if (!d) return NULL;
+    if (d->type->kind != TK_TYPE_BLOCK_PTR || !d->type->descriptor) {
+        sema_error(c, k->args[0].loc, "%s takes a tensor descriptor (tl.make_tensor_descriptor), not %s", k->name,
+                   tk_type_str(c->arena, d->type));
+        return NULL;
+    }
+    return d;
+}
+
+/* desc.load(offsets): the block at offsets, every dimension checked,
+ * out-of-bounds elements the descriptor's padding */
+value b_load_tensor_descriptor(checker *c, call *k) {
+    tk_sx *d = descriptor_arg(c, k);
+    if (!d) return v_error();
+    const tk_type *t = d->type;
+    tk_sx *x = builtin_sx(c, k, ty_tile(c, t->elem, t->rank, t->shape));
+    sx_add_arg(c, x, d);
+    if (!int_tuple(c, k, 1, t->rank, TK_I32, x)) return v_error();
+    return result_rt(x);
+}
+
+/* desc.store(offsets, value): value converted to the element type and
+ * broadcast to the block; out-of-bounds elements are not written */
+value b_store_tensor_descriptor(checker *c, call *k) {
+    tk_sx *d = descriptor_arg(c, k);
+    if (!d) return v_error();
+    const tk_type *t = d->type;
+    const tk_type *block = ty_tile(c, t->elem, t->rank, t->shape);
+    value *val = &k->args[2];
+    tk_sx *v;
+    if (v_is_number(val)) {
+        v = to_runtime(c, val, &t->elem->dtype);
+    } else {
+        v = rt_arg(c, k, 2);
+        if (v && ty_elem(v->type)->kind != TK_TYPE_SCALAR) {
+            sema_error(c, val->loc, "a tensor descriptor stores numbers, not %s", tk_type_str(c->arena, v->type));
+            return v_error();
+        }
+        if (v) v = convert(c, v, t->elem->dtype, val->loc);
+    }
+    if (!v) return v_error();
+    v = fit_to(c, k, 2, v, block, "the stored value");
+    if (!v) return v_error();
+    tk_sx *x = builtin_sx(c, k, ty_void(c));
+    sx_add_arg(c, x, d);
+    if (!int_tuple(c, k, 1, t->rank, TK_I32, x)) return v_error();
+    sx_add_arg(c, x, v);
+    return emit_effect(c, x);
 }

@@ -399,6 +399,44 @@ static value dtype_predicate_method(checker *c, value dtype, int predicate, tk_l
 }
 
 /* .shape (a tuple) or .numel of a tile type */
+/* builtin id bound to its receiver, called later as receiver.name(...) */
+static value bound_method(checker *c, value receiver, int id, tk_loc loc) {
+    value v = {.kind = V_METHOD, .loc = loc};
+    v.u.builtin = id;
+    v.items = TK_NEW(c->arena, value);
+    v.items[0] = receiver;
+    v.count = 1;
+    return v;
+}
+
+/* A tensor descriptor's methods (load, store) and its constant
+ * attributes (block_shape, dtype). */
+static value descriptor_attribute(checker *c, value obj, const char *name, tk_loc name_loc, tk_loc loc) {
+    const tk_type *t = obj.u.rt->type;
+    int method = !strcmp(name, "load") ? TK_B_LOAD_TENSOR_DESCRIPTOR
+                 : !strcmp(name, "store") ? TK_B_STORE_TENSOR_DESCRIPTOR : -1;
+    if (method >= 0) return bound_method(c, obj, method, loc);
+    if (!strcmp(name, "block_shape")) {
+        value v = v_tuple(c, loc, t->rank);
+        for (uint32_t d = 0; d < t->rank; d++) v.items[d] = v_int(loc, t->shape[d]);
+        return v;
+    }
+    if (!strcmp(name, "dtype")) {
+        value v = {.kind = V_DTYPE, .loc = loc};
+        v.u.dtype = t->elem->dtype;
+        return v;
+    }
+    static const char *const later[] = {"shape", "strides", "gather", "scatter", "atomic_add", "atomic_min",
+                                        "atomic_max", "atomic_and", "atomic_or", "atomic_xor", "block_type"};
+    for (size_t i = 0; i < sizeof later / sizeof later[0]; i++)
+        if (!strcmp(name, later[i])) {
+            sema_error(c, name_loc, "a tensor descriptor's '%s' is not supported yet", name);
+            return v_error();
+        }
+    sema_error(c, name_loc, "a tensor descriptor has .load, .store, .block_shape and .dtype, not '%s'", name);
+    return v_error();
+}
+
 static value shape_attribute(checker *c, const tk_type *t, const char *name, tk_loc loc) {
     uint32_t r = ty_rank(t);
     if (name[0] == 'n') {
@@ -538,6 +576,8 @@ static value eval_attr(checker *c, const tk_expr *e) {
             sema_error(c, e->u.attr.name_loc, "'%s' has no member '%s'", obj.u.module, name);
         return v_error();
     }
+    if (obj.kind == V_RT && obj.u.rt->type->kind == TK_TYPE_BLOCK_PTR && obj.u.rt->type->descriptor)
+        return descriptor_attribute(c, obj, name, e->u.attr.name_loc, loc);
     if (obj.kind == V_RT) {
         const tk_type *t = obj.u.rt->type;
         if (strcmp(name, "T") == 0) {
@@ -563,14 +603,7 @@ static value eval_attr(checker *c, const tk_expr *e) {
         }
         if (strcmp(name, "shape") == 0 || strcmp(name, "numel") == 0) return shape_attribute(c, t, name, loc);
         int id = builtin_lookup(c, name, true);
-        if (id >= 0 && builtin_is_method(id)) {
-            value v = {.kind = V_METHOD, .loc = loc};
-            v.u.builtin = id;
-            v.items = TK_NEW(c->arena, value);
-            v.items[0] = obj;
-            v.count = 1;
-            return v;
-        }
+        if (id >= 0 && builtin_is_method(id)) return bound_method(c, obj, id, loc);
         if (builtin_not_supported_yet(name))
             sema_error(c, e->u.attr.name_loc, "the method '%s' is not supported yet", name);
         else

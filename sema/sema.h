@@ -35,6 +35,10 @@ struct tk_type {
     int64_t shape[TK_MAX_RANK];
     uint32_t count;        /* TUPLE */
     const tk_type **items;
+    /* BLOCK_PTR made by tl.make_tensor_descriptor: what an out-of-bounds
+     * element of a load reads (its offsets start at zero; desc.load and
+     * desc.store give them) */
+    enum { TK_DESC_NONE, TK_DESC_PAD_ZERO, TK_DESC_PAD_NAN } descriptor;
 };
 
 /* Type constructors, for sema and lower alike: a new type in the arena. */
@@ -44,6 +48,9 @@ const tk_type *tk_type_void(tk_arena *arena);
 /* A tile of elem (a scalar or pointer type) with shape; rank 0 gives elem. */
 const tk_type *tk_type_tile(tk_arena *arena, const tk_type *elem, uint32_t rank, const int64_t *shape);
 const tk_type *tk_type_block_ptr(tk_arena *arena, tk_dtype elem, uint32_t rank, const int64_t *shape);
+/* A tensor descriptor: a block pointer at offset zero that checks every
+ * dimension; pad_nan: out-of-bounds elements load as NaN, not zero. */
+const tk_type *tk_type_tensor_desc(tk_arena *arena, tk_dtype elem, uint32_t rank, const int64_t *shape, bool pad_nan);
 const tk_type *tk_type_tuple(tk_arena *arena, uint32_t count, const tk_type **items);
 
 const char *tk_dtype_name(tk_dtype d);          /* "f16" */

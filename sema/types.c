@@ -102,6 +102,12 @@ const tk_type *tk_type_block_ptr(tk_arena *arena, tk_dtype elem, uint32_t rank, 
     return t;
 }
 
+const tk_type *tk_type_tensor_desc(tk_arena *arena, tk_dtype elem, uint32_t rank, const int64_t *shape, bool pad_nan) {
+    tk_type *t = (tk_type *)tk_type_block_ptr(arena, elem, rank, shape);
+    t->descriptor = pad_nan ? TK_DESC_PAD_NAN : TK_DESC_PAD_ZERO;
+    return t;
+}
+
 const tk_type *tk_type_tuple(tk_arena *arena, uint32_t count, const tk_type **items) {
     tk_type *t = TK_NEW(arena, tk_type);
     t->kind = TK_TYPE_TUPLE;
@@ -130,7 +136,7 @@ bool tk_type_equal(const tk_type *a, const tk_type *b) {
     case TK_TYPE_POINTER: return tk_type_equal(a->elem, b->elem);
     case TK_TYPE_TILE:
     case TK_TYPE_BLOCK_PTR:
-        return a->rank == b->rank && memcmp(a->shape, b->shape, sizeof(int64_t) * a->rank) == 0 &&
+        return a->rank == b->rank && a->descriptor == b->descriptor && memcmp(a->shape, b->shape, sizeof(int64_t) * a->rank) == 0 &&
                tk_type_equal(a->elem, b->elem);
     case TK_TYPE_TUPLE:
         if (a->count != b->count) return false;
@@ -157,9 +163,10 @@ void tk_type_print(FILE *out, const tk_type *t) {
         print_shape(out, t->rank, t->shape);
         break;
     case TK_TYPE_BLOCK_PTR:
-        fputs("blockptr<", out);
+        fputs(t->descriptor ? "tensor_descriptor<" : "blockptr<", out);
         tk_type_print(out, t->elem);
         print_shape(out, t->rank, t->shape);
+        if (t->descriptor == TK_DESC_PAD_NAN) fputs(", padding nan", out);
         fputc('>', out);
         break;
     case TK_TYPE_TUPLE:

@@ -290,6 +290,40 @@ def op(x: *f32 % 16, y: *f32 % 16, out: *f32 % 16, n: i32):
         m[:100, :50] = x[:5000].view(100, 50)
         return (m[40:104, :64] * 2).reshape(-1)
     out.append(("f32 make_block_ptr, advance, boundary_check", src, "f32", "f32", "f32", None, block_ref, "bigblock"))
+    # tensor descriptors: a 32x32 block of a 40x50 matrix read at (-8, 30),
+    # partly outside (NaN padding), stored at (0, 20) into a 25x40 one, whose
+    # elements outside the block or the shape keep the poison
+    src = """
+@kernel(grid=(1,), num_warps=4)
+def op(x: *f32 % 16, y: *f32 % 16, out: *f32 % 16, n: i32):
+    src = tl.make_tensor_descriptor(x, [40, 50], [50, 1], [32, 32], padding_option="nan")
+    dst = tl.make_tensor_descriptor(out, [25, 40], [40, 1], [32, 32])
+    dst.store([0, 20], src.load([-8, 30]) * 2.0)
+"""
+    def descriptor_window_ref(x, y):
+        block = torch.full((32, 32), float("nan"), device=x.device)
+        block[8:32, 0:20] = x[:2000].view(40, 50)[0:24, 30:50]
+        o = torch.full((25, 40), float("nan"), device=x.device)
+        o[:, 20:40] = (block * 2)[0:25, 0:20]
+        return o.reshape(-1)
+    out.append(("f32 tensor descriptor window, NaN padding, store clipped", src, "f32", "f32", "f32", None,
+                descriptor_window_ref, "nan"))
+    # a matmul over descriptors whose blocks pass the shapes (M 48 of 64, N
+    # 24 of 32, K 40: the second K block half outside, zero-padded)
+    src = """
+@kernel(grid=(1,), num_warps=4)
+def op(x: *f16 % 16, y: *f16 % 16, out: *f32 % 16, n: i32):
+    a = tl.make_tensor_descriptor(x, [48, 40], [40, 1], [64, 32])
+    b = tl.make_tensor_descriptor(y, [40, 24], [24, 1], [32, 32])
+    c = tl.make_tensor_descriptor(out, [48, 24], [24, 1], [64, 32])
+    acc = tl.zeros((64, 32), dtype=tl.float32)
+    for k in range(0, 2):
+        acc = tl.dot(a.load([0, k * 32]), b.load([k * 32, 0]), acc)
+    c.store([0, 0], acc)
+"""
+    out.append(("f16 tensor descriptor matmul, ragged blocks", src, "f16", "f16", "f32", None,
+                lambda x, y: (x[:1920].double().view(48, 40) @ y[:960].double().view(40, 24)).float().reshape(-1),
+                "bigblock"))
     # a layout conversion by warp shuffles: a transposed [4, 8] tile plus
     # an [8, 4] one, one element a thread (no alignment promise), one warp
     for t in ("f32", "i64", "f16"):

@@ -174,25 +174,36 @@ def moe(mod, torch):
     return None if torch.isnan(out[~valid]).all() else "wrote padding rows"
 
 
-@check("grouped_gemm f16: 5 problems of ragged sizes through tables of addresses")
-def grouped(mod, torch):
+def grouped_problems(mod, torch, kernel, b_transposed):
+    """5 problems of ragged sizes through tables of addresses; B as B^T
+    ([n, k] rows) where b_transposed."""
     sizes = [(129, 64, 70), (1, 200, 33), (300, 17, 128), (64, 64, 64), (97, 130, 1)]
     As, Bs, Cs = [], [], []
     for m, n, k in sizes:
         As.append(torch.randn(m, k, device="cuda", dtype=torch.float16))
-        Bs.append(torch.randn(k, n, device="cuda", dtype=torch.float16))
+        Bs.append(torch.randn(*((n, k) if b_transposed else (k, n)), device="cuda", dtype=torch.float16))
         Cs.append(nan_like(torch, (m, n), torch.float16))
     table = lambda ts: torch.tensor([t.data_ptr() for t in ts], device="cuda", dtype=torch.int64)
     dims = torch.tensor([v for s in sizes for v in s], device="cuda", dtype=torch.int32)
     lds = torch.tensor([v for a, b, c in zip(As, Bs, Cs) for v in (a.stride(0), b.stride(0), c.stride(0))],
                        device="cuda", dtype=torch.int32)
-    mod("grouped_matmul", table(As), table(Bs), table(Cs), dims, lds, len(sizes), 132)
+    mod(kernel, table(As), table(Bs), table(Cs), dims, lds, len(sizes), 132)
     for i, (a, b, c) in enumerate(zip(As, Bs, Cs)):
-        err = compare(torch, c, a.double() @ b.double(), 4e-3, f"problem {i} {tuple(sizes[i])}: ")
+        b = b.double().T if b_transposed else b.double()
+        err = compare(torch, c, a.double() @ b, 4e-3, f"problem {i} {tuple(sizes[i])}: ")
         if err:
             return err
     return None
 
+
+@check("grouped_gemm f16: 5 problems of ragged sizes through tables of addresses")
+def grouped(mod, torch):
+    return grouped_problems(mod, torch, "grouped_matmul", False)
+
+
+@check("grouped_gemm f16 through tensor descriptors: 5 ragged problems, B given as B^T")
+def grouped_descriptors(mod, torch):
+    return grouped_problems(mod, torch, "grouped_matmul_descriptors", True)
 
 for dt in ("f16", "f8e4m3"):
     @check(f"tutorial_matmul {dt}: free strides, B row-major and B K-major (b.T) through one header")
