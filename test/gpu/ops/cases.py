@@ -290,19 +290,19 @@ def op(x: *f32 % 16, y: *f32 % 16, out: *f32 % 16, n: i32):
         m[:100, :50] = x[:5000].view(100, 50)
         return (m[40:104, :64] * 2).reshape(-1)
     out.append(("f32 make_block_ptr, advance, boundary_check", src, "f32", "f32", "f32", None, block_ref, "bigblock"))
-    # tensor descriptors: a 32x32 block of a 40x50 matrix read at (-8, 30),
+    # tensor descriptors: a 32x32 block of a 20x50 matrix read at (-8, 30),
     # partly outside (NaN padding), stored at (0, 20) into a 25x40 one, whose
     # elements outside the block or the shape keep the poison
     src = """
 @kernel(grid=(1,), num_warps=4)
 def op(x: *f32 % 16, y: *f32 % 16, out: *f32 % 16, n: i32):
-    src = tl.make_tensor_descriptor(x, [40, 50], [50, 1], [32, 32], padding_option="nan")
+    src = tl.make_tensor_descriptor(x, [20, 50], [50, 1], [32, 32], padding_option="nan")
     dst = tl.make_tensor_descriptor(out, [25, 40], [40, 1], [32, 32])
     dst.store([0, 20], src.load([-8, 30]) * 2.0)
 """
     def descriptor_window_ref(x, y):
         block = torch.full((32, 32), float("nan"), device=x.device)
-        block[8:32, 0:20] = x[:2000].view(40, 50)[0:24, 30:50]
+        block[8:28, 0:20] = x.view(20, 50)[:, 30:50]
         o = torch.full((25, 40), float("nan"), device=x.device)
         o[:, 20:40] = (block * 2)[0:25, 0:20]
         return o.reshape(-1)
