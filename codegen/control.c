@@ -211,6 +211,9 @@ static void emit_op(cg *c, const tk_tir_op *op) {
                                             axes[axis < 0 || axis > 2 ? 0 : axis]));
         break;
     }
+    case TIR_DESC_FIELD:
+        cg_emit_desc_field(c, op);
+        return;
     case TIR_MAKE_RANGE: {
         int64_t start = tk_tir_attr_int(op, "start", 0);
         for (uint32_t r = 0; r < n; r++)

@@ -466,7 +466,9 @@ static void emit_unpack(FILE *out, const tk_sema_kernel *sk) {
     for (uint32_t p = 0; p < sk->params.len; p++) {
         const tk_sema_param *sp = &sk->params.data[p];
         if (sp->is_constexpr) continue;
-        if (is_half_scalar(sp->type))
+        if (sp->type->kind == TK_TYPE_BLOCK_PTR) /* no host expression reads a descriptor */
+            ;
+        else if (is_half_scalar(sp->type))
             fprintf(out, "    float %s%s = tk__%s_to_f32(*(uint16_t *)args[%u]);\n    (void)%s%s;\n",
                     c_prefix(sp->name), sp->name, sp->type->dtype == TK_F16 ? "f16" : "bf16", arg, c_prefix(sp->name),
                     sp->name);
@@ -940,6 +942,8 @@ bool tk_cg_write_header(FILE *out, tk_diag *diag, const tk_cg_build *builds, uin
             if (sp->type->kind == TK_TYPE_POINTER)
                 fprintf(out, ", %s%s *%s%s", launch[p].written ? "" : "const ", cg_element_c_type(sp->type),
                         c_prefix(sp->name), sp->name);
+            else if (sp->type->kind == TK_TYPE_BLOCK_PTR)
+                fprintf(out, ", tk_tensor %s%s", c_prefix(sp->name), sp->name);
             else
                 fprintf(out, ", %s %s%s", cg_launcher_scalar_type(sp), c_prefix(sp->name), sp->name);
         }
@@ -974,13 +978,25 @@ bool tk_cg_write_header(FILE *out, tk_diag *diag, const tk_cg_build *builds, uin
                 fprintf(out, "    uint16_t tk_arg_%s = tk__f32_to_%s(%s%s);\n", sp->name,
                         sp->type->dtype == TK_F16 ? "f16" : "bf16", c_prefix(sp->name), sp->name);
         }
+        /* descriptors: the tensor checked and passed with room for a TMA
+         * map, which the variant launched fills where it copies by TMA */
+        for (uint32_t p = 0; p < sk->params.len; p++) {
+            const tk_sema_param *sp = &sk->params.data[p];
+            if (sp->is_constexpr || sp->type->kind != TK_TYPE_BLOCK_PTR) continue;
+            fprintf(out, "    tkrt_tensor_arg tk_arg_%s;\n    {\n        tk_status tk_s = tkrt_tensor_arg_init(&tk_arg_%s, "
+                         "&%s%s, %uu, %uu, \"%s\", \"%s\");\n        if (tk_s != TK_SUCCESS)\n            return tk_s;\n    }\n",
+                    sp->name, sp->name, c_prefix(sp->name), sp->name, sp->type->rank, tk_dtype_bits(sp->type->elem->dtype) / 8,
+                    sk->name, sp->name);
+        }
         fputs("    void *args[] = {", out);
         bool any = false;
         for (uint32_t p = 0; p < sk->params.len; p++) {
             const tk_sema_param *sp = &sk->params.data[p];
             if (sp->is_constexpr) continue;
             fprintf(out, "%s(void *)&%s%s", any ? ", " : "",
-                    is_half_scalar(sp->type) || sp->python_int ? "tk_arg_" : c_prefix(sp->name), sp->name);
+                    is_half_scalar(sp->type) || sp->python_int || sp->type->kind == TK_TYPE_BLOCK_PTR ? "tk_arg_"
+                                                                                               : c_prefix(sp->name),
+                    sp->name);
             any = true;
         }
         if (!any) fputs("0", out);

@@ -2,7 +2,7 @@
  * the helpers more than one op family uses (prefix cg_), by the file that
  * defines them. One file an op family: types.c, ptx.c (the one place inline
  * PTX is built), convert.c, elementwise.c, cast.c, memory.c, reduce.c, gather.c, sort.c,
- * random.c, shape.c, debug.c, atomic.c, dot.c, async.c, control.c (the op dispatch and
+ * random.c, shape.c, debug.c, atomic.c, dot.c, async.c, descriptor.c, control.c (the op dispatch and
  * control flow) and module.c; target.c takes the built module to PTX and a
  * cubin, header.c writes the launch header and python.c the Python binding. */
 #ifndef TK_CODEGEN_INTERNAL_H
@@ -185,6 +185,12 @@ uint32_t cg_access_width(const tk_tir_value *ptr, uint32_t d, unsigned bytes);
  * modifiers). */
 LLVMValueRef cg_masked_load_scalar(cg *c, const tk_tir_op *op, LLVMValueRef addr, LLVMValueRef pred,
                                    LLVMValueRef other, LLVMTypeRef et, unsigned bytes);
+
+/* ---- descriptor.c: descriptor parameters ---- */
+
+/* Parameter `index` of kernel fn is a descriptor: byval, 64-byte aligned, a grid constant. */
+void cg_descriptor_param_attributes(cg *c, LLVMValueRef fn, unsigned index);
+void cg_emit_desc_field(cg *c, const tk_tir_op *op);
 
 /* ---- async.c: shared-memory buffers of pipelined loops ---- */
 

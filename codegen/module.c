@@ -13,6 +13,7 @@
 
 static LLVMTypeRef param_type(cg *c, const tk_type *t) {
     if (t->kind == TK_TYPE_POINTER) return c->t_ptr1;
+    if (t->kind == TK_TYPE_BLOCK_PTR) return LLVMPointerTypeInContext(c->ctx, 0); /* a descriptor, byval */
     if (t->dtype == TK_I1) return c->t_i8;
     return cg_dtype_type(c, t->dtype);
 }
@@ -73,6 +74,8 @@ static bool emit_kernel(cg *c, const tk_tir_kernel *k, const char *entry) {
     for (uint32_t i = 0; i < np; i++) params[i] = param_type(c, body->args.data[i]->type);
     LLVMValueRef fn = LLVMAddFunction(c->mod, entry, LLVMFunctionType(c->t_void, params, np, 0));
     LLVMSetFunctionCallConv(fn, LLVMPTXKernelCallConv);
+    for (uint32_t i = 0; i < np; i++)
+        if (body->args.data[i]->type->kind == TK_TYPE_BLOCK_PTR) cg_descriptor_param_attributes(c, fn, i);
     /* the header launches exactly num_warps * 32 threads: .reqntid, which
      * ptxas may use (as Triton does), not just an upper bound */
     char threads[16];

@@ -610,7 +610,12 @@ bool tk_cg_write_python(FILE *py, FILE *shim, tk_diag *diag, const tk_cg_build *
             ok = false;
         }
         for (uint32_t p = 0; p < sk->params.len; p++)
-            if (!sk->params.data[p].is_constexpr && taken_by_module(sk->params.data[p].name)) {
+            if (!sk->params.data[p].is_constexpr && sk->params.data[p].type->kind == TK_TYPE_BLOCK_PTR) {
+                tk_error(diag, sk->params.data[p].loc, "descriptor parameters ('%s' of '%s') are not supported by "
+                         "the Python binding yet; the C header takes them as tk_tensor", sk->params.data[p].name,
+                         sk->name);
+                ok = false;
+            } else if (!sk->params.data[p].is_constexpr && taken_by_module(sk->params.data[p].name)) {
                 tk_error(diag, sk->params.data[p].loc, "the Python module's function for '%s' cannot take a "
                          "parameter named '%s' (its own names start with _tk_); rename it", sk->name,
                          sk->params.data[p].name);

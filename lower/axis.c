@@ -129,6 +129,13 @@ static void visit_op(tk_tir_op *op) {
     case TIR_NUM_PROGRAMS:
         set_uniform(r, 1);
         return;
+    case TIR_DESC_FIELD: {
+        /* what the launcher checks of a descriptor: data 16-byte aligned,
+         * every stride (in elements) a multiple of 16 bytes */
+        int64_t bytes = tk_dtype_bits(a->type->elem->dtype) / 8;
+        set_uniform(r, op->sub == TIR_DESC_DATA ? 16 : op->sub == TIR_DESC_STRIDE && bytes < 16 ? 16 / bytes : 1);
+        return;
+    }
     case TIR_MAKE_RANGE:
         r->contiguity[0] = r->type->shape[0];
         r->divisibility[0] = pow2_divisor(tk_tir_attr_int(op, "start", 0));

@@ -796,6 +796,33 @@ static void lower_block(builder *b, const tk_ss_list *body) {
     }
 }
 
+/* A descriptor parameter as the block pointer a descriptor is (see
+ * lower_block_access): its data, shape and strides read from the
+ * parameter (the launcher checked them: the last stride is 1), zero
+ * offsets. */
+static vals descriptor_param(builder *b, tk_tir_value *param, const tk_sema_param *p) {
+    uint32_t rank = p->type->rank;
+    const tk_type *i32 = tk_type_scalar(b->arena, TK_I32), *i64 = tk_type_scalar(b->arena, TK_I64);
+    vals out = {1 + 3 * rank, TK_NEW_ARRAY(b->arena, tk_tir_value *, 1 + 3 * rank)};
+    for (uint32_t i = 0; i < out.count; i++) {
+        int field = i == 0 ? TIR_DESC_DATA : i <= rank ? TIR_DESC_SHAPE : TIR_DESC_STRIDE;
+        uint32_t dim = i == 0 ? 0 : (i - 1) % rank;
+        if (i > 2 * rank) {
+            out.v[i] = const_value(b, i32, 0, 0, p->loc);
+        } else if (field == TIR_DESC_STRIDE && dim == rank - 1) {
+            out.v[i] = const_value(b, i64, 1, 1, p->loc);
+        } else {
+            tk_tir_op *op = emit(b, TIR_DESC_FIELD, field, p->loc);
+            operand(b, op, param);
+            struct tk_sema_attr d = {"dim", NULL, dim};
+            if (field != TIR_DESC_DATA) tk_vec_push(b->arena, &op->attrs, d);
+            out.v[i] = result(b, op, field == TIR_DESC_DATA ? tk_type_pointer(b->arena, tk_type_scalar(b->arena, p->type->elem->dtype))
+                                     : field == TIR_DESC_SHAPE ? i32 : i64);
+        }
+    }
+    return out;
+}
+
 /* sk's body in TIR; the runtime parameters in assume_one (bit i: the i-th)
  * are the constant 1 in it */
 static tk_tir_kernel *lower_kernel(tk_arena *arena, tk_diag *diag, const tk_sema_kernel *sk, uint64_t assume_one) {
@@ -814,7 +841,7 @@ static tk_tir_kernel *lower_kernel(tk_arena *arena, tk_diag *diag, const tk_sema
         if (p->is_constexpr) continue;
         tk_tir_value *v = block_arg(&b, kernel->body, p->type);
         if (arg < 64 && (assume_one >> arg & 1)) v = const_value(&b, p->type, 1, 1.0, p->loc);
-        *slot(&b, p->var) = one(&b, v);
+        *slot(&b, p->var) = p->type->kind == TK_TYPE_BLOCK_PTR ? descriptor_param(&b, v, p) : one(&b, v);
         arg++;
     }
     lower_block(&b, &sk->body);

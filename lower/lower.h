@@ -233,6 +233,8 @@ typedef enum tk_tir_layout_rule {
 } tk_tir_layout_rule;
 
 enum { TIR_NEG, TIR_NOT };
+/* desc_field's sub: what of a descriptor parameter it reads */
+enum { TIR_DESC_DATA, TIR_DESC_SHAPE, TIR_DESC_STRIDE };
 
 struct tk_tir_value {
     const tk_type *type;

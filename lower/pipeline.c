@@ -91,7 +91,8 @@ static tk_tir_value *for_trip(pipe_ctx *c, tk_tir_value *v, tk_tir_value *iv, op
 
 const tk_tir_value *tir_strip_address(const tk_tir_value *v) {
     while (v->def && (v->def->code == TIR_ADDPTR || v->def->code == TIR_SPLAT || v->def->code == TIR_BROADCAST ||
-                      v->def->code == TIR_RESHAPE || v->def->code == TIR_PERMUTE || v->def->code == TIR_HINT))
+                      v->def->code == TIR_RESHAPE || v->def->code == TIR_PERMUTE || v->def->code == TIR_HINT ||
+                      (v->def->code == TIR_DESC_FIELD && v->def->sub == TIR_DESC_DATA)))
         v = v->def->operands.data[0];
     return v;
 }

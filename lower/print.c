@@ -64,6 +64,7 @@ static void print_op(FILE *out, const tk_tir_op *op, int depth, bool gpu) {
     case TIR_REDUCE:
     case TIR_HINT:
     case TIR_BUILTIN: fprintf(out, ".%s", tk_sema_builtin_name(op->sub)); break;
+    case TIR_DESC_FIELD: fputs(op->sub == TIR_DESC_DATA ? ".data" : op->sub == TIR_DESC_SHAPE ? ".shape" : ".stride", out); break;
     default: break;
     }
     if (op->code == TIR_CONST) {

@@ -275,6 +275,7 @@ default_opt
 
 type_expr
     : dotted                { $$ = $1; }
+    | dotted T_LBRACKET subscripts T_RBRACKET  { $$ = tk_ast_subscript(p, @$, $1, $3); }
     | T_STAR type_expr      { $$ = tk_ast_pointer_type(p, @$, $2); }
     | T_POW type_expr       { $$ = tk_ast_pointer_type(p, @$, tk_ast_pointer_type(p, @$, $2)); }
     ;

@@ -1597,6 +1597,47 @@ tk_status tkrt_promise_failed(tk_status status, const char *kernel, const char *
     }
 }
 
+tk_status tkrt_tensor_arg_init(tkrt_tensor_arg *arg, const tk_tensor *t, unsigned rank, unsigned elem_bytes,
+                               const char *kernel, const char *arg_name)
+{
+    unsigned d;
+    if (!kernel)
+        kernel = "kernel";
+    if (!arg_name)
+        arg_name = "?";
+    memset(arg, 0, sizeof *arg);
+    if (!t || rank < 1 || rank > 5 || !elem_bytes)
+        return record(TK_ERROR_INVALID_VALUE, NO_RESULT, "%s: no tensor for descriptor argument '%s'", kernel,
+                      arg_name);
+    if (!t->data || (unsigned long long)(uintptr_t)t->data % 16 != 0)
+        return record(TK_ERROR_MISALIGNED, NO_RESULT,
+                      "%s: descriptor argument '%s': its data (0x%llx) is not 16-byte aligned, as a tensor "
+                      "descriptor needs",
+                      kernel, arg_name, (unsigned long long)(uintptr_t)t->data);
+    for (d = 0; d < rank; d++) {
+        long long size = t->shape[d], stride = t->strides[d];
+        if (size < 0 || size > 2147483647LL)
+            return record(TK_ERROR_REQUIREMENT, NO_RESULT,
+                          "%s: descriptor argument '%s': shape[%u] = %lld is not in [0, 2^31)", kernel, arg_name,
+                          d, size);
+        if (d == rank - 1 && stride != 1)
+            return record(TK_ERROR_REQUIREMENT, NO_RESULT,
+                          "%s: descriptor argument '%s': its last stride (strides[%u]) is %lld, not 1, as a "
+                          "tensor descriptor needs",
+                          kernel, arg_name, d, stride);
+        if (d < rank - 1 && (stride < 0 || stride >= (1LL << 40) / (long long)elem_bytes ||
+                             stride * (long long)elem_bytes % 16 != 0))
+            return record(TK_ERROR_REQUIREMENT, NO_RESULT,
+                          "%s: descriptor argument '%s': strides[%u] = %lld (x %u bytes) is not a multiple "
+                          "of 16 bytes in [0, 2^40), as a tensor descriptor needs",
+                          kernel, arg_name, d, stride, elem_bytes);
+        arg->shape[d] = size;
+        arg->strides[d] = stride;
+    }
+    arg->data = (unsigned long long)(uintptr_t)t->data;
+    return TK_SUCCESS;
+}
+
 const char *tkrt_status_string(tk_status status)
 {
     if (status == last_status && status != TK_SUCCESS && last_message[0])

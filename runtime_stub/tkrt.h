@@ -45,7 +45,40 @@ typedef void *tk_stream; /* CUstream / cudaStream_t; NULL is the default stream 
 typedef void *tk_ptr;    /* a device pointer */
 #endif
 
+/* A tensor, as a launcher's descriptor parameter (tensor_descriptor[...]
+ * in the kernel's signature) takes it: its data (a device pointer) and,
+ * outermost dimension first, each dimension's size and stride in
+ * elements, as torch's shape and stride(). Dimensions past the
+ * descriptor's rank are not read. In C: (tk_tensor){a, {M, K}, {K, 1}}. */
+#ifndef TK_TENSOR_DEFINED
+#define TK_TENSOR_DEFINED
+typedef struct tk_tensor {
+    const void *data;
+    long long shape[5];
+    long long strides[5];
+} tk_tensor;
+#endif
+
 #define TKRT_MAX_CONTEXTS 16
+
+/* A descriptor parameter as the kernel receives it (codegen/descriptor.c
+ * reads it at these offsets; the header checks them): a CUtensorMap for
+ * the kernel's TMA copies, then the tensor. 64-byte aligned, as
+ * CUtensorMap must be. */
+#if defined(_MSC_VER)
+#define TKRT_ALIGN64 __declspec(align(64))
+#else
+#define TKRT_ALIGN64 __attribute__((aligned(64)))
+#endif
+typedef struct TKRT_ALIGN64 tkrt_tensor_arg {
+    unsigned long long tensor_map[16];
+    unsigned long long data;      /* at 128 */
+    long long shape[5];           /* at 136 */
+    long long strides[5];         /* at 176 */
+    unsigned long long unused[5]; /* to 256 bytes */
+} tkrt_tensor_arg;
+typedef char tkrt_tensor_arg_layout[offsetof(tkrt_tensor_arg, data) == 128 && offsetof(tkrt_tensor_arg, shape) == 136 &&
+                                    offsetof(tkrt_tensor_arg, strides) == 176 && sizeof(tkrt_tensor_arg) == 256 ? 1 : -1];
 
 /* One cubin of a module. It runs on GPUs of compute capability
  * major.minor and on later minors of the same major; an arch-specific
@@ -260,6 +293,17 @@ int tkrt_last_cuda_error(void);
  * divisor (ignored for TK_ERROR_NOT_ONE). */
 tk_status tkrt_promise_failed(tk_status status, const char *kernel, const char *arg,
                               unsigned long long value, unsigned divisor);
+
+/* For generated launchers: *arg from *t, for the descriptor parameter
+ * `arg_name` of `kernel`, of `rank` dimensions of `elem_bytes`-byte
+ * elements. Checks what a tensor descriptor needs (Triton's
+ * TensorDescriptor rules, which are TMA's): data not NULL and 16-byte
+ * aligned (else TK_ERROR_MISALIGNED), sizes in [0, 2^31), the last
+ * stride 1, the others in [0, 2^40) and multiples of 16 bytes (else
+ * TK_ERROR_REQUIREMENT), each failure recorded with a message saying
+ * which. The tensor map is left zero. */
+tk_status tkrt_tensor_arg_init(tkrt_tensor_arg *arg, const tk_tensor *t, unsigned rank, unsigned elem_bytes,
+                               const char *kernel, const char *arg_name);
 
 /* For generated launchers: records that the grid of `kernel` came out as
  * (x, y, z), which CUDA cannot launch (a negative dimension or one above its

@@ -268,6 +268,24 @@ value b_advance(checker *c, call *k) {
     return result_rt(x);
 }
 
+/* A tensor descriptor's block shape v (a constant shape) for elements of
+ * type elem: 1 to 5 dimensions, at least 16 bytes in the last (Triton's
+ * rules, which TMA's boxes follow). */
+bool descriptor_block(checker *c, const value *v, tk_dtype elem, uint32_t *rank, int64_t *shape) {
+    if (!shape_of(c, v, "block_shape", rank, shape)) return false;
+    if (*rank < 1 || *rank > 5) {
+        sema_error(c, v->loc, "a tensor descriptor has 1 to 5 dimensions, not %u", *rank);
+        return false;
+    }
+    int64_t last_bytes = shape[*rank - 1] * (int64_t)tk_dtype_bits(elem) / 8;
+    if (last_bytes < 16) {
+        sema_error(c, v->loc, "a tensor descriptor's block needs at least 16 bytes in its last dimension, "
+                   "not %lld x %u bytes", (long long)shape[*rank - 1], tk_dtype_bits(elem) / 8);
+        return false;
+    }
+    return true;
+}
+
 /* tl.make_tensor_descriptor(base, shape, strides, block_shape,
  * padding_option="zero"): Triton's rules, so that a descriptor built here
  * can later become a TMA tensor map unchanged: rank 1 to 5, the last
@@ -285,17 +303,7 @@ value b_make_tensor_descriptor(checker *c, call *k) {
     tk_dtype elem = base->type->elem->dtype;
     uint32_t rank;
     int64_t shape[TK_MAX_RANK];
-    if (!shape_of(c, &k->args[3], "block_shape", &rank, shape)) return v_error();
-    if (rank < 1 || rank > 5) {
-        sema_error(c, k->args[3].loc, "a tensor descriptor has 1 to 5 dimensions, not %u", rank);
-        return v_error();
-    }
-    int64_t last_bytes = shape[rank - 1] * (int64_t)tk_dtype_bits(elem) / 8;
-    if (last_bytes < 16) {
-        sema_error(c, k->args[3].loc, "a tensor descriptor's block needs at least 16 bytes in its last dimension, "
-                   "not %lld x %u bytes", (long long)shape[rank - 1], tk_dtype_bits(elem) / 8);
-        return v_error();
-    }
+    if (!descriptor_block(c, &k->args[3], elem, &rank, shape)) return v_error();
     const value *strides = &k->args[2];
     if (strides->kind == V_TUPLE && strides->count == rank) {
         const value *last = &strides->items[rank - 1];

@@ -314,6 +314,62 @@ bool annotation_is_constexpr(const tk_expr *a) {
     return name && (strcmp(name, "constexpr") == 0 || strcmp(name, "dtype") == 0);
 }
 
+/* Does e name n alone or as tl.n / triton.language.n? */
+static bool names_tl(checker *c, const tk_expr *e, const char *n) {
+    if (e->kind == TK_EXPR_NAME) return strcmp(e->u.name, n) == 0;
+    if (e->kind != TK_EXPR_ATTR || strcmp(e->u.attr.name, n) != 0) return false;
+    const tk_expr *o = e->u.attr.object;
+    return (o->kind == TK_EXPR_NAME && (o->u.name == c->n_tl || o->u.name == c->n_triton)) ||
+           (o->kind == TK_EXPR_ATTR && o->u.attr.name == c->n_language);
+}
+
+bool annotation_is_descriptor(checker *c, const tk_expr *a) {
+    return a->kind == TK_EXPR_SUBSCRIPT && names_tl(c, a->u.subscript.object, "tensor_descriptor");
+}
+
+/* tensor_descriptor[DT, [B0, B1, ...]], optionally with "zero" or "nan"
+ * padding third: a parameter the launcher builds from a tensor (its
+ * data, shape and strides), loaded and stored by blocks of that shape.
+ * Until the instance's constexprs are bound (the declaration's own
+ * check) only the element type and padding are known. */
+bool descriptor_annotation(checker *c, const tk_expr *a, bool evaluate, const tk_type **out) {
+    const tk_expr_list *items = &a->u.subscript.indices;
+    if (items->len < 2 || items->len > 3) {
+        sema_error(c, a->loc, "a descriptor parameter is written tensor_descriptor[f16, [BLOCK_M, BLOCK_K]]: an "
+                   "element type and a block shape, then optionally the padding \"zero\" or \"nan\"");
+        return false;
+    }
+    const tk_type *elem;
+    if (!annotation_type(c, items->data[0], &elem)) return false;
+    if (!elem || elem->kind != TK_TYPE_SCALAR || elem->dtype == TK_I1) {
+        sema_error(c, items->data[0]->loc, "a tensor descriptor holds numbers, not %s%s",
+                   elem ? tk_type_str(c->arena, elem) : "constexpr", elem && elem->kind == TK_TYPE_SCALAR ? " (i8 holds booleans)" : "");
+        return false;
+    }
+    bool nan = false;
+    if (items->len == 3) {
+        const tk_expr *pad = items->data[2];
+        bool zero = pad->kind == TK_EXPR_STRING && !strcmp(pad->u.string.text, "zero");
+        nan = pad->kind == TK_EXPR_STRING && !strcmp(pad->u.string.text, "nan");
+        if (!zero && !nan) {
+            sema_error(c, pad->loc, "a tensor descriptor's padding is \"zero\" or \"nan\"");
+            return false;
+        }
+        if (nan && !tk_dtype_is_float(elem->dtype)) {
+            sema_error(c, pad->loc, "\"nan\" padding needs floating-point elements, not %s", tk_dtype_name(elem->dtype));
+            return false;
+        }
+    }
+    uint32_t rank = 0;
+    int64_t shape[TK_MAX_RANK] = {0};
+    if (evaluate) {
+        value block = eval(c, items->data[1]);
+        if (!descriptor_block(c, &block, elem->dtype, &rank, shape)) return false;
+    }
+    *out = tk_type_tensor_desc(c->arena, elem->dtype, rank, shape, nan);
+    return true;
+}
+
 /* The type a parameter's or a name's annotation names (x: *f32, BLOCK:
  * tl.constexpr, x: *DT where DT is a dtype parameter of the kernel
  * instance being checked or a module-level dtype); NULL for constexpr. */
@@ -328,6 +384,7 @@ bool annotation_type(checker *c, const tk_expr *a, const tk_type **out) {
         *out = ty_pointer(c, inner);
         return true;
     }
+    if (annotation_is_descriptor(c, a)) return descriptor_annotation(c, a, false, out);
     const char *name = a->kind == TK_EXPR_NAME ? a->u.name : a->kind == TK_EXPR_ATTR ? a->u.attr.name : NULL;
     if (a->kind == TK_EXPR_ATTR) {
         const tk_expr *o = a->u.attr.object;

@@ -313,6 +313,14 @@ value call_func(checker *c, const tk_def *def, value *args, uint32_t count,
                 uint32_t kw_count, tk_loc loc);
 /* the type a parameter's annotation names, NULL for constexpr; false on an error */
 bool annotation_type(checker *c, const tk_expr *a, const tk_type **out);
+/* Is annotation a a descriptor parameter's (tensor_descriptor[...])? */
+bool annotation_is_descriptor(checker *c, const tk_expr *a);
+/* The type of a descriptor parameter's annotation; evaluate: its block
+ * from the constexprs bound in the current frame (else left empty) */
+bool descriptor_annotation(checker *c, const tk_expr *a, bool evaluate, const tk_type **out);
+/* A tensor descriptor's block shape v for elements of type elem
+ * (builtins_memory.c) */
+bool descriptor_block(checker *c, const value *v, tk_dtype elem, uint32_t *rank, int64_t *shape);
 /* `constexpr` or `dtype` (a constexpr whose value is a dtype), read from
  * the annotation alone */
 bool annotation_is_constexpr(const tk_expr *a);

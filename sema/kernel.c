@@ -226,7 +226,11 @@ static bool parse_kernel_decl(checker *c, const tk_def *def, kernel_decl *k) {
             ok = false;
             continue;
         }
-        if (p->promise == TK_PROMISE_OPTIONAL) {
+        if (t && t->kind == TK_TYPE_BLOCK_PTR && p->promise != TK_PROMISE_NONE) {
+            sema_error(c, p->promise_loc, "a descriptor parameter takes no promise: the launcher checks what "
+                       "a tensor descriptor needs (16-byte aligned data and strides, the last stride 1)");
+            ok = false;
+        } else if (p->promise == TK_PROMISE_OPTIONAL) {
             if (!t || t->kind != TK_TYPE_POINTER) {
                 sema_error(c, p->promise_loc, "only a pointer parameter may be None ('%s: *f32 | None'); "
                            "'%s' is %s", p->name, p->name, t ? tk_type_str(c->arena, t) : "a constexpr");
@@ -310,10 +314,24 @@ static void setup_kernel_frame(checker *c, const kernel_decl *k, const variant *
     f->var_counter = counter;
     f->def = k->def;
     c->frame = f;
+    /* descriptor parameters last: their blocks are written with the
+     * constexprs, which may come after them */
+    for (int pass = 0; pass < 2; pass++)
     for (uint32_t i = 0; i < k->def->params.len; i++) {
         const tk_param *p = &k->def->params.data[i];
+        bool descriptor = annotation_is_descriptor(c, p->annotation);
+        if (descriptor && pass == 0) {
+            if (out) tk_vec_push(c->arena, &out->params, (tk_sema_param){0}); /* its place, filled below */
+            continue;
+        }
+        if (descriptor != (pass == 1)) continue;
         const tk_type *t = NULL;
-        annotation_type(c, p->annotation, &t);
+        if (descriptor && !descriptor_annotation(c, p->annotation, true, &t)) {
+            bind(c, &f->names, p->name, v_error(), p->loc);
+            if (out) out->params.data[i] = (tk_sema_param){.name = p->name, .loc = p->loc, .is_constexpr = true};
+            continue;
+        }
+        if (!descriptor) annotation_type(c, p->annotation, &t);
         tk_sema_param sp = {0};
         sp.name = p->name;
         sp.loc = p->loc;
@@ -372,7 +390,8 @@ static void setup_kernel_frame(checker *c, const kernel_decl *k, const variant *
                 b->var = var;
             }
         }
-        if (out) tk_vec_push(c->arena, &out->params, sp);
+        if (out && descriptor) out->params.data[i] = sp;
+        else if (out) tk_vec_push(c->arena, &out->params, sp);
     }
 }
 

@@ -165,7 +165,7 @@ void tk_type_print(FILE *out, const tk_type *t) {
     case TK_TYPE_BLOCK_PTR:
         fputs(t->descriptor ? "tensor_descriptor<" : "blockptr<", out);
         tk_type_print(out, t->elem);
-        print_shape(out, t->rank, t->shape);
+        if (t->rank) print_shape(out, t->rank, t->shape); /* rank 0: a parameter's, its block not known yet */
         if (t->descriptor == TK_DESC_PAD_NAN) fputs(", padding nan", out);
         fputc('>', out);
         break;

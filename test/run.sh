@@ -649,6 +649,16 @@ if [ "$UPDATE" != 1 ] && [ -n "${RT_DIR:-}" ] && [ -f "$RT_DIR/fake_libcuda.so" 
             cat "$tmp/err" "$tmp/out" 2>/dev/null | head -30
         fi
     fi
+    # descriptor parameters: tk_tensor checked and passed as a
+    # tkrt_tensor_arg, directly and through the tuner
+    if want "header descriptors on the fake driver"; then
+        if fake_header_test header_descriptor header_descriptor_test; then
+            passed
+        else
+            failed "header descriptors on the fake driver (test/runtime/header_descriptor_test.c)"
+            cat "$tmp/err" "$tmp/out" 2>/dev/null | head -30
+        fi
+    fi
     # autotuning (choice, lookup, restore/reset around trials, capture,
     # threads, untimed kernels) and TKC_TUNE_VERBOSE's report of a choice
     if want "autotuning on the fake driver"; then

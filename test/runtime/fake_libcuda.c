@@ -19,7 +19,8 @@
  *     cuLaunchKernelEx takes programmatic stream serialization alone and
  *     says in fake_last_pdl that the launch allowed it;
  *     keeps the entry's name in fake_last_kernel,
- *     and copies the arguments whose sizes a test put in fake_arg_sizes;
+ *     and copies the arguments whose sizes a test put in fake_arg_sizes
+ *     (the first 8 bytes into fake_last_args, up to 256 into fake_last_arg_bytes);
  *   tuning: a fake clock that each launch advances by its kernel's time
  *     (fake_set_kernel_ms; 0.01 ms by default), events that read it,
  *     "device" memory that is host memory (cuMemAlloc is malloc, memset
@@ -64,6 +65,8 @@ char fake_last_kernel[64]; /* the entry the last launch ran */
  * whose values each launch copies into fake_last_args */
 unsigned fake_arg_sizes[16];
 unsigned char fake_last_args[16][8];
+/* all of each such argument, up to 256 bytes (a descriptor's block) */
+unsigned char fake_last_arg_bytes[16][256];
 void *fake_last_stream;
 
 CUresult cuInit(unsigned flags);
@@ -476,8 +479,10 @@ CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz, u
     memcpy(fake_last_kernel, f->name, sizeof fake_last_kernel);
     /* the bytes of each argument, as many as fake_arg_sizes says (the
      * launch's parameter sizes are not known here otherwise) */
-    for (unsigned i = 0; i < 16 && fake_arg_sizes[i]; i++)
+    for (unsigned i = 0; i < 16 && fake_arg_sizes[i]; i++) {
         memcpy(fake_last_args[i], params[i], fake_arg_sizes[i] < 8 ? fake_arg_sizes[i] : 8);
+        memcpy(fake_last_arg_bytes[i], params[i], fake_arg_sizes[i] < 256 ? fake_arg_sizes[i] : 256);
+    }
     pthread_mutex_unlock(&mutex);
     return 0;
 }

@@ -205,6 +205,24 @@ def grouped(mod, torch):
 def grouped_descriptors(mod, torch):
     return grouped_problems(mod, torch, "grouped_matmul_descriptors", True)
 
+@check("tma_persistent f16: tutorial 09's persistent matmul over host descriptors, ragged sizes, subtiled epilogue")
+def tma_persistent(mod, torch):
+    for M, N, K, sms in ((1000, 520, 328, 132), (128, 128, 64, 1), (300, 136, 8, 7), (64, 200, 1000, 132)):
+        a = torch.randn(M, K, device="cuda", dtype=torch.float16) / 4
+        b = torch.randn(N, K, device="cuda", dtype=torch.float16) / 4
+        c = nan_like(torch, (M, N), torch.float16)
+        mod("matmul_kernel_tma_persistent", a, b, c, M, N, K, sms)
+        err = compare(torch, c, a.double() @ b.double().T, 4e-3, f"{M}x{N}x{K} on {sms} programs: ")
+        if err:
+            return err
+    # a view whose rows are 16-byte multiples apart but not dense
+    big = torch.randn(256, 264, device="cuda", dtype=torch.float16) / 4
+    a, b = big[:200, :256], torch.randn(72, 256, device="cuda", dtype=torch.float16) / 4
+    c = nan_like(torch, (200, 72), torch.float16)
+    mod("matmul_kernel_tma_persistent", a, b, c, 200, 72, 256, 132)
+    return compare(torch, c, a.double() @ b.double().T, 4e-3, "a strided view of A: ")
+
+
 for dt in ("f16", "f8e4m3"):
     @check(f"tutorial_matmul {dt}: free strides, B row-major and B K-major (b.T) through one header")
     def tmm(mod, torch, dt=dt):

@@ -48,6 +48,18 @@ def launchers(header):
     return out
 
 
+class TkTensor(ctypes.Structure):
+    """runtime_stub's tk_tensor: what a launcher takes for a descriptor parameter"""
+    _fields_ = [("data", ctypes.c_void_p), ("shape", ctypes.c_longlong * 5), ("strides", ctypes.c_longlong * 5)]
+
+
+def tk_tensor(t):
+    """a torch tensor as a tk_tensor (data, shape, strides in elements)"""
+    shape = list(t.shape) + [0] * (5 - t.dim())
+    strides = list(t.stride()) + [0] * (5 - t.dim())
+    return TkTensor(t.data_ptr(), (ctypes.c_longlong * 5)(*shape), (ctypes.c_longlong * 5)(*strides))
+
+
 class Module:
     """A compiled port: every launcher of its header as a Python function
     taking torch tensors (their data_ptr) and numbers, returning tk_status."""
@@ -62,8 +74,10 @@ class Module:
         self.sigs = launchers(d / f"{name}.h")
         shim = [f'#define TKC_IMPLEMENTATION\n#include "{name}.h"\n']
         for k, params in self.sigs.items():
-            decl = ", ".join(["void *tk_stream_arg"] + [f"{t} {n}" for t, n in params])
-            call = ", ".join(["(tk_stream)tk_stream_arg"] + [n for _, n in params])
+            # a tk_tensor (a descriptor parameter) by its address
+            decl = ", ".join(["void *tk_stream_arg"] + [f"const tk_tensor *{n}" if t == "tk_tensor" else f"{t} {n}"
+                                                         for t, n in params])
+            call = ", ".join(["(tk_stream)tk_stream_arg"] + [f"*{n}" if t == "tk_tensor" else n for t, n in params])
             shim.append(f'__attribute__((visibility("default"))) int tkport_{k}({decl}) {{ return (int){k}({call}); }}\n')
         shim.append('__attribute__((visibility("default"))) const char *tkport_status(int s) '
                     '{ return tkrt_status_string((tk_status)s); }\n')
@@ -75,7 +89,8 @@ class Module:
         self.lib.tkport_status.restype = ctypes.c_char_p
         for k, params in self.sigs.items():
             f = getattr(self.lib, f"tkport_{k}")
-            f.argtypes = [ctypes.c_void_p] + [ctypes.c_void_p if "*" in t else getattr(ctypes, CTYPES[t])
+            f.argtypes = [ctypes.c_void_p] + [ctypes.POINTER(TkTensor) if t == "tk_tensor" else
+                                              ctypes.c_void_p if "*" in t else getattr(ctypes, CTYPES[t])
                                               for t, _ in params]
             f.restype = ctypes.c_int
 
@@ -83,7 +98,9 @@ class Module:
         import torch
         f = getattr(self.lib, f"tkport_{kernel}")
         stream = torch.cuda.current_stream().cuda_stream
-        c_args = [a.data_ptr() if isinstance(a, torch.Tensor) else a for a in args]
+        kinds = [t for t, _ in self.sigs[kernel]]
+        c_args = [ctypes.byref(tk_tensor(a)) if k == "tk_tensor" else a.data_ptr() if isinstance(a, torch.Tensor)
+                  else a for a, k in zip(args, kinds)]
         s = f(stream, *c_args)
         if s != 0:
             raise RuntimeError(f"{kernel}: {self.lib.tkport_status(s).decode()}")
