@@ -214,6 +214,13 @@ static void emit_op(cg *c, const tk_tir_op *op) {
     case TIR_DESC_FIELD:
         cg_emit_desc_field(c, op);
         return;
+    case TIR_TMA_COPY:
+    case TIR_MBAR_INIT:
+    case TIR_MBAR_EXPECT:
+    case TIR_MBAR_WAIT:
+    case TIR_MBAR_INVAL:
+        cg_emit_tma(c, op);
+        return;
     case TIR_MAKE_RANGE: {
         int64_t start = tk_tir_attr_int(op, "start", 0);
         for (uint32_t r = 0; r < n; r++)

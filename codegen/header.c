@@ -354,6 +354,48 @@ static bool emit_grid(FILE *out, const tk_sema_kernel *sk, const char *indent) {
 /* A launch of one variant: its requirements, its grid (a negative or too
  * large dimension is an error; an empty one goes to tkrt_launch, which
  * launches nothing), the launch. */
+/* cuda.h's CUtensorMapDataType of an element type (its bits are what a
+ * copy moves: fp8 and booleans as bytes) */
+static int tensor_map_dtype(tk_dtype d) {
+    switch (d) {
+    case TK_F16: return 6;
+    case TK_BF16: return 9;
+    case TK_F32: return 7;
+    case TK_F64: return 8;
+    case TK_I32: return 3;
+    case TK_U32: return 2;
+    case TK_I64: return 5;
+    case TK_U64: return 4;
+    case TK_I16: case TK_U16: return 1;
+    default: return 0; /* bytes */
+    }
+}
+
+/* The tensor maps of the descriptors variant k copies by TMA, built into
+ * their arguments before it launches (not for an empty grid, which
+ * launches nothing) */
+static void emit_tensor_maps(FILE *out, const tk_tir_kernel *k, const char *indent) {
+    const tk_sema_kernel *sk = k->sema;
+    for (uint32_t m = 0; m < k->tma_maps.len; m++) {
+        const tk_tir_tma_map *map = &k->tma_maps.data[m];
+        const tk_sema_param *sp = NULL;
+        uint32_t arg = 0;
+        for (uint32_t p = 0; p < sk->params.len && !sp; p++) {
+            if (sk->params.data[p].is_constexpr) continue;
+            if (arg++ == map->arg) sp = &sk->params.data[p];
+        }
+        if (!sp || sp->type->kind != TK_TYPE_BLOCK_PTR) continue;
+        fprintf(out, "%s    if (grid_x && grid_y && grid_z) {\n"
+                     "%s        static const unsigned tk_box[] = {%uu, %uu};\n"
+                     "%s        tk_status tk_s = tkrt_tensor_map_encode((tkrt_tensor_arg *)args[%u], %uu, %d, %uu, tk_box, %uu, %d, "
+                     "\"%s\", \"%s\");\n"
+                     "%s        if (tk_s != TK_SUCCESS)\n%s            return tk_s;\n%s    }\n",
+                indent, indent, map->box[0], map->box[1], indent, map->arg, sp->type->rank,
+                tensor_map_dtype(sp->type->elem->dtype), tk_dtype_bits(sp->type->elem->dtype) / 8, map->swizzle_bytes,
+                sp->type->descriptor == TK_DESC_PAD_NAN, sk->name, sp->name, indent, indent, indent);
+    }
+}
+
 static bool emit_launch(FILE *out, const char *mod, const tk_tir_kernel *k, const char *entry,
                         const char *indent) {
     const tk_sema_kernel *sk = k->sema;
@@ -378,6 +420,7 @@ static bool emit_launch(FILE *out, const char *mod, const tk_tir_kernel *k, cons
     fprintf(out, "%s    if (tk_bad || grid_x < 0 || grid_x > 2147483647 || grid_y < 0 || grid_y > 65535 || grid_z < 0 || grid_z > 65535)\n"
                  "%s        return tkrt_grid_invalid(\"%s\", grid_x, grid_y, grid_z, tk_bad);\n",
             indent, indent, sk->name);
+    emit_tensor_maps(out, k, indent);
     fprintf(out, "%s    return tkrt_launch(&tk_%s__%s, stream, (unsigned)grid_x, (unsigned)grid_y, (unsigned)grid_z, args);\n",
             indent, mod, entry);
     fprintf(out, "%s}\n", indent);

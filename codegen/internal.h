@@ -2,7 +2,7 @@
  * the helpers more than one op family uses (prefix cg_), by the file that
  * defines them. One file an op family: types.c, ptx.c (the one place inline
  * PTX is built), convert.c, elementwise.c, cast.c, memory.c, reduce.c, gather.c, sort.c,
- * random.c, shape.c, debug.c, atomic.c, dot.c, async.c, descriptor.c, control.c (the op dispatch and
+ * random.c, shape.c, debug.c, atomic.c, dot.c, async.c, descriptor.c, tma.c, control.c (the op dispatch and
  * control flow) and module.c; target.c takes the built module to PTX and a
  * cubin, header.c writes the launch header and python.c the Python binding. */
 #ifndef TK_CODEGEN_INTERNAL_H
@@ -96,7 +96,7 @@ LLVMValueRef cg_i32(cg *c, int64_t v);
 
 /* The function name in the module, declared with this type if it is not there yet. */
 LLVMValueRef cg_declare(cg *c, const char *name, LLVMTypeRef ret, LLVMTypeRef *params, unsigned n);
-/* A call of intrinsic or external function name, typed by its arguments (at most 8). */
+/* A call of intrinsic or external function name, typed by its arguments (at most 12). */
 LLVMValueRef cg_call(cg *c, const char *name, LLVMTypeRef ret, LLVMValueRef *args, unsigned n);
 /* Inline PTX with LLVM constraints (at most 260 arguments): every inline-PTX builder goes through it. */
 LLVMValueRef cg_asm_call(cg *c, LLVMTypeRef ret, const char *text, const char *constraints,
@@ -191,6 +191,10 @@ LLVMValueRef cg_masked_load_scalar(cg *c, const tk_tir_op *op, LLVMValueRef addr
 /* Parameter `index` of kernel fn is a descriptor: byval, 64-byte aligned, a grid constant. */
 void cg_descriptor_param_attributes(cg *c, LLVMValueRef fn, unsigned index);
 void cg_emit_desc_field(cg *c, const tk_tir_op *op);
+
+/* ---- tma.c: TMA copies and mbarriers ---- */
+
+void cg_emit_tma(cg *c, const tk_tir_op *op);
 
 /* ---- async.c: shared-memory buffers of pipelined loops ---- */
 

@@ -17,7 +17,7 @@ LLVMValueRef cg_declare(cg *c, const char *name, LLVMTypeRef ret, LLVMTypeRef *p
 }
 
 LLVMValueRef cg_call(cg *c, const char *name, LLVMTypeRef ret, LLVMValueRef *args, unsigned n) {
-    LLVMTypeRef params[8];
+    LLVMTypeRef params[12];
     for (unsigned i = 0; i < n; i++) params[i] = LLVMTypeOf(args[i]);
     LLVMValueRef f = cg_declare(c, name, ret, params, n);
     return LLVMBuildCall2(c->b, LLVMFunctionType(ret, params, n, 0), f, args, n, "");

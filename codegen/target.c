@@ -566,12 +566,16 @@ static bool has_fp8_mma(const tk_tir_block *blk) {
 /* The PTX ISA version the program is written in: the target's (LLVM's
  * default, except sm_89, whose fp8 conversions need 8.1), or 8.4 where an
  * mma.sync takes fp8 operands (ptxas: "mma with FP8 floating point type
- * requires PTX ISA .version 8.4"), for every module alike (join_ptx keeps
- * the first one's header). */
+ * requires PTX ISA .version 8.4"), or at least 8.0 where a kernel copies
+ * by TMA (cp.async.bulk.tensor, mbarrier expect_tx: sm_90's own 7.8 lacks
+ * them), for every module alike (join_ptx keeps the first one's header). */
 static int program_ptx_version(const tk_tir_program *program, const tk_target *target) {
-    for (uint32_t i = 0; i < program->kernels.len; i++)
+    int version = target->ptx_version;
+    for (uint32_t i = 0; i < program->kernels.len; i++) {
         if (has_fp8_mma(program->kernels.data[i]->body)) return target->ptx_version > 84 ? target->ptx_version : 84;
-    return target->ptx_version;
+        if (program->kernels.data[i]->tma_maps.len && version < 80) version = 80;
+    }
+    return version;
 }
 
 bool tk_cg_compile(tk_arena *arena, tk_diag *diag, const tk_tir_program *program,

@@ -50,11 +50,58 @@ uint32_t tir_add_buffer(tk_arena *arena, tk_tir_kernel *k, const tk_type *tile, 
     return k->buffers.len - 1;
 }
 
+bool tir_tma_box(const tk_type *tile, bool trans, uint32_t *box, uint32_t *swizzle_bytes) {
+    if (tile->rank != 2) return false;
+    /* the buffer tir_add_buffer gives the staged tile (the load's, or its
+     * transpose laid out as the load lies) */
+    int64_t staged_shape[2] = {tile->shape[trans ? 1 : 0], tile->shape[trans ? 0 : 1]};
+    tk_type staged = {0};
+    staged.kind = TK_TYPE_TILE;
+    staged.elem = tile->elem;
+    staged.rank = 2;
+    staged.shape[0] = staged_shape[0];
+    staged.shape[1] = staged_shape[1];
+    uint32_t bits = tk_dtype_bits(tile->elem->dtype), sw = tir_swizzle_for(&staged, trans);
+    int64_t rows = tile->shape[0], cols = tile->shape[1];
+    if (!sw || bits < 8 || rows > 256) return false;
+    int64_t width = sw * 8 / bits; /* a box's columns: one swizzle span */
+    if (cols % width) return false;
+    tk_ll buffer, box_layout, expected = {0};
+    if (!tk_ll_nvmma_shared(&buffer, staged_shape, bits, sw, trans)) return false;
+    int64_t box_shape[2] = {rows, width};
+    if (!tk_ll_nvmma_shared(&box_layout, box_shape, bits, sw, false)) return false;
+    /* what TMA writes: boxes of one span each, one after another along
+     * the columns, each box's rows swizzled as the buffer's */
+    expected.rank = 2;
+    expected.shape[0] = rows;
+    expected.shape[1] = cols;
+    expected.shared = true;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < box_layout.reg_bits; i++) {
+        uint64_t f = box_layout.reg[i];
+        expected.reg[n++] = (f / (uint64_t)width) * (uint64_t)cols + f % (uint64_t)width;
+    }
+    for (int64_t p = width; p < cols; p *= 2) expected.reg[n++] = (uint64_t)p;
+    expected.reg_bits = n;
+    if (trans) {
+        const uint32_t swap[2] = {1, 0};
+        tk_ll flipped;
+        tk_ll_permute(&flipped, &expected, swap);
+        expected = flipped;
+    }
+    if (!tk_ll_equal(&expected, &buffer)) return false;
+    box[0] = (uint32_t)rows;
+    box[1] = (uint32_t)width;
+    *swizzle_bytes = sw;
+    return true;
+}
+
 /* Does the tile `load` reads (or, trans, its tl.trans) lie down its
  * columns in memory: its first dimension contiguous, its rows not? A B
  * given K-major (Triton's tutorial feeds fp8 as b.T), or a tl.trans of a
  * row-major load (attention's K). */
 bool tir_loaded_column_major(const tk_tir_op *load, bool trans) {
+    if (load->code == TIR_DESC_LOAD) return trans; /* a descriptor's last dimension is contiguous */
     const tk_tir_value *p = load->operands.data[0];
     uint32_t down = trans ? 1 : 0; /* the load's dimension that is the operand's first */
     return p->has_axis && p->contiguity[down] > 1 && p->contiguity[1 - down] == 1;

@@ -149,21 +149,32 @@ static bool has_attr_int(const tk_sx *x, const char *name, int64_t value) {
 }
 
 /* A block pointer is the scalars [base, shape..., strides..., offsets...]
- * (make_block_ptr; make_tensor_descriptor with zero offsets); a load or
- * store through it builds the pointer tile
- * base + sum((offset_d + range_d) * stride_d) and, for the dimensions in
- * boundary_check (a descriptor's: all of them), the mask
- * 0 <= offset_d + range_d < shape_d. A descriptor's load and store take
- * their offsets as the call's second argument, added to the pointer's. */
+ * (make_block_ptr; make_tensor_descriptor with zero offsets): a load or
+ * store through it is its pointer tile (descriptors.c). A descriptor's
+ * load and store take their offsets as the call's second argument, added
+ * to the pointer's. A descriptor parameter's stay desc_load and
+ * desc_store, for the descriptors pass to expand or keep for TMA. */
 static vals lower_block_access(builder *b, const tk_sx *x, bool is_load) {
     const tk_type *bt = x->args.data[0]->type;
     uint32_t rank = bt->rank;
     vals bp = lower_sx(b, x->args.data[0]);
     if (bp.count != 1 + 3 * rank) return (vals){0};
     bool descriptor = bt->descriptor != TK_DESC_NONE;
+    tir_emitter em = {b->arena, b->kernel, b->block, 0};
     if (descriptor) {
         vals at = lower_sx(b, x->args.data[1]);
         if (at.count != rank) return (vals){0};
+        const tk_tir_op *data = bp.v[0]->def;
+        if (data && data->code == TIR_DESC_FIELD) { /* a parameter's */
+            tk_tir_value *stored = NULL;
+            if (!is_load && !(stored = lower1(b, x->args.data[2]))) return (vals){0};
+            tk_tir_op *op = emit(b, is_load ? TIR_DESC_LOAD : TIR_DESC_STORE, 0, x->loc);
+            copy_attrs(b, op, x);
+            operand(b, op, data->operands.data[0]);
+            if (stored) operand(b, op, stored);
+            for (uint32_t d = 0; d < rank; d++) operand(b, op, at.v[d]);
+            return is_load ? one(b, result(b, op, x->type)) : (vals){0, NULL};
+        }
         tk_tir_value **moved = TK_NEW_ARRAY(b->arena, tk_tir_value *, bp.count);
         memcpy(moved, bp.v, sizeof(tk_tir_value *) * bp.count);
         for (uint32_t d = 0; d < rank; d++) {
@@ -172,67 +183,26 @@ static vals lower_block_access(builder *b, const tk_sx *x, bool is_load) {
         }
         bp.v = moved;
     }
-    const tk_type *i32 = tk_type_scalar(b->arena, TK_I32), *i64 = tk_type_scalar(b->arena, TK_I64), *i1 = tk_type_scalar(b->arena, TK_I1);
-    const tk_type *full_i64 = tk_type_tile(b->arena, i64, rank, bt->shape);
-    const tk_type *ptr_elem = tk_type_pointer(b->arena, bt->elem);
-    tk_tir_value *ptrs = op1(b, TIR_SPLAT, 0, x->loc, tk_type_tile(b->arena, ptr_elem, rank, bt->shape), bp.v[0], NULL);
-    tk_tir_value *mask = NULL;
-    for (uint32_t d = 0; d < rank; d++) {
-        int64_t n = bt->shape[d], one_shape[TK_MAX_RANK];
-        tk_tir_op *range = emit(b, TIR_MAKE_RANGE, 0, x->loc);
-        struct tk_sema_attr s0 = {"start", NULL, 0}, s1 = {"end", NULL, n};
-        tk_vec_push(b->arena, &range->attrs, s0);
-        tk_vec_push(b->arena, &range->attrs, s1);
-        tk_tir_value *r = result(b, range, tk_type_tile(b->arena, i32, 1, &n));
-        tk_tir_value *off = op1(b, TIR_SPLAT, 0, x->loc, tk_type_tile(b->arena, i32, 1, &n), bp.v[1 + 2 * rank + d], NULL);
-        tk_tir_value *idx = op1(b, TIR_BINARY, TK_BINOP_ADD, x->loc, r->type, off, r);
-        for (uint32_t e = 0; e < rank; e++) one_shape[e] = e == d ? n : 1;
-        tk_tir_value *col = op1(b, TIR_RESHAPE, TK_B_RESHAPE, x->loc,
-                                tk_type_tile(b->arena, i32, rank, one_shape), idx, NULL);
-        tk_tir_value *wide = op1(b, TIR_BROADCAST, 0, x->loc, tk_type_tile(b->arena, i32, rank, bt->shape), col, NULL);
-        tk_tir_value *w64 = op1(b, TIR_CAST, 0, x->loc, full_i64, wide, NULL);
-        tk_tir_value *stride = op1(b, TIR_SPLAT, 0, x->loc, full_i64, bp.v[1 + rank + d], NULL);
-        tk_tir_value *step = op1(b, TIR_BINARY, TK_BINOP_MUL, x->loc, full_i64, w64, stride);
-        ptrs = op1(b, TIR_ADDPTR, 0, x->loc, ptrs->type, ptrs, step);
-        if (!descriptor && !has_attr_int(x, "boundary_check", d)) continue;
-        /* a descriptor's shape is i32 (Triton's), so its bounds compare in
-         * 32 bits; a block pointer's shape is i64 */
-        const tk_type *bool_tile = tk_type_tile(b->arena, i1, rank, bt->shape);
-        const tk_type *index_t = descriptor ? i32 : i64;
-        const tk_type *full_index = tk_type_tile(b->arena, index_t, rank, bt->shape);
-        tk_tir_value *index = descriptor ? wide : w64;
-        tk_tir_value *zero = op1(b, TIR_SPLAT, 0, x->loc, full_index, const_value(b, index_t, 0, 0, x->loc), NULL);
-        tk_tir_value *limit = op1(b, TIR_SPLAT, 0, x->loc, full_index, bp.v[1 + d], NULL);
-        tk_tir_value *in = op1(b, TIR_BINARY, TK_BINOP_AND, x->loc, bool_tile,
-                               op1(b, TIR_CMP, TK_BINOP_GE, x->loc, bool_tile, index, zero),
-                               op1(b, TIR_CMP, TK_BINOP_LT, x->loc, bool_tile, index, limit));
-        mask = mask ? op1(b, TIR_BINARY, TK_BINOP_AND, x->loc, bool_tile, mask, in) : in;
-    }
+    uint32_t checked = 0;
+    for (uint32_t d = 0; d < rank; d++)
+        if (has_attr_int(x, "boundary_check", d)) checked |= 1u << d;
+    tk_tir_value *ptrs, *mask;
+    em.at = b->block->ops.len;
+    tir_emit_block_pointers(&em, bt, bp.v, checked, x->loc, &ptrs, &mask);
     /* the operands first: ops are emitted in the order they are built */
-    tk_tir_value *stored = NULL, *fill = NULL;
+    tk_tir_value *stored = NULL;
     if (!is_load) {
         stored = lower1(b, x->args.data[descriptor ? 2 : 1]);
         if (!stored) return (vals){0};
     }
-    if (is_load && mask) {
-        const char *pad = NULL;
-        for (uint32_t i = 0; i < x->attrs.len; i++)
-            if (!strcmp(x->attrs.data[i].name, "padding")) pad = x->attrs.data[i].text;
-        const tk_type *et = bt->elem;
-        bool nan = descriptor ? bt->descriptor == TK_DESC_PAD_NAN : pad && !strcmp(pad, "nan");
-        fill = op1(b, TIR_SPLAT, 0, x->loc, tk_type_tile(b->arena, et, rank, bt->shape),
-                   const_value(b, et, 0, nan ? __builtin_nan("") : 0.0, x->loc), NULL);
-    }
-    tk_tir_op *op = emit(b, is_load ? TIR_LOAD : TIR_STORE, 0, x->loc);
+    const char *pad = NULL;
     for (uint32_t i = 0; i < x->attrs.len; i++)
-        if (strcmp(x->attrs.data[i].name, "boundary_check") && strcmp(x->attrs.data[i].name, "padding"))
-            tk_vec_push(b->arena, &op->attrs, x->attrs.data[i]);
-    operand(b, op, ptrs);
-    if (stored) operand(b, op, stored);
-    if (mask) operand(b, op, mask);
-    if (fill) operand(b, op, fill);
-    if (!is_load) return (vals){0, NULL};
-    return one(b, result(b, op, x->type));
+        if (!strcmp(x->attrs.data[i].name, "padding")) pad = x->attrs.data[i].text;
+    bool nan = descriptor ? bt->descriptor == TK_DESC_PAD_NAN : pad && !strcmp(pad, "nan");
+    em.block = b->block;
+    em.at = b->block->ops.len;
+    tk_tir_value *r = tir_emit_block_load_store(&em, bt, ptrs, mask, stored, nan, x->attrs.data, x->attrs.len, x->loc);
+    return is_load ? one(b, r) : (vals){0, NULL};
 }
 
 /* Reductions without a @func: over all dimensions of a tile of rank 2 or

@@ -23,6 +23,32 @@ static inline const tk_type *tir_elem(const tk_type *t) {
 
 static inline uint32_t tir_rank(const tk_type *t) { return t->kind == TK_TYPE_TILE ? t->rank : 0; }
 
+/* Ops inserted into a block at a position, in order (descriptors.c):
+ * build.c's appending and a pass's inserting before an op alike. */
+typedef struct tir_emitter {
+    tk_arena *arena;
+    tk_tir_kernel *k;
+    tk_tir_block *block;
+    uint32_t at;
+} tir_emitter;
+tk_tir_op *tir_emit_op(tir_emitter *e, tk_tir_opcode code, int sub, tk_loc loc);
+tk_tir_value *tir_emit_result(tir_emitter *e, tk_tir_op *op, const tk_type *t);
+tk_tir_value *tir_emit_const(tir_emitter *e, const tk_type *t, int64_t i, double f, tk_loc loc);
+/* The pointer tile and mask (NULL: none) of a block access through the
+ * block pointer of type bt whose fields are [base, shape..., strides...,
+ * offsets...]; `checked`: bit d, dimension d is bounds-checked (a
+ * descriptor's: all). */
+void tir_emit_block_pointers(tir_emitter *e, const tk_type *bt, tk_tir_value *const *fields, uint32_t checked,
+                             tk_loc loc, tk_tir_value **ptrs, tk_tir_value **mask);
+/* The load (stored NULL; its result) or store of that access; out-of-
+ * bounds elements of a load read zero or (pad_nan) NaN; attrs (cache
+ * modifiers) go on the op. */
+tk_tir_value *tir_emit_block_load_store(tir_emitter *e, const tk_type *bt, tk_tir_value *ptrs, tk_tir_value *mask,
+                                        tk_tir_value *stored, bool pad_nan, const struct tk_sema_attr *attrs,
+                                        uint32_t nattrs, tk_loc loc);
+/* A desc_load or desc_store replaced by its pointer-tile form. */
+void tir_expand_descriptor_access(tk_arena *arena, tk_tir_kernel *k, tk_tir_op *op);
+
 /* Launch-time specialization ahead of time (specialize.c): the variants
  * of a kernel to compile, most specialized first, the general one last
  * (suffix ""); at most `budget` (at least 1); out[] holds TIR_MAX_SPECIALIZATIONS. */
@@ -137,6 +163,7 @@ bool tk_tir_verify_kernel(tk_diag *diag, tk_arena *arena, const tk_tir_kernel *k
 
 /* The passes, in pipeline order (passes.c lists them; each file says what
  * it needs and keeps). */
+void tir_pass_descriptors(tk_arena *arena, tk_tir_kernel *k, const tk_target *target);
 void tir_pass_fold(tk_arena *arena, tk_tir_kernel *k);
 void tir_pass_cse(tk_arena *arena, tk_tir_kernel *k);
 void tir_pass_dce(tk_arena *arena, tk_tir_kernel *k);
@@ -156,6 +183,10 @@ void tir_pass_shared_memory(tk_arena *arena, tk_tir_kernel *k);
 /* The widest swizzle (128, 64 or 32 bytes; 0: plain rows) for tile t laid
  * out rows first, or (transposed) columns first. */
 uint32_t tir_swizzle_for(const tk_type *t, bool transposed);
+/* Can TMA fill the buffer tir_add_buffer gives a loaded 2-D tile (trans:
+ * staged as its tl.trans) with boxes of box[0] rows x box[1] columns,
+ * one after another along the columns, swizzled by *swizzle_bytes? */
+bool tir_tma_box(const tk_type *tile, bool trans, uint32_t *box, uint32_t *swizzle_bytes);
 /* A new buffer of `stages` copies of tile, swizzled as wgmma and ldmatrix
  * read it where tir_swizzle_for allows; live during `loop` (NULL: all
  * kernel long). Its index. */

@@ -293,6 +293,12 @@ typedef struct tk_tir_buffer {
     tk_loc loc;               /* the load it replaced, or the dot it feeds */
 } tk_tir_buffer;
 
+typedef struct tk_tir_tma_map {
+    uint32_t arg;
+    uint32_t box[2];
+    uint32_t swizzle_bytes;
+} tk_tir_tma_map;
+
 typedef struct tk_tir_kernel {
     const tk_sema_kernel *sema;   /* name, params, grid, constexprs */
     /* Triton's specialization, ahead of time (specialize.c): integer
@@ -313,6 +319,10 @@ typedef struct tk_tir_kernel {
     uint32_t max_stages;
     uint32_t value_count;
     TK_VEC(tk_tir_buffer) buffers; /* local_view's attribute `buffer` indexes them */
+    /* descriptor parameters (body argument `arg`) some load copies by TMA
+     * (pipeline_dot.c): the launcher builds each one's tensor map, of
+     * boxes box[0] x box[1] (rows x columns) swizzled by swizzle_bytes */
+    TK_VEC(tk_tir_tma_map) tma_maps;
     uint32_t shared_bytes;        /* set by the shared-memory pass */
 } tk_tir_kernel;
 

@@ -15,6 +15,9 @@ typedef struct pass_env {
     tk_tir_warned warned;   /* int32 offsets already warned about, across variants */
 } pass_env;
 
+static bool run_descriptors(pass_env *e, tk_tir_kernel *k) {
+    return tir_pass_descriptors(e->arena, k, e->opts->gpu ? e->opts->target : NULL), true;
+}
 static bool run_fold(pass_env *e, tk_tir_kernel *k) { return tir_pass_fold(e->arena, k), true; }
 static bool run_int32_offsets(pass_env *e, tk_tir_kernel *k) {
     if (tk_warning_enabled(e->diag, TK_W_INT32_OFFSET)) tir_check_offsets(e->arena, e->diag, k, &e->warned);
@@ -82,6 +85,7 @@ static const struct tir_pass {
     bool verify;    /* the verifier after it */
     bool (*run)(pass_env *e, tk_tir_kernel *k);
 } passes[] = {
+    {"descriptors", false, true, run_descriptors},
     {"fold", false, false, run_fold},
     {"int32-offsets", false, false, run_int32_offsets}, /* a check: warns, changes nothing */
     {"cse", false, true, run_cse},

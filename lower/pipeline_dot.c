@@ -74,7 +74,10 @@ typedef struct dp_ctx {
      * band and the diagonal) */
     TK_VEC(const tk_tir_op *) filled_loads;
     TK_VEC(uint32_t) filled_buffers;
+    uint32_t barriers; /* the loop's mbarriers: a buffer of one i64 a stage (TMA copies) */
 } dp_ctx;
+
+static void set_attr(dp_ctx *c, tk_tir_op *op, const char *name, const char *text, int64_t v);
 
 static tk_tir_value *new_value(dp_ctx *c, const tk_type *t, tk_tir_op *def) {
     return tir_new_value(c->arena, c->k, t, def);
@@ -193,6 +196,7 @@ typedef struct staged {
     /* read back where the load was: a row no dot reads (row_load), or a
      * tile a dot reads converted (converted_operand) */
     bool reread;
+    bool tma; /* a descriptor parameter's desc_load, copied by TMA */
 } staged;
 
 /* the dot operand a staged load gives: the load's tile or its transpose */
@@ -228,11 +232,57 @@ static tk_tir_value *through_trans(dp_ctx *c, op_list *out, tk_tir_block *at, co
     return p->results.data[0];
 }
 
+/* one stage of the loop's mbarriers (TMA copies complete on them) */
+static tk_tir_value *barrier_view(dp_ctx *c, op_list *out, tk_tir_block *at, tk_tir_value *stage) {
+    tk_tir_op *op = emit(c, out, at, TIR_LOCAL_VIEW, 0, c->k->buffers.data[c->barriers].tile, stage, NULL);
+    struct tk_sema_attr a = {"buffer", NULL, c->barriers};
+    tk_vec_push(c->arena, &op->attrs, a);
+    return op->results.data[0];
+}
+
+/* a trip's TMA copies: their bytes, expected on the stage's barrier
+ * before any is issued (nothing where the loop copies none by TMA) */
+static void expect_copies(dp_ctx *c, op_list *out, tk_tir_block *at, const staged_list *loads, tk_tir_value *stage,
+                          tk_tir_value *runs) {
+    int64_t bytes = 0;
+    for (uint32_t l = 0; l < loads->len; l++) {
+        const staged *s = &loads->data[l];
+        if (!s->tma || s->alias) continue;
+        const tk_type *t = s->load->results.data[0]->type;
+        bytes += t->shape[0] * t->shape[1] * (int64_t)tk_dtype_bits(tir_elem(t)->dtype) / 8;
+    }
+    if (!bytes) return;
+    tk_tir_value *bar = barrier_view(c, out, at, stage);
+    if (!runs) runs = constant(c, out, at, tk_type_scalar(c->arena, TK_I1), 1);
+    tk_tir_op *op = emit(c, out, at, TIR_MBAR_EXPECT, 0, NULL, bar, runs);
+    set_attr(c, op, "bytes", NULL, bytes);
+}
+
 /* the copy of load s for the trip subst describes, into `stage`, off when
  * `runs` is false (NULL: a load outside the loop, copied once) */
 static void copy_for_trip(dp_ctx *c, op_list *out, tk_tir_block *at, const staged *s, tk_tir_value *stage,
                           tk_tir_value *runs) {
     const tk_tir_op *load = s->load;
+    if (s->tma) {
+        /* one thread copies the block at this trip's offsets; the copy
+         * completes on the stage's barrier (its bytes expected first) */
+        tk_tir_value *dst = view(c, out, at, s, stage);
+        tk_tir_value *bar = barrier_view(c, out, at, stage);
+        if (!runs) runs = constant(c, out, at, tk_type_scalar(c->arena, TK_I1), 1);
+        tk_tir_value *coords[TK_MAX_RANK];
+        for (uint32_t d = 1; d < load->operands.len; d++) coords[d - 1] = for_trip(c, load->operands.data[d], out, at);
+        tk_tir_op *cp = emit(c, out, at, TIR_TMA_COPY, 0, NULL, dst, load->operands.data[0]);
+        tk_vec_push(c->arena, &cp->operands, bar);
+        tk_vec_push(c->arena, &cp->operands, runs);
+        for (uint32_t d = 1; d < load->operands.len; d++) tk_vec_push(c->arena, &cp->operands, coords[d - 1]);
+        const tk_type *t = load->results.data[0]->type;
+        uint32_t box[2], swizzle;
+        tir_tma_box(t, s->trans != NULL, box, &swizzle);
+        set_attr(c, cp, "box_rows", NULL, box[0]);
+        set_attr(c, cp, "box_cols", NULL, box[1]);
+        set_attr(c, cp, "panels", NULL, t->shape[1] / box[1]);
+        return;
+    }
     const tk_type *t = load->results.data[0]->type;
     tk_tir_value *dst = view(c, out, at, s, stage);
     tk_tir_value *ptr = through_trans(c, out, at, s, for_trip(c, load->operands.data[0], out, at));
@@ -340,6 +390,11 @@ static bool only_dot_operands(const dp_ctx *c, const tk_tir_value *v) {
  * of pointers whose address it can run ahead, nothing in the loop
  * writing its memory? */
 static bool copyable(dp_ctx *c, tk_tir_op *load) {
+    if (!load->dead && load->code == TIR_DESC_LOAD && load->parent == c->body) {
+        for (uint32_t k = 1; k < load->operands.len; k++)
+            if (!computable(c, load->operands.data[k], 0)) return false;
+        return !tir_block_may_write(c->k, c->body, load->operands.data[0]);
+    }
     if (load->dead || load->code != TIR_LOAD || load->parent != c->body || tk_tir_attr_int(load, "volatile", 0))
         return false;
     const tk_type *pt = load->operands.data[0]->type;
@@ -360,6 +415,7 @@ static bool pipelinable(dp_ctx *c, const tk_tir_op *dot, uint32_t i, staged *s) 
     if (!load || !copyable(c, load) || v->type->kind != TK_TYPE_TILE || v->type->rank != 2) return false;
     if (c->uses[v->id] != 1 && !only_dot_operands(c, v)) return false;
     s->load = load;
+    s->tma = load->code == TIR_DESC_LOAD;
     /* a wgmma's B the buffer would not suit is stored from registers
      * instead (dot_operands.c); dot.c chose wgmma knowing it suits */
     bool cm = column_major(s);
@@ -735,6 +791,28 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
         }
         return;
     }
+    /* TMA copies complete on a barrier a stage; the launcher builds each
+     * descriptor's tensor map for its box */
+    bool tma = false;
+    for (uint32_t l = 0; l < loads.len; l++) {
+        const staged *s = &loads.data[l];
+        if (!s->tma) continue;
+        tma = true;
+        uint32_t arg = 0, box[2], swizzle;
+        while (arg < c->k->body->args.len && c->k->body->args.data[arg] != s->load->operands.data[0]) arg++;
+        tir_tma_box(s->load->results.data[0]->type, s->trans != NULL, box, &swizzle);
+        bool known = false;
+        for (uint32_t m = 0; m < c->k->tma_maps.len; m++) known |= c->k->tma_maps.data[m].arg == arg;
+        if (!known) {
+            tk_tir_tma_map map = {arg, {box[0], box[1]}, swizzle};
+            tk_vec_push(c->arena, &c->k->tma_maps, map);
+        }
+    }
+    if (tma) {
+        int64_t one = 1;
+        c->barriers = tir_add_buffer(c->arena, c->k, tk_type_tile(c->arena, tk_type_scalar(c->arena, TK_I64), 1, &one),
+                                     stages, false, loop, loads.data[0].load->loc);
+    }
     stages = fit_stages(c, &loads.data[0].load->loc, first_buffer, stages);
     /* a wgmma whose accumulator only feeds the next trip's stays in flight
      * across the trip's end: one more buffer, so the copy S - 1 trips
@@ -809,6 +887,15 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
     tk_tir_value *lo = loop->operands.data[0], *step = loop->operands.data[2];
     const tk_type *ivt = body->args.data[0]->type;
 
+    /* the barriers, ready before any copy names them */
+    if (tma) {
+        for (uint32_t st = 0; st < nbuf; st++) {
+            tk_tir_value *bar = barrier_view(c, before, outside, constant(c, before, outside, i32_type(c), st));
+            emit(c, before, outside, TIR_MBAR_INIT, 0, NULL, bar, NULL);
+        }
+        emit(c, before, outside, TIR_BARRIER, 0, NULL, NULL, NULL);
+    }
+
     /* prologue: trips 0 .. S-2 */
     tk_tir_value *iv = lo;
     for (uint32_t p = 0; p + 1 < stages; p++) {
@@ -816,6 +903,7 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
         begin_trip(c, iv, cur);
         tk_tir_value *runs = trip_runs(c, iv, before, outside);
         tk_tir_value *stage = constant(c, before, outside, i32_type(c), p);
+        expect_copies(c, before, outside, &loads, stage, runs);
         for (uint32_t l = 0; l < loads.len; l++)
             if (!loads.data[l].alias) copy_for_trip(c, before, outside, &loads.data[l], stage, runs);
         emit(c, before, outside, TIR_ASYNC_COMMIT, 0, NULL, NULL, NULL);
@@ -864,9 +952,21 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
     tk_vec_push(c->arena, &body->args, write_stage);
     tk_vec_push(c->arena, &loop->operands, constant(c, before, outside, i32_type(c), stages - 1));
     tk_vec_push(c->arena, &loop->results, new_value(c, i32_type(c), loop));
+    /* the phase of the barrier of the stage read: flips as the stages wrap */
+    tk_tir_value *read_phase = NULL;
+    if (tma) {
+        read_phase = new_value(c, i32_type(c), NULL);
+        tk_vec_push(c->arena, &body->args, read_phase);
+        tk_vec_push(c->arena, &loop->operands, constant(c, before, outside, i32_type(c), 0));
+        tk_vec_push(c->arena, &loop->results, new_value(c, i32_type(c), loop));
+    }
 
     /* the body's head: wait, read this trip's stage, copy trip t + S - 1 */
     op_list head = {0};
+    if (tma) {
+        tk_tir_value *bar = barrier_view(c, &head, body, read_stage);
+        emit(c, &head, body, TIR_MBAR_WAIT, 0, NULL, bar, read_phase);
+    }
     tk_tir_op *wait = emit(c, &head, body, TIR_ASYNC_WAIT, 0, NULL, NULL, NULL);
     struct tk_sema_attr pending = {"pending", NULL, stages - 2};
     tk_vec_push(c->arena, &wait->attrs, pending);
@@ -920,6 +1020,7 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
     }
     begin_trip(c, ahead_iv, ptrs);
     tk_tir_value *runs = trip_runs(c, ahead_iv, &tail, body);
+    expect_copies(c, &tail, body, &loads, write_stage, runs);
     for (uint32_t l = 0; l < loads.len; l++)
         if (!loads.data[l].alias) copy_for_trip(c, &tail, body, &loads.data[l], write_stage, runs);
     emit(c, &tail, body, TIR_ASYNC_COMMIT, 0, NULL, NULL, NULL);
@@ -930,6 +1031,16 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
                                  : for_trip(c, yield->operands.data[i - 1], &tail, body);
     tk_tir_value *read_next = next_stage(c, &tail, body, read_stage, nbuf);
     tk_tir_value *write_next = next_stage(c, &tail, body, write_stage, nbuf);
+    tk_tir_value *phase_next = NULL;
+    if (tma) {
+        tk_tir_value *zero = constant(c, &tail, body, i32_type(c), 0), *one = constant(c, &tail, body, i32_type(c), 1);
+        tk_tir_value *wrapped = emit(c, &tail, body, TIR_CMP, TK_BINOP_EQ, tk_type_scalar(c->arena, TK_I1), read_next,
+                                     zero)->results.data[0];
+        tk_tir_value *flipped = binary(c, &tail, body, TK_BINOP_XOR, read_phase, one);
+        tk_tir_op *pick = emit(c, &tail, body, TIR_SELECT, 0, i32_type(c), wrapped, flipped);
+        tk_vec_push(c->arena, &pick->operands, read_phase);
+        phase_next = pick->results.data[0];
+    }
 
     /* with a wgmma in flight the copies go first instead: measured on the
      * H200, they then overlap the multiply better (matmul.tk 128x128x64:
@@ -955,6 +1066,7 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
         if (c->ahead[i]) tk_vec_push(c->arena, &yield->operands, next[i]);
     tk_vec_push(c->arena, &yield->operands, read_next);
     tk_vec_push(c->arena, &yield->operands, write_next);
+    if (phase_next) tk_vec_push(c->arena, &yield->operands, phase_next);
 
     /* an accumulator whose wgmma may still run is waited for before
      * anything reads it; then no copy is left in flight, and the barrier
@@ -968,6 +1080,12 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
     tk_tir_op *drain = emit(c, after, outside, TIR_ASYNC_WAIT, 0, NULL, NULL, NULL);
     struct tk_sema_attr none = {"pending", NULL, 0};
     tk_vec_push(c->arena, &drain->attrs, none);
+    /* every copy issued was waited for in the loop: the barriers' memory
+     * may serve other uses after the drain's barrier */
+    for (uint32_t st = 0; tma && st < nbuf; st++) {
+        tk_tir_value *bar = barrier_view(c, after, outside, constant(c, after, outside, i32_type(c), st));
+        emit(c, after, outside, TIR_MBAR_INVAL, 0, NULL, bar, NULL);
+    }
 }
 
 static void pipeline_block(dp_ctx *c, tk_tir_block *blk) {
@@ -991,7 +1109,58 @@ static void pipeline_block(dp_ctx *c, tk_tir_block *blk) {
     blk->ops.cap = rebuilt.cap;
 }
 
+/* The desc_loads the descriptors pass kept for TMA: each stays where TMA
+ * can fill the buffer the pipeline will give it (tir_tma_box), in the
+ * same boxes as the parameter's other kept loads (one tensor map a
+ * parameter); the others are expanded into pointer tiles here, before
+ * the axis facts the pipeline reads are computed. */
+typedef struct desc_loads {
+    tk_arena *arena;
+    tk_tir_kernel *k;
+    TK_VEC(tk_tir_op *) ops;
+} desc_loads;
+
+static void collect_desc_load(tk_tir_op *op, void *ctx) {
+    desc_loads *d = ctx;
+    if (!op->dead && op->code == TIR_DESC_LOAD) tk_vec_push(d->arena, &d->ops, op);
+}
+
+/* is a use of load's tile a tl.trans (what a dot would read)? */
+static bool read_transposed(const tk_tir_op *load) {
+    const tk_tir_block *blk = load->parent;
+    for (uint32_t i = 0; i < blk->ops.len; i++) {
+        const tk_tir_op *op = blk->ops.data[i];
+        uint32_t order[TK_MAX_RANK];
+        if (!op->dead && op->code == TIR_PERMUTE && op->operands.data[0] == load->results.data[0] &&
+            tk_tir_permute_order(op, order) == 2 && order[0] == 1)
+            return true;
+    }
+    return false;
+}
+
+static void settle_descriptor_loads(tk_arena *arena, tk_tir_kernel *k, bool leftovers) {
+    desc_loads d = {arena, k, {0}};
+    tir_walk(k->body, collect_desc_load, &d);
+    typedef struct kept_map { const tk_tir_value *desc; uint32_t box[2], swizzle; } kept_map;
+    TK_VEC(kept_map) kept = {0};
+    for (uint32_t i = 0; i < d.ops.len; i++) {
+        tk_tir_op *op = d.ops.data[i];
+        uint32_t box[2], swizzle;
+        bool ok = !leftovers && tir_tma_box(op->results.data[0]->type, read_transposed(op), box, &swizzle);
+        for (uint32_t j = 0; ok && j < kept.len; j++)
+            if (kept.data[j].desc == op->operands.data[0])
+                ok = kept.data[j].box[0] == box[0] && kept.data[j].box[1] == box[1] && kept.data[j].swizzle == swizzle;
+        if (ok) {
+            kept_map kd = {op->operands.data[0], {box[0], box[1]}, swizzle};
+            tk_vec_push(arena, &kept, kd);
+        } else {
+            tir_expand_descriptor_access(arena, k, op);
+        }
+    }
+}
+
 void tir_pass_pipeline_dots(tk_arena *arena, tk_diag *diag, tk_tir_kernel *k, const tk_target *target) {
+    settle_descriptor_loads(arena, k, !target || !target->has_tma);
     /* which loads run down their columns (column_major); the axis-info
      * pass runs again after this one, over what it changed */
     tir_pass_axis_info(arena, k);
@@ -1001,4 +1170,6 @@ void tir_pass_pipeline_dots(tk_arena *arena, tk_diag *diag, tk_tir_kernel *k, co
     c.k = k;
     c.target = target;
     pipeline_block(&c, k->body);
+    /* those no loop took: loaded as pointer tiles */
+    settle_descriptor_loads(arena, k, true);
 }

@@ -151,6 +151,15 @@ typedef struct {
 } CUlaunchConfig;
 static CUresult (*cuLaunchKernelEx)(const CUlaunchConfig *config, CUfunction f, void **params, void **extra);
 
+/* TMA tensor maps (CUDA 12.0 on): cuTensorMapEncodeTiled, looked up apart,
+ * so that a driver without it still runs every kernel that copies
+ * without TMA. The enums' values are cuda.h's. */
+static CUresult (*cuTensorMapEncodeTiled)(void *map, int dtype, unsigned rank, void *address,
+                                          const unsigned long long *dims, const unsigned long long *strides,
+                                          const unsigned *box, const unsigned *element_strides, int interleave,
+                                          int swizzle, int l2_promotion, int oob_fill);
+enum { CU_TENSOR_MAP_L2_PROMOTION_L2_128B = 2, CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA = 1 };
+
 /* The compute capability major the PTX target `arch` ("sm_90a") needs. */
 static unsigned arch_major(const char *arch)
 {
@@ -297,7 +306,9 @@ static void driver_init(void)
     find_tuning_symbols(handle);
     {
         void *ex = dlsym(handle, "cuLaunchKernelEx");
+        void *encode = dlsym(handle, "cuTensorMapEncodeTiled");
         memcpy(&cuLaunchKernelEx, &ex, sizeof ex);
+        memcpy(&cuTensorMapEncodeTiled, &encode, sizeof encode);
     }
     r = cu.cuInit(0);
     driver_result = r;
@@ -1635,6 +1646,53 @@ tk_status tkrt_tensor_arg_init(tkrt_tensor_arg *arg, const tk_tensor *t, unsigne
         arg->strides[d] = stride;
     }
     arg->data = (unsigned long long)(uintptr_t)t->data;
+    return TK_SUCCESS;
+}
+
+tk_status tkrt_tensor_map_encode(tkrt_tensor_arg *arg, unsigned rank, int dtype, unsigned elem_bytes,
+                                 const unsigned *box, unsigned swizzle_bytes, int nan_fill, const char *kernel,
+                                 const char *arg_name)
+{
+    unsigned long long dims[5], strides[5];
+    unsigned boxes[5], ones[5] = {1, 1, 1, 1, 1}, d;
+    int swizzle = swizzle_bytes == 128 ? 3 : swizzle_bytes == 64 ? 2 : swizzle_bytes == 32 ? 1 : 0;
+    tk_status s;
+    CUresult r;
+    if (!kernel)
+        kernel = "kernel";
+    if (!arg_name)
+        arg_name = "?";
+    if (rank < 1 || rank > 5)
+        return record(TK_ERROR_INVALID_VALUE, NO_RESULT, "%s: descriptor argument '%s' has rank %u", kernel,
+                      arg_name, rank);
+    s = driver();
+    if (s != TK_SUCCESS)
+        return s;
+    if (!cuTensorMapEncodeTiled)
+        return record(TK_ERROR_CUDA, NO_RESULT,
+                      "%s: descriptor argument '%s' is copied by TMA, and this CUDA driver has no "
+                      "cuTensorMapEncodeTiled (CUDA 12.0 or newer has)",
+                      kernel, arg_name);
+    /* the map's order is innermost first; its strides are in bytes, for
+     * every dimension but the innermost */
+    for (d = 0; d < rank; d++) {
+        unsigned from = rank - 1 - d;
+        if (arg->shape[from] == 0)
+            return record(TK_ERROR_REQUIREMENT, NO_RESULT,
+                          "%s: descriptor argument '%s' is copied by TMA, which cannot describe an empty "
+                          "tensor: shape[%u] = 0",
+                          kernel, arg_name, from);
+        dims[d] = (unsigned long long)arg->shape[from];
+        strides[d] = (unsigned long long)arg->strides[from];
+        boxes[d] = box[from];
+    }
+    for (d = 1; d < rank; d++)
+        strides[d - 1] = strides[d] * elem_bytes;
+    r = cuTensorMapEncodeTiled(arg->tensor_map, dtype, rank, (void *)(uintptr_t)arg->data, dims, strides, boxes,
+                               ones, 0, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                               nan_fill ? CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA : 0);
+    if (r != CUDA_SUCCESS)
+        return record(TK_ERROR_CUDA, r, "%s: cuTensorMapEncodeTiled for descriptor argument '%s'", kernel, arg_name);
     return TK_SUCCESS;
 }
 

@@ -305,6 +305,18 @@ tk_status tkrt_promise_failed(tk_status status, const char *kernel, const char *
 tk_status tkrt_tensor_arg_init(tkrt_tensor_arg *arg, const tk_tensor *t, unsigned rank, unsigned elem_bytes,
                                const char *kernel, const char *arg_name);
 
+/* For generated launchers of a variant that copies the descriptor
+ * argument `arg_name` by TMA: the tensor map in *arg (filled by
+ * tkrt_tensor_arg_init) for `rank` dimensions of `elem_bytes`-byte
+ * elements of CUtensorMapDataType `dtype`, boxes of box[] (outermost
+ * first), swizzle_bytes 0, 32, 64 or 128, and out-of-bounds elements NaN
+ * where nan_fill, else zero. TK_ERROR_REQUIREMENT for an empty tensor
+ * (a tensor map cannot describe one), TK_ERROR_CUDA where the driver
+ * has no cuTensorMapEncodeTiled or refuses. */
+tk_status tkrt_tensor_map_encode(tkrt_tensor_arg *arg, unsigned rank, int dtype, unsigned elem_bytes,
+                                 const unsigned *box, unsigned swizzle_bytes, int nan_fill, const char *kernel,
+                                 const char *arg_name);
+
 /* For generated launchers: records that the grid of `kernel` came out as
  * (x, y, z), which CUDA cannot launch (a negative dimension or one above its
  * limit), or that computing it divided by zero or shifted out of range

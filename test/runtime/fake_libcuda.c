@@ -529,3 +529,43 @@ CUresult cuLaunchKernelEx(const struct fake_config *config, void *function, void
         fake_last_pdl = pdl;
     return r;
 }
+
+/* cuTensorMapEncodeTiled: checks what the driver checks of a tiled map
+ * (rank 1-5, a 16-byte aligned address, strides multiples of 16 bytes,
+ * boxes of 1-256, the inner box a multiple of 16 bytes and within the
+ * swizzle's span) and writes what it was given into the 128 bytes, for a
+ * test to read: word 0 "TMAP" and the dtype, word 1 rank, swizzle, oob
+ * fill, interleave and l2 promotion a byte each, word 2 the address,
+ * words 3-7 the sizes and 8-11 the byte strides (innermost first), word
+ * 12 the boxes 16 bits each. */
+int fake_tensor_maps; /* how many were encoded */
+CUresult cuTensorMapEncodeTiled(void *map, int dtype, unsigned rank, void *address, const unsigned long long *dims,
+                                const unsigned long long *strides, const unsigned *box, const unsigned *element_strides,
+                                int interleave, int swizzle, int l2, int oob);
+CUresult cuTensorMapEncodeTiled(void *map, int dtype, unsigned rank, void *address, const unsigned long long *dims,
+                                const unsigned long long *strides, const unsigned *box, const unsigned *element_strides,
+                                int interleave, int swizzle, int l2, int oob) {
+    static const unsigned sizes[] = {1, 2, 4, 4, 8, 8, 2, 4, 8, 2};
+    unsigned long long w[16] = {0};
+    if (!map || rank < 1 || rank > 5 || (unsigned long long)(uintptr_t)address % 16 || dtype < 0 || dtype > 9)
+        return 1;
+    unsigned span = swizzle == 3 ? 128 : swizzle == 2 ? 64 : swizzle == 1 ? 32 : 0;
+    if (box[0] * sizes[dtype] % 16 || (span && box[0] * sizes[dtype] > span)) return 1;
+    for (unsigned d = 0; d < rank; d++) {
+        if (!dims[d] || box[d] < 1 || box[d] > 256 || element_strides[d] != 1) return 1;
+        if (d + 1 < rank && strides[d] % 16) return 1;
+    }
+    w[0] = 0x50414d54ull | (unsigned long long)dtype << 32;
+    w[1] = rank | (unsigned)swizzle << 8 | (unsigned)oob << 16 | (unsigned)interleave << 24 | (unsigned long long)l2 << 32;
+    w[2] = (unsigned long long)(uintptr_t)address;
+    for (unsigned d = 0; d < rank; d++) {
+        w[3 + d] = dims[d];
+        if (d + 1 < rank) w[8 + d] = strides[d];
+        w[12] |= (unsigned long long)box[d] << (16 * (d < 4 ? d : 3));
+    }
+    memcpy(map, w, sizeof w);
+    pthread_mutex_lock(&mutex);
+    fake_tensor_maps++;
+    pthread_mutex_unlock(&mutex);
+    return 0;
+}

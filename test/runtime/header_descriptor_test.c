@@ -2,8 +2,9 @@
  * launcher takes a tk_tensor for each, refuses a tensor a descriptor
  * cannot describe (with TK_ERROR_MISALIGNED or TK_ERROR_REQUIREMENT and a
  * message naming the argument and the rule) and otherwise passes a
- * 256-byte tkrt_tensor_arg: a zero tensor map, then the data, shape and
- * strides, directly and through the tuner.
+ * 256-byte tkrt_tensor_arg: the tensor map of a descriptor its variant
+ * copies by TMA (zero for the others), then the data, shape and strides,
+ * directly and through the tuner.
  *
  *   header_descriptor_test FAKE_LIBCUDA.so      (header_descriptor.h on the include path)
  *
@@ -32,13 +33,28 @@ static int failures;
 
 static unsigned char (*arg_bytes)[256];
 
-/* argument i of the last launch was the block of tensor t of `rank` dimensions */
-static void check_block(int line, unsigned i, const tk_tensor *t, unsigned rank) {
+/* argument i of the last launch was the block of tensor t of `rank`
+ * dimensions, with no tensor map (map_box NULL) or the fake driver's
+ * record of one for 2-byte elements (cuda.h's FLOAT16, 6) of boxes
+ * map_box[0] x map_box[1] swizzled by `swizzle` bytes */
+static void check_block_map(int line, unsigned i, const tk_tensor *t, unsigned rank, const unsigned *map_box,
+                            unsigned swizzle) {
     tkrt_tensor_arg got;
     memcpy(&got, arg_bytes[i], sizeof got);
-    int zero_map = 1;
-    for (unsigned w = 0; w < 16; w++) zero_map &= got.tensor_map[w] == 0;
-    CHECK(zero_map, "(line %d) argument %u: the tensor map is not zero", line, i);
+    unsigned long long want[16] = {0};
+    if (map_box) {
+        want[0] = 0x50414d54ull | 6ull << 32;
+        want[1] = rank | (swizzle == 128 ? 3u : swizzle == 64 ? 2u : 1u) << 8 | 2ull << 32;
+        want[2] = (unsigned long long)(uintptr_t)t->data;
+        for (unsigned d = 0; d < rank; d++) {
+            want[3 + d] = (unsigned long long)t->shape[rank - 1 - d];
+            if (d + 1 < rank) want[8 + d] = (unsigned long long)t->strides[rank - 2 - d] * 2;
+            want[12] |= (unsigned long long)map_box[rank - 1 - d] << (16 * d);
+        }
+    }
+    for (unsigned w = 0; w < 16; w++)
+        CHECK(got.tensor_map[w] == want[w], "(line %d) argument %u: tensor map word %u is %llx, not %llx", line, i, w,
+              got.tensor_map[w], want[w]);
     CHECK(got.data == (unsigned long long)(uintptr_t)t->data, "(line %d) argument %u: data %llx, not %llx", line, i,
           got.data, (unsigned long long)(uintptr_t)t->data);
     for (unsigned d = 0; d < 5; d++) {
@@ -47,6 +63,10 @@ static void check_block(int line, unsigned i, const tk_tensor *t, unsigned rank)
               "(line %d) argument %u: dimension %u is %lld/%lld, not %lld/%lld", line, i, d, got.shape[d],
               got.strides[d], shape, stride);
     }
+}
+
+static void check_block(int line, unsigned i, const tk_tensor *t, unsigned rank) {
+    check_block_map(line, i, t, rank, NULL, 0);
 }
 
 /* s failed with `status` and a message holding `text` */
@@ -84,8 +104,11 @@ int main(int argc, char **argv) {
     int before = *launches;
     tk_status s = matmul(NULL, a, b, c, 300, 100, 200);
     CHECK(s == TK_SUCCESS && *launches == before + 1, "matmul: %s", tkrt_status_string(s));
-    check_block(__LINE__, 0, &a, 2);
-    check_block(__LINE__, 1, &b, 2);
+    /* A and B copied by TMA (sm_90a): maps of A's 64 x 32 tiles (64-byte
+     * rows, swizzled by 64) and B's 32 x 64 (by 128); C stored otherwise */
+    static const unsigned a_box[2] = {64, 32}, b_box[2] = {32, 64};
+    check_block_map(__LINE__, 0, &a, 2, a_box, 64);
+    check_block_map(__LINE__, 1, &b, 2, b_box, 128);
     check_block(__LINE__, 2, &c, 2);
     int32_t k;
     memcpy(&k, arg_bytes[5], 4);
@@ -119,6 +142,19 @@ int main(int argc, char **argv) {
     bad.shape[0] = 1LL << 31;
     check_refused(__LINE__, matmul(NULL, a, b, bad, 300, 100, 200), TK_ERROR_REQUIREMENT, "shape[0] = 2147483648");
     CHECK(*launches == before, "a refused tensor launched");
+    /* an empty tensor a TMA map cannot describe: refused where the grid
+     * launches programs, launched (as nothing) where it is empty */
+    bad = a;
+    bad.shape[1] = 0;
+    check_refused(__LINE__, matmul(NULL, bad, b, c, 300, 100, 0), TK_ERROR_REQUIREMENT,
+                  "matmul: descriptor argument 'a' is copied by TMA, which cannot describe an empty tensor: shape[1] = 0");
+    bad = c;
+    bad.shape[0] = 0;
+    tk_tensor empty_a = a;
+    empty_a.shape[0] = 0;
+    s = matmul(NULL, empty_a, b, bad, 0, 100, 200);
+    CHECK(s == TK_SUCCESS && *launches == before, "matmul with M = 0: %s, %d launches", tkrt_status_string(s),
+          *launches - before);
 
     /* through the tuner: every config gets the same tensors */
     sizes[0] = sizes[1] = 256;
