@@ -115,7 +115,8 @@ uint32_t cg_launch_params(const tk_tir_program *program, uint32_t i, cg_launch_p
         const tk_sema_param *sp = &sk->params.data[p];
         if (sp->is_constexpr) continue;
         if (!sp->computed)
-            out[n++] = (cg_launch_param){sp, arg, sp->type->kind == TK_TYPE_POINTER && writes_param(program, i, arg)};
+            out[n++] = (cg_launch_param){sp, arg, (sp->type->kind == TK_TYPE_POINTER || sp->type->kind == TK_TYPE_BLOCK_PTR) &&
+                                                      writes_param(program, i, arg)};
         arg++;
     }
     return n;

@@ -69,7 +69,11 @@ static void pointee_names(const tk_type *pointer, const char **torch_name, const
 /* How a parameter reads in the docstrings: "*f32 % 16 (written)", "i32 == 1" */
 static void describe_param(FILE *out, const cg_launch_param *lp) {
     const tk_sema_param *p = lp->param;
-    if (p->type->kind == TK_TYPE_POINTER) {
+    if (p->type->kind == TK_TYPE_BLOCK_PTR) {
+        fprintf(out, "tensor_descriptor[%s, [", tk_dtype_name(p->type->elem->dtype));
+        for (uint32_t d = 0; d < p->type->rank; d++) fprintf(out, "%s%lld", d ? ", " : "", (long long)p->type->shape[d]);
+        fputs("]]", out);
+    } else if (p->type->kind == TK_TYPE_POINTER) {
         const tk_type *e = p->type->elem;
         fprintf(out, "*%s", e && e->kind == TK_TYPE_SCALAR ? tk_dtype_name(e->dtype) : "void");
     } else {
@@ -127,17 +131,25 @@ static void write_shim_entry(FILE *out, const char *launcher_prefix, const tk_se
     fprintf(out, "TKPY_EXPORT int tkpy_%s(void *stream, const uint64_t *slot) {\n", name);
     if (!n) fputs("    (void)slot;\n", out);
     fprintf(out, "    return (int)%s%s((tk_stream)stream", launcher_prefix, name);
-    for (uint32_t i = 0; i < n; i++) {
-        const tk_sema_param *p = ps[i].param;
+    uint32_t i = 0; /* the slot an argument starts at: a descriptor takes 1 + 2 x rank */
+    for (uint32_t a = 0; a < n; a++) {
+        const tk_sema_param *p = ps[a].param;
+        if (p->type->kind == TK_TYPE_BLOCK_PTR) {
+            uint32_t r = p->type->rank;
+            fprintf(out, ",\n        tkpy_tensor(slot + %u, %u)", i, r);
+            i += 1 + 2 * r;
+            continue;
+        }
         if (p->type->kind == TK_TYPE_POINTER) {
-            fprintf(out, ",\n        (%s%s *)(uintptr_t)slot[%u]", ps[i].written ? "" : "const ",
-                    cg_element_c_type(p->type), i);
+            fprintf(out, ",\n        (%s%s *)(uintptr_t)slot[%u]", ps[a].written ? "" : "const ",
+                    cg_element_c_type(p->type), i++);
             continue;
         }
         py_scalar s = scalar_of(p);
         if (s.code == 'd') fprintf(out, ",\n        (%s)tkpy_double(slot[%u])", cg_launcher_scalar_type(p), i);
         else if (p->type->dtype == TK_I1 && !p->python_int) fprintf(out, ",\n        slot[%u] != 0", i);
         else fprintf(out, ",\n        (%s)(int64_t)slot[%u]", cg_launcher_scalar_type(p), i);
+        i++;
     }
     fputs(");\n}\n\n", out);
 }
@@ -152,7 +164,14 @@ static void write_shim(FILE *out, const tk_tir_program *program, const char *sym
     fputs("#define TKC_IMPLEMENTATION\n", out);
     fprintf(out, "#include \"%s\"\n\n#include <stdint.h>\n#include <string.h>\n\n", header_name);
     fputs("#define TKPY_EXPORT __attribute__((visibility(\"default\")))\n\n"
-          "static double tkpy_double(uint64_t bits) {\n    double d;\n    memcpy(&d, &bits, sizeof d);\n    return d;\n}\n\n",
+          "static double tkpy_double(uint64_t bits) {\n    double d;\n    memcpy(&d, &bits, sizeof d);\n    return d;\n}\n\n"
+          "/* a descriptor's tensor from its slots: data, then rank sizes, then rank strides */\n"
+          "static tk_tensor tkpy_tensor(const uint64_t *slot, unsigned rank) {\n"
+          "    tk_tensor t;\n    unsigned d;\n    memset(&t, 0, sizeof t);\n"
+          "    t.data = (const void *)(uintptr_t)slot[0];\n"
+          "    for (d = 0; d < rank; d++) {\n"
+          "        t.shape[d] = (long long)slot[1 + d];\n        t.strides[d] = (long long)slot[1 + rank + d];\n    }\n"
+          "    return t;\n}\n\n",
           out);
     /* what the module checks it was generated with */
     fprintf(out, "TKPY_EXPORT const char *tkpy_build(void) {\n    return TK_%s_SOURCE_HASH \" \" TK_%s_ARCHS \" \" "
@@ -377,6 +396,32 @@ static const char py_runtime[] =
     "    return (t.data or 0) + t.byte_offset\n"
     "\n"
     "\n"
+    "def _tk_tensor(value, torch_dtype, typestr, rank, kernel, param):\n"
+    "    \"\"\"A tensor for a descriptor parameter of `rank` dimensions as (data, sizes...,\n"
+    "    strides in elements...): the launcher checks what a descriptor needs of them.\"\"\"\n"
+    "    if hasattr(value, \"data_ptr\") and hasattr(value, \"device\") and hasattr(value, \"dtype\"):\n"
+    "        shape, strides = tuple(value.shape), tuple(value.stride())\n"
+    "    elif hasattr(value, \"__cuda_array_interface__\"):\n"
+    "        cai = value.__cuda_array_interface__\n"
+    "        shape, itemsize = tuple(cai[\"shape\"]), int(cai[\"typestr\"][2:])\n"
+    "        strides = cai.get(\"strides\")\n"
+    "        if strides is None:\n"
+    "            strides, step = [], 1\n"
+    "            for size in reversed(shape):\n"
+    "                strides.insert(0, step)\n"
+    "                step *= size\n"
+    "        elif any(s % itemsize for s in strides):\n"
+    "            raise ValueError(f\"{kernel}: {param}'s strides {tuple(strides)} are not whole elements\")\n"
+    "        else:\n"
+    "            strides = [s // itemsize for s in strides]\n"
+    "    else:\n"
+    "        raise TypeError(f\"{kernel}: {param} is a tensor descriptor: it takes a CUDA tensor (torch or \"\n"
+    "                        f\"__cuda_array_interface__), not {type(value).__name__}\")\n"
+    "    if len(shape) != rank:\n"
+    "        raise ValueError(f\"{kernel}: {param} has {len(shape)} dimensions; its descriptor has {rank}\")\n"
+    "    return (_tk_ptr(value, torch_dtype, typestr, False, False, kernel, param), *shape, *strides)\n"
+    "\n"
+    "\n"
     "def _tk_int(value, lo, hi, kernel, param):\n"
     "    if type(value) is not int:\n"
     "        try:\n"
@@ -416,8 +461,11 @@ static void write_py_function(FILE *out, const tk_sema_kernel *sk, const cg_laun
     const char *stream = stream_keyword(ps, n);
     bool contiguous = !takes_strides(ps, n);
     fprintf(out, "\n\n_tk_%s_entry = _tk_entry(\"%s\")\n_tk_%s_pack = _tk_struct.Struct(\"<", name, name, name);
-    for (uint32_t i = 0; i < n; i++)
-        fputc(ps[i].param->type->kind == TK_TYPE_POINTER ? 'Q' : scalar_of(ps[i].param).code, out);
+    for (uint32_t i = 0; i < n; i++) {
+        const tk_type *t = ps[i].param->type;
+        if (t->kind == TK_TYPE_BLOCK_PTR) fprintf(out, "Q%uq", 2 * t->rank);
+        else fputc(t->kind == TK_TYPE_POINTER ? 'Q' : scalar_of(ps[i].param).code, out);
+    }
     fputs("\").pack\n\n\n", out);
     fprintf(out, "def %s(", name);
     write_py_params(out, ps, n);
@@ -427,15 +475,29 @@ static void write_py_function(FILE *out, const tk_sema_kernel *sk, const cg_laun
         fprintf(out, "%s%s: ", i ? ", " : "", ps[i].param->name);
         describe_param(out, &ps[i]);
     }
+    bool pointers = false, descriptors = false;
+    for (uint32_t i = 0; i < n; i++) {
+        pointers |= ps[i].param->type->kind == TK_TYPE_POINTER;
+        descriptors |= ps[i].param->type->kind == TK_TYPE_BLOCK_PTR;
+    }
     fprintf(out, ")\n\n    Launches %s on `%s` (default: torch's current stream, where torch is\n"
-                 "    loaded). Tensors %s.\n    \"\"\"\n",
+                 "    loaded).%s%s%s\n    \"\"\"\n",
             sk->name, stream,
-            contiguous ? "must be contiguous (the kernel takes no strides)"
-                       : "may be views: the strides passed say how the kernel reads them");
+            !pointers ? "" : contiguous ? " Tensors must be contiguous (the kernel takes no strides)."
+                                        : " Tensors may be views: the strides passed say how the kernel reads them.",
+            descriptors ? "\n    A descriptor's tensor may be a view: its sizes and strides are passed." : "",
+            "");
     fprintf(out, "    status = _tk_%s_entry(_tk_stream(%s), _tk_%s_pack(", name, stream, name);
     for (uint32_t i = 0; i < n; i++) {
         const tk_sema_param *p = ps[i].param;
         fputs(i ? ",\n        " : "\n        ", out);
+        if (p->type->kind == TK_TYPE_BLOCK_PTR) {
+            const char *torch_name, *typestr;
+            pointee_names(p->type, &torch_name, &typestr);
+            fprintf(out, "*_tk_tensor(%s, \"%s\", \"%s\", %u, \"%s\", \"%s\")", p->name, torch_name, typestr,
+                    p->type->rank, name, p->name);
+            continue;
+        }
         if (p->type->kind == TK_TYPE_POINTER) {
             const char *torch_name, *typestr;
             pointee_names(p->type, &torch_name, &typestr);
@@ -454,7 +516,9 @@ static void write_py_function(FILE *out, const tk_sema_kernel *sk, const cg_laun
 /* The pointee dtype of launch parameter `j` of kernel i (TK_DTYPE_COUNT for a scalar) */
 static tk_dtype pointee_at(const tk_tir_program *program, uint32_t i, uint32_t j, cg_launch_param *ps) {
     uint32_t n = cg_launch_params(program, i, ps);
-    if (j >= n || ps[j].param->type->kind != TK_TYPE_POINTER || !ps[j].param->type->elem) return TK_DTYPE_COUNT;
+    if (j >= n || (ps[j].param->type->kind != TK_TYPE_POINTER && ps[j].param->type->kind != TK_TYPE_BLOCK_PTR) ||
+        !ps[j].param->type->elem)
+        return TK_DTYPE_COUNT;
     return ps[j].param->type->elem->dtype;
 }
 
@@ -511,7 +575,8 @@ static void write_py_custom_op(FILE *out, const tk_sema_kernel *sk, const cg_lau
     fputs("), device_types=\"cuda\")\n    def op(", out);
     for (uint32_t i = 0; i < n; i++) {
         const tk_sema_param *p = ps[i].param;
-        const char *type = p->type->kind == TK_TYPE_POINTER
+        const char *type = p->type->kind == TK_TYPE_BLOCK_PTR ? "torch.Tensor"
+                           : p->type->kind == TK_TYPE_POINTER
                                ? (p->promise == TK_PROMISE_OPTIONAL ? "_tk_typing.Optional[torch.Tensor]" : "torch.Tensor")
                            : p->python_int || tk_dtype_is_int(p->type->dtype) ? (p->type->dtype == TK_I1 && !p->python_int ? "bool" : "int")
                                                                               : "float";
@@ -610,12 +675,7 @@ bool tk_cg_write_python(FILE *py, FILE *shim, tk_diag *diag, const tk_cg_build *
             ok = false;
         }
         for (uint32_t p = 0; p < sk->params.len; p++)
-            if (!sk->params.data[p].is_constexpr && sk->params.data[p].type->kind == TK_TYPE_BLOCK_PTR) {
-                tk_error(diag, sk->params.data[p].loc, "descriptor parameters ('%s' of '%s') are not supported by "
-                         "the Python binding yet; the C header takes them as tk_tensor", sk->params.data[p].name,
-                         sk->name);
-                ok = false;
-            } else if (!sk->params.data[p].is_constexpr && taken_by_module(sk->params.data[p].name)) {
+            if (!sk->params.data[p].is_constexpr && taken_by_module(sk->params.data[p].name)) {
                 tk_error(diag, sk->params.data[p].loc, "the Python module's function for '%s' cannot take a "
                          "parameter named '%s' (its own names start with _tk_); rename it", sk->name,
                          sk->params.data[p].name);

@@ -94,11 +94,15 @@ class DType:
 class Tensor:
     """What the binding reads of a torch tensor."""
 
-    def __init__(self, address, dtype="float32", device="cuda:0", contiguous=True):
+    def __init__(self, address, dtype="float32", device="cuda:0", contiguous=True, shape=(8,), strides=(1,)):
         self.address, self.dtype, self.device, self.contiguous = address, DType(dtype), Device(device), contiguous
+        self.shape, self.strides = shape, strides
 
     def data_ptr(self):
         return self.address
+
+    def stride(self):
+        return self.strides
 
     def is_contiguous(self):
         return self.contiguous
@@ -168,6 +172,7 @@ os.environ["TKRT_LIBCUDA"] = FAKE
 fake = ctypes.CDLL(FAKE)
 sizes = (ctypes.c_uint * 16).in_dll(fake, "fake_arg_sizes")
 last_args = (ctypes.c_ubyte * (16 * 8)).in_dll(fake, "fake_last_args")
+last_arg_bytes = (ctypes.c_ubyte * (16 * 256)).in_dll(fake, "fake_last_arg_bytes")
 last_grid = (ctypes.c_uint * 3).in_dll(fake, "fake_last_grid")
 last_stream = ctypes.c_void_p.in_dll(fake, "fake_last_stream")
 launches = ctypes.c_int.in_dll(fake, "fake_launches")
@@ -232,6 +237,33 @@ try:
     raises(TypeError, "must be an integer", m.scalars, 0x100, 1.5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
     raises(TypeError, "must be a number", m.scalars, 0x100, 0, 0, 0, 0, 0, 0, 0, 0, "x", 0, 0, 0, 0, 0)
     raises(TypeError, "must be a bool", m.scalars, 0x100, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0)
+
+    # ---- descriptor parameters: a tensor's data, sizes and strides --------
+    def block(i):
+        """(data, shape[:2], strides[:2]) of the descriptor block argument i passed"""
+        b = bytes(last_arg_bytes[i * 256:(i + 1) * 256])
+        return struct.unpack("<Q", b[128:136])[0], struct.unpack("<2q", b[136:152]), struct.unpack("<2q", b[176:192])
+
+    record(256, 256, 4)
+    m.tile_copy(Tensor(0x10000, shape=(100, 40), strides=(48, 1)), Array(0x20000, "<f4", (100, 40), (192, 4)), 100)
+    check(block(0) == (0x10000, (100, 40), (48, 1)) and block(1) == (0x20000, (100, 40), (48, 1)),
+          f"tile_copy's descriptors: {block(0)}, {block(1)}")
+    check(arg(2, "<i") == 100, "tile_copy's M after two descriptors")
+    m.tile_copy(Array(0x30000, "<f4", (16, 8)), Tensor(0x40000, shape=(16, 8), strides=(8, 1)), 16)
+    check(block(0) == (0x30000, (16, 8), (8, 1)), f"a dense __cuda_array_interface__ array's strides: {block(0)}")
+    good = Tensor(0x10000, shape=(100, 40), strides=(48, 1))
+    raises(ValueError, "tile_copy: src has 1 dimensions; its descriptor has 2", m.tile_copy,
+           Tensor(0x10000, shape=(8,), strides=(1,)), good, 8)
+    raises(TypeError, "src must hold torch.float32, not torch.float16", m.tile_copy,
+           Tensor(0x10000, "float16", shape=(100, 40), strides=(48, 1)), good, 100)
+    raises(TypeError, "src is a tensor descriptor: it takes a CUDA tensor", m.tile_copy, 0x10000, good, 100)
+    raises(ValueError, "not whole elements", m.tile_copy, Array(0x10000, "<f4", (4, 4), (18, 4)), good, 4)
+    raises(m.TkcArgumentError, "descriptor argument 'dst': strides[0] = 47 (x 4 bytes) is not a multiple of 16",
+           m.tile_copy, good, Tensor(0x20000, shape=(100, 40), strides=(47, 1)), 100)
+    raises(m.TkcArgumentError, "its last stride (strides[1]) is 2, not 1", m.tile_copy,
+           Tensor(0x10000, shape=(100, 40), strides=(96, 2)), good, 100)
+    raises(m.TkcArgumentError, "its data (0x10008) is not 16-byte aligned", m.tile_copy,
+           Tensor(0x10008, shape=(100, 40), strides=(48, 1)), good, 100)
 
     # ---- what only Python sees: dtype, device, contiguity -----------------
     record(8, 8, 8, 4)
@@ -364,8 +396,11 @@ try:
     check(arg(3, "<i") == 9 and last_stream.value == 0x8000, "the op launches on torch's stream")
     check(m.register("add")["add"] is op and len(registered) == 2, "a second register() returns the same op")
     m.register(namespace="other")
-    check(len(registered) == 2 + 8 and "other::scalars" in registered, f"register(): {sorted(registered)}")
+    check(len(registered) == 2 + 9 and "other::scalars" in registered, f"register(): {sorted(registered)}")
     check(registered["other::with_bias"][2].parameters["b"].default is None, "with_bias's op: b defaults to None")
+    mutated, _, sig, _ = registered["other::tile_copy"]
+    check(mutated == ("dst",) and [p.annotation for p in sig.parameters.values()] == [torch.Tensor, torch.Tensor, int],
+          f"tile_copy's op: mutates {mutated}, schema {sig}")
     sig = registered["other::scalars"][2]
     check([p.annotation for p in sig.parameters.values()][1:] == [int] * 8 + [float] * 4 + [bool, int],
           f"scalars' schema: {sig}")

@@ -211,6 +211,32 @@ def _tk_dlpack(value, torch_dtype, contiguous, kernel, param):
     return (t.data or 0) + t.byte_offset
 
 
+def _tk_tensor(value, torch_dtype, typestr, rank, kernel, param):
+    """A tensor for a descriptor parameter of `rank` dimensions as (data, sizes...,
+    strides in elements...): the launcher checks what a descriptor needs of them."""
+    if hasattr(value, "data_ptr") and hasattr(value, "device") and hasattr(value, "dtype"):
+        shape, strides = tuple(value.shape), tuple(value.stride())
+    elif hasattr(value, "__cuda_array_interface__"):
+        cai = value.__cuda_array_interface__
+        shape, itemsize = tuple(cai["shape"]), int(cai["typestr"][2:])
+        strides = cai.get("strides")
+        if strides is None:
+            strides, step = [], 1
+            for size in reversed(shape):
+                strides.insert(0, step)
+                step *= size
+        elif any(s % itemsize for s in strides):
+            raise ValueError(f"{kernel}: {param}'s strides {tuple(strides)} are not whole elements")
+        else:
+            strides = [s // itemsize for s in strides]
+    else:
+        raise TypeError(f"{kernel}: {param} is a tensor descriptor: it takes a CUDA tensor (torch or "
+                        f"__cuda_array_interface__), not {type(value).__name__}")
+    if len(shape) != rank:
+        raise ValueError(f"{kernel}: {param} has {len(shape)} dimensions; its descriptor has {rank}")
+    return (_tk_ptr(value, torch_dtype, typestr, False, False, kernel, param), *shape, *strides)
+
+
 def _tk_int(value, lo, hi, kernel, param):
     if type(value) is not int:
         try:
@@ -235,7 +261,7 @@ def _tk_float(value, kernel, param):
         raise TypeError(f"{kernel}: {param} must be a number, not {type(value).__name__}") from None
 
 _TK_LIBRARY = "binding_tkpy.so"
-_TK_BUILD = "992a37d1b8b34302 sm_90a "
+_TK_BUILD = "0f4f60205b65d340 sm_90a "
 _tk_lib = _tk_load()
 
 
@@ -398,6 +424,25 @@ def with_bias(x, b=None, *, stream=None):
         _tk_fail("with_bias", status)
 
 
+_tk_tile_copy_entry = _tk_entry("tile_copy")
+_tk_tile_copy_pack = _tk_struct.Struct("<Q4qQ4qq").pack
+
+
+def tile_copy(src, dst, M, *, stream=None):
+    """tile_copy(src: tensor_descriptor[f32, [64, 32]], dst: tensor_descriptor[f32, [64, 32]] (written), M: i32)
+
+    Launches tile_copy on `stream` (default: torch's current stream, where torch is
+    loaded).
+    A descriptor's tensor may be a view: its sizes and strides are passed.
+    """
+    status = _tk_tile_copy_entry(_tk_stream(stream), _tk_tile_copy_pack(
+        *_tk_tensor(src, "float32", "f4", 2, "tile_copy", "src"),
+        *_tk_tensor(dst, "float32", "f4", 2, "tile_copy", "dst"),
+        _tk_int(M, -2147483648, 2147483647, "tile_copy", "M")))
+    if status:
+        _tk_fail("tile_copy", status)
+
+
 _tk_fill_instances = {"float16": fill_f16, "bfloat16": fill_bf16, "float32": fill_f32}
 
 
@@ -518,6 +563,20 @@ def _tk_op_with_bias(torch, namespace):
     return op
 
 
+def _tk_op_tile_copy(torch, namespace):
+    _tk_launch = tile_copy
+
+    @torch.library.custom_op(namespace + "::tile_copy", mutates_args=("dst",), device_types="cuda")
+    def op(src: torch.Tensor, dst: torch.Tensor, M: int) -> None:
+        _tk_launch(src, dst, M)
+
+    @op.register_fake
+    def _(src, dst, M):
+        return None
+
+    return op
+
+
 _TK_OPS = {
     "add": _tk_op_add,
     "rows": _tk_op_rows,
@@ -527,6 +586,7 @@ _TK_OPS = {
     "fill_bf16": _tk_op_fill_bf16,
     "fill_f32": _tk_op_fill_f32,
     "with_bias": _tk_op_with_bias,
+    "tile_copy": _tk_op_tile_copy,
 }
 _tk_registered = {}
 

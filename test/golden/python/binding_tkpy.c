@@ -16,6 +16,19 @@ static double tkpy_double(uint64_t bits) {
     return d;
 }
 
+/* a descriptor's tensor from its slots: data, then rank sizes, then rank strides */
+static tk_tensor tkpy_tensor(const uint64_t *slot, unsigned rank) {
+    tk_tensor t;
+    unsigned d;
+    memset(&t, 0, sizeof t);
+    t.data = (const void *)(uintptr_t)slot[0];
+    for (d = 0; d < rank; d++) {
+        t.shape[d] = (long long)slot[1 + d];
+        t.strides[d] = (long long)slot[1 + rank + d];
+    }
+    return t;
+}
+
 TKPY_EXPORT const char *tkpy_build(void) {
     return TK_binding_SOURCE_HASH " " TK_binding_ARCHS " " TK_binding_DEFINES;
 }
@@ -97,5 +110,12 @@ TKPY_EXPORT int tkpy_with_bias(void *stream, const uint64_t *slot) {
     return (int)with_bias((tk_stream)stream,
         (float *)(uintptr_t)slot[0],
         (const float *)(uintptr_t)slot[1]);
+}
+
+TKPY_EXPORT int tkpy_tile_copy(void *stream, const uint64_t *slot) {
+    return (int)tile_copy((tk_stream)stream,
+        tkpy_tensor(slot + 0, 2),
+        tkpy_tensor(slot + 5, 2),
+        (int32_t)(int64_t)slot[10]);
 }
 
