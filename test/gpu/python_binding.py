@@ -13,7 +13,9 @@ outputs poisoned with NaN first.
 Prints a line per case and "N passed, M failed" last."""
 
 import os
+import subprocess
 import sys
+import tempfile
 import traceback
 from pathlib import Path
 
@@ -227,6 +229,41 @@ def _():
         vector_add.vector_add(x, y, out, n)
     torch.cuda.current_stream().wait_stream(side)
     return None if torch.equal(out, x + y) else "differs"
+
+
+@case("descriptor parameters: tutorial 09's persistent matmul (tma_persistent.tk) with torch tensors and a view")
+def _():
+    # built here (TKC, default build/tkc), as a user builds a module
+    out = tempfile.mkdtemp(prefix="tkpy_tma_")
+    tkc = os.environ.get("TKC", str(ROOT / "build" / "tkc"))
+    subprocess.run([tkc, "--python", "--shared", str(ROOT / "test/gpu/ports/tma_persistent.tk"), "-o", out + "/"],
+                   check=True)
+    sys.path.insert(0, out)
+    import tma_persistent
+    sys.path.remove(out)
+    mm = tma_persistent.matmul_kernel_tma_persistent
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    M, N, K = 1000, 520, 328
+    a = torch.randn(M, K, device=DEV, dtype=torch.float16) / 4
+    b = torch.randn(N, K, device=DEV, dtype=torch.float16) / 4
+    c = torch.full((M, N), NAN, device=DEV, dtype=torch.float16)
+    mm(a, b, c, M, N, K, sms)
+    problem = close(c, a.float() @ b.float().T, 2e-3)
+    if problem:
+        return problem
+    big = torch.randn(256, 264, device=DEV, dtype=torch.float16) / 4
+    view = big[:200, :256]  # rows 528 bytes apart
+    c = torch.full((200, N), NAN, device=DEV, dtype=torch.float16)
+    b2 = torch.randn(N, 256, device=DEV, dtype=torch.float16) / 4
+    mm(view, b2, c, 200, N, 256, sms)
+    problem = close(c, view.float() @ b2.float().T, 2e-3)
+    if problem:
+        return "a view of A: " + problem
+    return (refused(tma_persistent.TkcArgumentError, "is not 16-byte aligned", mm, big[:200, 1:257], b2, c, 200, N,
+                    256, sms) or
+            refused(tma_persistent.TkcArgumentError, "strides[0] = 257 (x 2 bytes)", mm,
+                    torch.empty(200, 257, device=DEV, dtype=torch.float16)[:, :256], b2, c, 200, N, 256, sms) or
+            refused(TypeError, "must hold torch.float16, not torch.float32", mm, a.float(), b, c, M, N, K, sms))
 
 
 failed = sum(1 for _, p in results if p)
