@@ -215,6 +215,7 @@ static void emit_op(cg *c, const tk_tir_op *op) {
         cg_emit_desc_field(c, op);
         return;
     case TIR_TMA_COPY:
+    case TIR_TMA_STORE:
     case TIR_MBAR_INIT:
     case TIR_MBAR_EXPECT:
     case TIR_MBAR_WAIT:

@@ -32,7 +32,7 @@ static LLVMValueRef scalar(cg *c, const tk_tir_op *op, uint32_t i) {
 }
 
 void cg_emit_tma(cg *c, const tk_tir_op *op) {
-    LLVMValueRef bar = scalar(c, op, op->code == TIR_TMA_COPY ? 2 : 0);
+    LLVMValueRef bar = op->code == TIR_TMA_STORE ? NULL : scalar(c, op, op->code == TIR_TMA_COPY ? 2 : 0);
     switch (op->code) {
     case TIR_MBAR_INIT: {
         LLVMBasicBlockRef done = only_if(c, first_thread(c), "mbar.init");
@@ -93,6 +93,28 @@ void cg_emit_tma(cg *c, const tk_tir_op *op) {
                                      LLVMConstInt(c->t_i1, 0, 0), cg_i32(c, 0)};
             cg_call(c, "llvm.nvvm.cp.async.bulk.tensor.g2s.tile.2d", c->t_void, args, 10);
         }
+        end_if(c, done);
+        return;
+    }
+    case TIR_TMA_STORE: {
+        /* the threads' writes of the view were fenced for the async
+         * proxy (local_store) and passed a barrier */
+        const tk_tir_value *desc = op->operands.data[1];
+        int64_t rows = tk_tir_attr_int(op, "box_rows", 0), cols = tk_tir_attr_int(op, "box_cols", 0);
+        int64_t panels = tk_tir_attr_int(op, "panels", 1);
+        int64_t box_bytes = rows * cols * (int64_t)(tk_dtype_bits(desc->type->elem->dtype) / 8);
+        LLVMBasicBlockRef done = only_if(c, first_thread(c), "tma.store");
+        LLVMValueRef map = scalar(c, op, 1), src = scalar(c, op, 0);
+        for (int64_t p = 0; p < panels; p++) {
+            LLVMValueRef at = LLVMConstInt(c->t_i32, (unsigned long long)(p * box_bytes), 0);
+            LLVMValueRef col = LLVMBuildAdd(c->b, scalar(c, op, 3), cg_i32(c, p * cols), "");
+            LLVMValueRef args[6] = {LLVMBuildGEP2(c->b, c->t_i8, src, &at, 1, ""), map, col, scalar(c, op, 2),
+                                    LLVMConstInt(c->t_i64, 0, 0), LLVMConstInt(c->t_i1, 0, 0)};
+            cg_call(c, "llvm.nvvm.cp.async.bulk.tensor.s2g.tile.2d", c->t_void, args, 6);
+        }
+        cg_call(c, "llvm.nvvm.cp.async.bulk.commit.group", c->t_void, NULL, 0);
+        LLVMValueRef none = cg_i32(c, 0);
+        cg_call(c, "llvm.nvvm.cp.async.bulk.wait.group.read", c->t_void, &none, 1);
         end_if(c, done);
         return;
     }

@@ -12,10 +12,11 @@
  * TMA copy (pipeline_dot.c) or expanded here.
  *
  * The pass "descriptors" (first in the pipeline) expands every desc_load
- * and desc_store, but the loads it may copy by TMA: on a target with TMA,
- * a desc_load in a loop of num_stages >= 2 that a tl.dot reads (directly
- * or through tl.trans). pipeline_dot.c expands those it does not take
- * (tir_expand_descriptor_access).
+ * and desc_store, but those it may copy by TMA on a target with TMA: a
+ * desc_load in a loop of num_stages >= 2 that a tl.dot reads (directly
+ * or through tl.trans), and a 2-D desc_store. pipeline_dot.c expands the
+ * loads it does not take (tir_expand_descriptor_access); the stores
+ * become TMA stores below.
  * Needs: desc_field ops on the kernel's descriptor parameters (build.c).
  * Keeps: semantics; the expanded ops are the ones build.c would build. */
 #include "internal.h"
@@ -205,6 +206,22 @@ static bool tma_candidate(const tk_tir_kernel *k, const tk_tir_op *load) {
     return false;
 }
 
+/* Can TMA store a desc_store's block (a 2-D block TMA can copy out of the
+ * swizzled buffer it is staged in)? */
+static bool tma_store_candidate(const tk_tir_op *store) {
+    const tk_tir_value *desc = store->operands.data[0];
+    if (desc->type->rank != 2) return false;
+    int64_t shape[2] = {desc->type->shape[0], desc->type->shape[1]};
+    tk_type tile = {0};
+    tile.kind = TK_TYPE_TILE;
+    tile.elem = desc->type->elem;
+    tile.rank = 2;
+    tile.shape[0] = shape[0];
+    tile.shape[1] = shape[1];
+    uint32_t box[2], swizzle;
+    return tir_tma_box(&tile, false, box, &swizzle);
+}
+
 typedef struct expand_ctx {
     tk_arena *arena;
     tk_tir_kernel *k;
@@ -216,7 +233,105 @@ static void collect(tk_tir_op *op, void *ctx) {
     expand_ctx *c = ctx;
     if (op->dead || (op->code != TIR_DESC_LOAD && op->code != TIR_DESC_STORE)) return;
     if (c->tma && op->code == TIR_DESC_LOAD && tma_candidate(c->k, op)) return;
+    if (c->tma && op->code == TIR_DESC_STORE && tma_store_candidate(op)) return;
     tk_vec_push(c->arena, &c->ops, op);
+}
+
+/* ---- TMA stores: the pass "tma-stores" (after dot-operands) ----------
+ * A desc_store the descriptors pass kept becomes
+ *   %s = local_view %zero {buffer}; local_store %s, %v; barrier;
+ *   tma_store %s, %desc, %coords...; barrier
+ * the block staged in a swizzled buffer of its own (local_store makes the
+ * threads' writes visible to the copy: fence.proxy.async), copied out by
+ * one thread, which waits until the copy has read the buffer; the last
+ * barrier keeps every thread from writing it again before. Out-of-bounds
+ * elements are not written (TMA clips them). A store whose parameter's
+ * tensor map a load already fixed to other boxes is expanded instead.
+ * Needs: dot-operands done (its buffers first). */
+
+static const tk_tir_op *enclosing_loop(const tk_tir_op *op) {
+    for (const tk_tir_op *o = op->parent ? op->parent->parent : NULL; o; o = o->parent ? o->parent->parent : NULL)
+        if (o->code == TIR_FOR || o->code == TIR_WHILE) return o;
+    return NULL;
+}
+
+static void collect_stores(tk_tir_op *op, void *ctx) {
+    expand_ctx *c = ctx;
+    if (!op->dead && op->code == TIR_DESC_STORE) tk_vec_push(c->arena, &c->ops, op);
+}
+
+/* the staging buffers made so far: stores of one loop (or of none) with
+ * blocks of one type share theirs, each waiting for the copy before it
+ * to read it out (the barrier after each) */
+typedef struct staging {
+    const tk_type *tile;
+    const tk_tir_op *loop;
+    uint32_t buffer;
+} staging;
+typedef TK_VEC(staging) staging_list;
+
+static void tma_store(tk_arena *arena, tk_tir_kernel *k, tk_tir_op *op, staging_list *made) {
+    tk_tir_value *desc = op->operands.data[0], *value = op->operands.data[1];
+    const tk_type *t = tk_type_tile(arena, desc->type->elem, 2, desc->type->shape);
+    uint32_t box[2], swizzle, arg = 0;
+    while (arg < k->body->args.len && k->body->args.data[arg] != desc) arg++;
+    bool ok = arg < k->body->args.len && tir_tma_box(t, false, box, &swizzle);
+    for (uint32_t m = 0; ok && m < k->tma_maps.len; m++) {
+        const tk_tir_tma_map *map = &k->tma_maps.data[m];
+        if (map->arg == arg) ok = map->box[0] == box[0] && map->box[1] == box[1] && map->swizzle_bytes == swizzle;
+    }
+    if (!ok) {
+        tir_expand_descriptor_access(arena, k, op);
+        return;
+    }
+    bool known = false;
+    for (uint32_t m = 0; m < k->tma_maps.len; m++) known |= k->tma_maps.data[m].arg == arg;
+    if (!known) {
+        tk_tir_tma_map map = {arg, {box[0], box[1]}, swizzle};
+        tk_vec_push(arena, &k->tma_maps, map);
+    }
+    const tk_tir_op *loop = enclosing_loop(op);
+    uint32_t buffer = UINT32_MAX;
+    for (uint32_t i = 0; i < made->len; i++)
+        if (made->data[i].loop == loop && tk_type_equal(made->data[i].tile, t)) buffer = made->data[i].buffer;
+    if (buffer == UINT32_MAX) {
+        buffer = tir_add_buffer(arena, k, t, 1, false, loop, op->loc);
+        k->buffers.data[buffer].from_registers = true;
+        staging st = {t, loop, buffer};
+        tk_vec_push(arena, made, st);
+    }
+    tk_tir_block *blk = op->parent;
+    uint32_t at = 0;
+    while (at < blk->ops.len && blk->ops.data[at] != op) at++;
+    tir_emitter e = {arena, k, blk, at};
+    tk_tir_value *zero = tir_emit_const(&e, tk_type_scalar(arena, TK_I32), 0, 0, op->loc);
+    tk_tir_op *view = tir_emit_op(&e, TIR_LOCAL_VIEW, 0, op->loc);
+    tk_vec_push(arena, &view->operands, zero);
+    struct tk_sema_attr b = {"buffer", NULL, buffer};
+    tk_vec_push(arena, &view->attrs, b);
+    tk_tir_value *v = tir_emit_result(&e, view, t);
+    tk_tir_op *put = tir_emit_op(&e, TIR_LOCAL_STORE, 0, op->loc);
+    tk_vec_push(arena, &put->operands, v);
+    tk_vec_push(arena, &put->operands, value);
+    tir_emit_op(&e, TIR_BARRIER, 0, op->loc);
+    tk_tir_op *copy = tir_emit_op(&e, TIR_TMA_STORE, 0, op->loc);
+    tk_vec_push(arena, &copy->operands, v);
+    tk_vec_push(arena, &copy->operands, desc);
+    for (uint32_t d = 2; d < op->operands.len; d++) tk_vec_push(arena, &copy->operands, op->operands.data[d]);
+    struct tk_sema_attr rows = {"box_rows", NULL, box[0]}, cols = {"box_cols", NULL, box[1]},
+                        panels = {"panels", NULL, t->shape[1] / box[1]};
+    tk_vec_push(arena, &copy->attrs, rows);
+    tk_vec_push(arena, &copy->attrs, cols);
+    tk_vec_push(arena, &copy->attrs, panels);
+    tir_emit_op(&e, TIR_BARRIER, 0, op->loc);
+    op->dead = true;
+}
+
+void tir_pass_tma_stores(tk_arena *arena, tk_tir_kernel *k) {
+    expand_ctx c = {arena, k, true, {0}};
+    tir_walk(k->body, collect_stores, &c);
+    staging_list made = {0};
+    for (uint32_t i = 0; i < c.ops.len; i++) tma_store(arena, k, c.ops.data[i], &made);
 }
 
 void tir_pass_descriptors(tk_arena *arena, tk_tir_kernel *k, const tk_target *target) {

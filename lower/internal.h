@@ -164,6 +164,7 @@ bool tk_tir_verify_kernel(tk_diag *diag, tk_arena *arena, const tk_tir_kernel *k
 /* The passes, in pipeline order (passes.c lists them; each file says what
  * it needs and keeps). */
 void tir_pass_descriptors(tk_arena *arena, tk_tir_kernel *k, const tk_target *target);
+void tir_pass_tma_stores(tk_arena *arena, tk_tir_kernel *k);
 void tir_pass_fold(tk_arena *arena, tk_tir_kernel *k);
 void tir_pass_cse(tk_arena *arena, tk_tir_kernel *k);
 void tir_pass_dce(tk_arena *arena, tk_tir_kernel *k);

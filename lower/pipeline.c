@@ -117,6 +117,11 @@ typedef struct writes {
 static void note_write(tk_tir_op *op, void *ctx) {
     writes *w = ctx;
     if (w->acquires && (tk_tir_props(op) & TIR_P_ACQUIRES)) w->found = true;
+    if (op->code == TIR_DESC_STORE || op->code == TIR_TMA_STORE) { /* through a descriptor parameter */
+        const tk_tir_value *desc = op->operands.data[op->code == TIR_TMA_STORE ? 1 : 0];
+        w->found |= !w->root || desc == w->root;
+        return;
+    }
     if (op->code != TIR_STORE && !(tk_tir_props(op) & TIR_P_ATOMIC)) return;
     const tk_tir_value *root = op->operands.len ? tir_root_pointer(w->k, op->operands.data[0]) : NULL;
     w->found |= !root || root == w->root;

@@ -792,8 +792,12 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
         return;
     }
     /* TMA copies complete on a barrier a stage; the launcher builds each
-     * descriptor's tensor map for its box */
-    bool tma = false;
+     * descriptor's tensor map for its box. A loop all of whose copies are
+     * TMA's has no cp.async group to commit or wait for: its trips keep
+     * only the barrier (every thread done with the stage the next copy
+     * overwrites) */
+    bool tma = false, cp_async = false;
+    for (uint32_t l = 0; l < loads.len; l++) cp_async |= !loads.data[l].tma && !loads.data[l].alias;
     for (uint32_t l = 0; l < loads.len; l++) {
         const staged *s = &loads.data[l];
         if (!s->tma) continue;
@@ -906,7 +910,7 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
         expect_copies(c, before, outside, &loads, stage, runs);
         for (uint32_t l = 0; l < loads.len; l++)
             if (!loads.data[l].alias) copy_for_trip(c, before, outside, &loads.data[l], stage, runs);
-        emit(c, before, outside, TIR_ASYNC_COMMIT, 0, NULL, NULL, NULL);
+        if (cp_async) emit(c, before, outside, TIR_ASYNC_COMMIT, 0, NULL, NULL, NULL);
         tk_tir_value **next = TK_NEW_ARRAY(c->arena, tk_tir_value *, nargs + 1);
         for (uint32_t i = 1; i < nargs; i++)
             if (c->ahead[i]) next[i] = for_trip(c, yield->operands.data[i - 1], before, outside);
@@ -967,9 +971,13 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
         tk_tir_value *bar = barrier_view(c, &head, body, read_stage);
         emit(c, &head, body, TIR_MBAR_WAIT, 0, NULL, bar, read_phase);
     }
-    tk_tir_op *wait = emit(c, &head, body, TIR_ASYNC_WAIT, 0, NULL, NULL, NULL);
-    struct tk_sema_attr pending = {"pending", NULL, stages - 2};
-    tk_vec_push(c->arena, &wait->attrs, pending);
+    if (cp_async) {
+        tk_tir_op *wait = emit(c, &head, body, TIR_ASYNC_WAIT, 0, NULL, NULL, NULL);
+        struct tk_sema_attr pending = {"pending", NULL, stages - 2};
+        tk_vec_push(c->arena, &wait->attrs, pending);
+    } else {
+        emit(c, &head, body, TIR_BARRIER, 0, NULL, NULL, NULL);
+    }
     tk_tir_value **views = TK_NEW_ARRAY(c->arena, tk_tir_value *, loads.len);
     for (uint32_t l = 0; l < loads.len; l++) views[l] = view(c, &head, body, &loads.data[l], read_stage);
     TK_VEC(int) waited = {0}; /* carried values a dot_wait after the loop completes */
@@ -1023,7 +1031,7 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
     expect_copies(c, &tail, body, &loads, write_stage, runs);
     for (uint32_t l = 0; l < loads.len; l++)
         if (!loads.data[l].alias) copy_for_trip(c, &tail, body, &loads.data[l], write_stage, runs);
-    emit(c, &tail, body, TIR_ASYNC_COMMIT, 0, NULL, NULL, NULL);
+    if (cp_async) emit(c, &tail, body, TIR_ASYNC_COMMIT, 0, NULL, NULL, NULL);
     tk_tir_value **next = TK_NEW_ARRAY(c->arena, tk_tir_value *, nargs + 1);
     for (uint32_t i = 1; i < nargs; i++)
         if (c->ahead[i])
@@ -1077,9 +1085,13 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
         tk_tir_op *done = emit(c, after, outside, TIR_DOT_WAIT, 0, result->type, result, NULL);
         replace_uses_after(c->k->body, result, done->results.data[0], done);
     }
-    tk_tir_op *drain = emit(c, after, outside, TIR_ASYNC_WAIT, 0, NULL, NULL, NULL);
-    struct tk_sema_attr none = {"pending", NULL, 0};
-    tk_vec_push(c->arena, &drain->attrs, none);
+    if (cp_async) {
+        tk_tir_op *drain = emit(c, after, outside, TIR_ASYNC_WAIT, 0, NULL, NULL, NULL);
+        struct tk_sema_attr none = {"pending", NULL, 0};
+        tk_vec_push(c->arena, &drain->attrs, none);
+    } else {
+        emit(c, after, outside, TIR_BARRIER, 0, NULL, NULL, NULL);
+    }
     /* every copy issued was waited for in the loop: the barriers' memory
      * may serve other uses after the drain's barrier */
     for (uint32_t st = 0; tma && st < nbuf; st++) {

@@ -153,7 +153,7 @@ uint32_t tir_place_buffers(tk_tir_kernel *k, uint32_t n, const tk_tir_op *loop, 
             if (end > at && loops_overlap(o->loop, b->loop)) at = end;
         }
         b->offset = round_up(at, tir_buffer_align(b));
-        uint32_t end = at + b->stage_bytes * b->stages;
+        uint32_t end = b->offset + b->stage_bytes * b->stages;
         if (end > total) total = end;
         if (loop && end > base && loops_overlap(b->loop, loop)) base = end;
     }

@@ -33,22 +33,26 @@ static int failures;
 
 static unsigned char (*arg_bytes)[256];
 
+enum { ANY_MAP = 99 }; /* check_map's dtype where the map is not checked */
+
 /* argument i of the last launch was the block of tensor t of `rank`
  * dimensions, with no tensor map (map_box NULL) or the fake driver's
- * record of one for 2-byte elements (cuda.h's FLOAT16, 6) of boxes
- * map_box[0] x map_box[1] swizzled by `swizzle` bytes */
-static void check_block_map(int line, unsigned i, const tk_tensor *t, unsigned rank, const unsigned *map_box,
-                            unsigned swizzle) {
+ * record of one for `bytes`-byte elements of cuda.h's type `dtype`, of
+ * boxes map_box[0] x map_box[1] swizzled by `swizzle` bytes */
+static void check_map(int line, unsigned i, const tk_tensor *t, unsigned rank, const unsigned *map_box,
+                      unsigned swizzle, unsigned dtype, unsigned bytes) {
     tkrt_tensor_arg got;
     memcpy(&got, arg_bytes[i], sizeof got);
     unsigned long long want[16] = {0};
-    if (map_box) {
-        want[0] = 0x50414d54ull | 6ull << 32;
+    if (dtype == ANY_MAP) {
+        for (unsigned w = 0; w < 16; w++) want[w] = got.tensor_map[w];
+    } else if (map_box) {
+        want[0] = 0x50414d54ull | (unsigned long long)dtype << 32;
         want[1] = rank | (swizzle == 128 ? 3u : swizzle == 64 ? 2u : 1u) << 8 | 2ull << 32;
         want[2] = (unsigned long long)(uintptr_t)t->data;
         for (unsigned d = 0; d < rank; d++) {
             want[3 + d] = (unsigned long long)t->shape[rank - 1 - d];
-            if (d + 1 < rank) want[8 + d] = (unsigned long long)t->strides[rank - 2 - d] * 2;
+            if (d + 1 < rank) want[8 + d] = (unsigned long long)t->strides[rank - 2 - d] * bytes;
             want[12] |= (unsigned long long)map_box[rank - 1 - d] << (16 * d);
         }
     }
@@ -66,7 +70,7 @@ static void check_block_map(int line, unsigned i, const tk_tensor *t, unsigned r
 }
 
 static void check_block(int line, unsigned i, const tk_tensor *t, unsigned rank) {
-    check_block_map(line, i, t, rank, NULL, 0);
+    check_map(line, i, t, rank, NULL, 0, 0, 0);
 }
 
 /* s failed with `status` and a message holding `text` */
@@ -104,12 +108,13 @@ int main(int argc, char **argv) {
     int before = *launches;
     tk_status s = matmul(NULL, a, b, c, 300, 100, 200);
     CHECK(s == TK_SUCCESS && *launches == before + 1, "matmul: %s", tkrt_status_string(s));
-    /* A and B copied by TMA (sm_90a): maps of A's 64 x 32 tiles (64-byte
-     * rows, swizzled by 64) and B's 32 x 64 (by 128); C stored otherwise */
-    static const unsigned a_box[2] = {64, 32}, b_box[2] = {32, 64};
-    check_block_map(__LINE__, 0, &a, 2, a_box, 64);
-    check_block_map(__LINE__, 1, &b, 2, b_box, 128);
-    check_block(__LINE__, 2, &c, 2);
+    /* A and B copied in by TMA (sm_90a): maps of A's 64 x 32 tiles (64-byte
+     * rows, swizzled by 64) and B's 32 x 64 (by 128), f16 (cuda.h's 6);
+     * C's 64 x 64 f32 tiles (7) stored by TMA in two boxes of 64 x 32 */
+    static const unsigned a_box[2] = {64, 32}, b_box[2] = {32, 64}, c_box[2] = {64, 32};
+    check_map(__LINE__, 0, &a, 2, a_box, 64, 6, 2);
+    check_map(__LINE__, 1, &b, 2, b_box, 128, 6, 2);
+    check_map(__LINE__, 2, &c, 2, c_box, 128, 7, 4);
     int32_t k;
     memcpy(&k, arg_bytes[5], 4);
     CHECK(k == 200, "matmul passed K = %d", (int)k);
@@ -167,7 +172,7 @@ int main(int argc, char **argv) {
     CHECK(s == TK_SUCCESS && *launches > before + 1, "add_one: %s after %d launches", tkrt_status_string(s),
           *launches - before);
     check_block(__LINE__, 0, &x, 2);
-    check_block(__LINE__, 1, &y, 2);
+    check_map(__LINE__, 1, &y, 2, NULL, 0, ANY_MAP, 0); /* stored by TMA: each config its own boxes */
     y.strides[0] = 91;
     check_refused(__LINE__, add_one(NULL, x, y, 70, 90), TK_ERROR_REQUIREMENT, "add_one: descriptor argument 'y'");
 
