@@ -771,8 +771,12 @@ static void run_trips(checker *c, const void *trips) {
         }
         value iv = is_range ? v_int(s->u.for_.target->loc, lo + (int64_t)k * step) : items[k];
         assign_target(c, s->u.for_.target, iv, s->u.for_.target->loc);
+        int errors_before = c->diag->error_count;
         exec_block(c, &s->u.for_.body);
         if (c->frame->returned) return;
+        /* a trip with errors: the next ones would repeat them (and each
+         * costs its diagnostics' work: nested loops multiply it) */
+        if (c->diag->error_count != errors_before) return;
         if (c->frame->loop_returns && c->frame->branch_returns != returns_before && k + 1 < count) {
             static_trips rest = *t;
             rest.from = k + 1;
