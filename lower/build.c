@@ -106,12 +106,8 @@ static tk_tir_value *op1(builder *b, tk_tir_opcode code, int sub, tk_loc loc, co
                          tk_tir_value *x, tk_tir_value *y);
 
 static tk_tir_value *const_value(builder *b, const tk_type *type, int64_t i, double f, tk_loc loc) {
-    if (is_f8(type)) /* an f32 constant rounded to f8 like any other value */
-        return op1(b, TIR_CAST, 0, loc, type, const_value(b, tk_type_scalar(b->arena, TK_F32), i, f, loc), NULL);
-    tk_tir_op *op = emit(b, TIR_CONST, 0, loc);
-    if (tk_dtype_is_float(type->dtype)) op->value.f = f;
-    else op->value.i = i;
-    return result(b, op, type);
+    tir_emitter e = {b->arena, b->kernel, b->block, b->block->ops.len};
+    return tir_emit_const(&e, type, i, f, loc);
 }
 
 /* ---- block pointers: lowered to scalars and ordinary pointer tiles ---- */
