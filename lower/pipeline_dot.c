@@ -46,6 +46,17 @@
  * registers; a loop-invariant A whose buffer would not suit stays in
  * the registers it was loaded into).
  *
+ * A descriptor parameter's desc_load that the descriptors pass kept is
+ * copied by TMA instead, where tir_tma_box shows its boxes fill the
+ * buffer's layout (else it is expanded into a pointer tile first): one
+ * mbarrier a stage (a buffer of one i64 a stage, initialized before the
+ * prologue, invalidated after the loop); each trip's copies, issued by
+ * one thread after it arrives expecting their bytes, complete on their
+ * stage's barrier, which every thread waits on (its phase carried,
+ * flipping as the stages wrap) before the trip's barrier. A loop whose
+ * copies are all TMA's has no cp.async group to commit or wait for. The
+ * parameter's boxes go to the kernel's tma_maps, for the launcher.
+ *
  * Needs: dot.c's impl, LICM, axis info (run here). Keeps: semantics
  * where the loop does not write through the loads' pointer parameters
  * (as Triton, distinct parameters are taken not to alias). */
