@@ -145,16 +145,6 @@ static tk_tir_value *field(tir_emitter *e, tk_tir_value *desc, int sub, uint32_t
     return tir_emit_result(e, op, rt);
 }
 
-/* uses of v in blk and its regions are uses of w */
-static void replace_uses(tk_tir_block *blk, const tk_tir_value *v, tk_tir_value *w) {
-    for (uint32_t i = 0; i < blk->ops.len; i++) {
-        tk_tir_op *op = blk->ops.data[i];
-        for (uint32_t k = 0; k < op->operands.len; k++)
-            if (op->operands.data[k] == v) op->operands.data[k] = w;
-        for (uint32_t r = 0; r < op->regions.len; r++) replace_uses(op->regions.data[r], v, w);
-    }
-}
-
 void tir_expand_descriptor_access(tk_arena *arena, tk_tir_kernel *k, tk_tir_op *op) {
     tk_tir_block *blk = op->parent;
     uint32_t at = 0;
@@ -177,7 +167,7 @@ void tir_expand_descriptor_access(tk_arena *arena, tk_tir_kernel *k, tk_tir_op *
     if (is_load) {
         tk_tir_block *top = blk;
         while (top->parent) top = top->parent->parent;
-        replace_uses(top, op->results.data[0], r);
+        tir_replace_uses(top, op->results.data[0], r, NULL);
     }
     op->dead = true;
 }

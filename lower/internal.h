@@ -67,6 +67,9 @@ tk_tir_kernel *tir_lower_again(tk_arena *arena, tk_diag *diag, const tk_tir_kern
 /* Visits every op of a block and its regions, parents before children. */
 typedef void (*tir_visit_fn)(tk_tir_op *op, void *ctx);
 void tir_walk(tk_tir_block *blk, tir_visit_fn fn, void *ctx);
+/* Every use of `from` in blk and its regions, but `except`'s (NULL:
+ * none), becomes a use of `to`. */
+void tir_replace_uses(tk_tir_block *blk, const tk_tir_value *from, tk_tir_value *to, const tk_tir_op *except);
 
 /* Ops that compute addresses and masks (pure, cheap, one result, no
  * regions): what the pipeliners may recompute for a later trip. */

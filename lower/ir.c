@@ -80,6 +80,15 @@ tk_tir_op *tir_clone_op(tk_arena *arena, const tk_tir_op *op, tk_tir_block *pare
     return copy;
 }
 
+void tir_replace_uses(tk_tir_block *blk, const tk_tir_value *from, tk_tir_value *to, const tk_tir_op *except) {
+    for (uint32_t i = 0; i < blk->ops.len; i++) {
+        tk_tir_op *op = blk->ops.data[i];
+        for (uint32_t k = 0; k < op->operands.len && op != except; k++)
+            if (op->operands.data[k] == from) op->operands.data[k] = to;
+        for (uint32_t r = 0; r < op->regions.len; r++) tir_replace_uses(op->regions.data[r], from, to, except);
+    }
+}
+
 void tir_walk(tk_tir_block *blk, tir_visit_fn fn, void *ctx) {
     for (uint32_t i = 0; i < blk->ops.len; i++) {
         tk_tir_op *op = blk->ops.data[i];

@@ -212,15 +212,6 @@ static tk_tir_value *load_for_trip(pipe_ctx *c, tk_tir_op *loop, tk_tir_op *load
     return r;
 }
 
-static void replace_uses(tk_tir_block *blk, const tk_tir_value *from, tk_tir_value *to) {
-    for (uint32_t i = 0; i < blk->ops.len; i++) {
-        tk_tir_op *op = blk->ops.data[i];
-        for (uint32_t k = 0; k < op->operands.len; k++)
-            if (op->operands.data[k] == from) op->operands.data[k] = to;
-        for (uint32_t r = 0; r < op->regions.len; r++) replace_uses(op->regions.data[r], from, to);
-    }
-}
-
 /* the bytes of a load's tile each thread holds, spread over the program */
 static int64_t bytes_per_thread(const pipe_ctx *c, const tk_tir_op *load) {
     const tk_type *t = load->results.data[0]->type;
@@ -274,7 +265,7 @@ static void pipeline_loop(pipe_ctx *c, tk_tir_op *loop, op_list *before) {
         tk_vec_push(c->arena, &loop->operands, first);
         tk_vec_push(c->arena, &loop->results, new_value(c, current->type, loop));
         tk_vec_push(c->arena, &yield->operands, ahead);
-        replace_uses(body, load->results.data[0], current);
+        tir_replace_uses(body, load->results.data[0], current, NULL);
         load->dead = true;
     }
     if (!head.len) return;

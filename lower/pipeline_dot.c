@@ -593,16 +593,6 @@ static void operand_sources(const staged_list *loads, const tk_tir_op *dot, cons
             if (dot->operands.data[j] == staged_value(&loads->data[l])) from[j] = &loads->data[l];
 }
 
-/* every use of `from` in blk (and its regions) but `except`'s becomes `to` */
-static void replace_uses_after(tk_tir_block *blk, const tk_tir_value *from, tk_tir_value *to, const tk_tir_op *except) {
-    for (uint32_t i = 0; i < blk->ops.len; i++) {
-        tk_tir_op *op = blk->ops.data[i];
-        for (uint32_t k = 0; k < op->operands.len && op != except; k++)
-            if (op->operands.data[k] == from) op->operands.data[k] = to;
-        for (uint32_t r = 0; r < op->regions.len; r++) replace_uses_after(op->regions.data[r], from, to, except);
-    }
-}
-
 /* The carried value (its index in the yield) that wgmma `dot` writes and
  * nothing else in the trip reads, so that the wgmma may stay in flight
  * into the next trip; -1 if none. *wait_first: the next trip reads it
@@ -642,7 +632,7 @@ static void wait_before_first_read(dp_ctx *c, tk_tir_value *arg) {
         if (op->dead || !reads(op, arg)) continue;
         op_list one = {0};
         tk_tir_op *wait = emit(c, &one, body, TIR_DOT_WAIT, 0, arg->type, arg, NULL);
-        replace_uses_after(body, arg, wait->results.data[0], wait);
+        tir_replace_uses(body, arg, wait->results.data[0], wait);
         tk_vec_push(c->arena, &body->ops, NULL);
         memmove(&body->ops.data[i + 1], &body->ops.data[i], sizeof(tk_tir_op *) * (body->ops.len - 1 - i));
         body->ops.data[i] = wait;
@@ -705,7 +695,7 @@ static void row_value(dp_ctx *c, op_list *out, const staged *s, tk_tir_value *vi
         tk_vec_push(c->arena, &pick->operands, load->operands.data[2]);
         v = pick->results.data[0];
     }
-    replace_uses_after(c->body, load->results.data[0], v, NULL);
+    tir_replace_uses(c->body, load->results.data[0], v, NULL);
 }
 
 static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *before, op_list *after) {
@@ -1094,7 +1084,7 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
     for (uint32_t w = 0; w < waited.len; w++) {
         tk_tir_value *result = loop->results.data[waited.data[w]];
         tk_tir_op *done = emit(c, after, outside, TIR_DOT_WAIT, 0, result->type, result, NULL);
-        replace_uses_after(c->k->body, result, done->results.data[0], done);
+        tir_replace_uses(c->k->body, result, done->results.data[0], done);
     }
     if (cp_async) {
         tk_tir_op *drain = emit(c, after, outside, TIR_ASYNC_WAIT, 0, NULL, NULL, NULL);
