@@ -264,9 +264,10 @@ VERSION := $(shell sed -n 's/^\#define CLI_VERSION "\(.*\)"$$/\1/p' cli/cli.h)
 PACKAGE_SED = -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' -e 's|@VERSION_MAJOR@|$(firstword $(subst ., ,$(VERSION)))|g'
 install: all $(BUILD)/libtkrt.a
 	$(Q)install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig \
-	  $(DESTDIR)$(PREFIX)/lib/cmake/tkc $(DESTDIR)$(PREFIX)/share/tkc
+	  $(DESTDIR)$(PREFIX)/lib/cmake/tkc $(DESTDIR)$(PREFIX)/share/tkc/tkrt
 	$(Q)install -m 755 $(BUILD)/tkc $(DESTDIR)$(PREFIX)/bin/tkc
 	$(Q)install -m 644 runtime_stub/tkrt.c runtime_stub/tkrt.h $(DESTDIR)$(PREFIX)/share/tkc/
+	$(Q)install -m 644 runtime_stub/tkrt/*.c $(DESTDIR)$(PREFIX)/share/tkc/tkrt/
 	$(Q)install -m 644 runtime_stub/tkrt.h $(DESTDIR)$(PREFIX)/include/tkrt.h
 	$(Q)install -m 644 $(BUILD)/libtkrt.a $(DESTDIR)$(PREFIX)/lib/libtkrt.a
 	$(Q)sed $(PACKAGE_SED) packaging/tkc.pc.in >$(DESTDIR)$(PREFIX)/lib/pkgconfig/tkc.pc
