@@ -95,6 +95,7 @@ $(BUILD)/obj/%.o: %.c | $(BUILD)/gen/grammar.h
 
 # ---- runtime_stub: the library generated headers call ---------------------
 RT_OBJ    := $(BUILD)/obj/runtime_stub/tkrt.o
+-include $(RT_OBJ:.o=.d)
 RT_DIR    := $(BUILD)/runtime
 RT_LIBS   := -ldl -lpthread
 CXX       ?= c++
