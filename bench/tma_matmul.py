@@ -138,7 +138,7 @@ def main():
             ta, tb, tc = tk_tensor(a), tk_tensor(b), tk_tensor(c)
             stream = torch.cuda.current_stream().cuda_stream
             f = (lambda lib=lib, ta=ta, tb=tb, tc=tc:
-                 lib.run(stream, ctypes.byref(ta), ctypes.byref(tb), ctypes.byref(tc), M, N, K, sms))
+                 lib.run(stream, ctypes.byref(ta), ctypes.byref(tb), ctypes.byref(tc), M, N, K))
             s = f()
             torch.cuda.synchronize()
             if s != 0:

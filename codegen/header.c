@@ -114,7 +114,7 @@ uint32_t cg_launch_params(const tk_tir_program *program, uint32_t i, cg_launch_p
     for (uint32_t p = 0; p < sk->params.len; p++) {
         const tk_sema_param *sp = &sk->params.data[p];
         if (sp->is_constexpr) continue;
-        if (!sp->computed)
+        if (!sp->computed && !sp->num_sms)
             out[n++] = (cg_launch_param){sp, arg, (sp->type->kind == TK_TYPE_POINTER || sp->type->kind == TK_TYPE_BLOCK_PTR) &&
                                                       writes_param(program, i, arg)};
         arg++;
@@ -999,6 +999,14 @@ bool tk_cg_write_header(FILE *out, tk_diag *diag, const tk_cg_build *builds, uin
             return false;
         }
         fputs(") {\n    int tk_bad = 0;\n", out);
+        /* launch values: read from the device before anything uses them */
+        for (uint32_t p = 0; p < sk->params.len; p++) {
+            const tk_sema_param *sp = &sk->params.data[p];
+            if (sp->is_constexpr || !sp->num_sms) continue;
+            fprintf(out, "    int32_t %s%s;\n    {\n        int tk_n = 0;\n        tk_status tk_s = tkrt_num_sms(\"%s\", &tk_n);\n"
+                         "        if (tk_s != TK_SUCCESS)\n            return tk_s;\n        %s%s = (int32_t)tk_n;\n    }\n",
+                    c_prefix(sp->name), sp->name, sk->name, c_prefix(sp->name), sp->name);
+        }
         /* the constexprs @heuristics computes from run-time arguments: set
          * by each variant's launch (emit_launch), as they may differ by config */
         for (uint32_t p = 0; p < sk->params.len; p++) {

@@ -294,6 +294,12 @@ int tkrt_last_cuda_error(void);
 tk_status tkrt_promise_failed(tk_status status, const char *kernel, const char *arg,
                               unsigned long long value, unsigned divisor);
 
+/* For generated launchers: the number of streaming multiprocessors of the
+ * current context's device (made current as tkrt_launch does where there
+ * is none), for a kernel parameter declared `NAME: i32 = num_sms()`.
+ * TK_SUCCESS and *out set, or the driver's or context's error. */
+tk_status tkrt_num_sms(const char *kernel, int *out);
+
 /* For generated launchers: *arg from *t, for the descriptor parameter
  * `arg_name` of `kernel`, of `rank` dimensions of `elem_bytes`-byte
  * elements. Checks what a tensor descriptor needs (Triton's

@@ -53,6 +53,12 @@ typedef struct variant {
     TK_VEC(struct computed_param { const char *name; tk_sx *expr; tk_loc loc; }) computed;
 } variant;
 
+/* Is e `num_sms()`, the default that makes a parameter a launch value? */
+static bool is_num_sms_call(const tk_expr *e) {
+    return e && e->kind == TK_EXPR_CALL && e->u.call.callee->kind == TK_EXPR_NAME &&
+           strcmp(e->u.call.callee->u.name, "num_sms") == 0;
+}
+
 const char *decorator_name(checker *c, const tk_expr *e) {
     if (e->kind == TK_EXPR_CALL) e = e->u.call.callee;
     if (e->kind == TK_EXPR_NAME) return e->u.name;
@@ -261,9 +267,24 @@ static bool parse_kernel_decl(checker *c, const tk_def *def, kernel_decl *k) {
                 ok = false;
             }
         }
-        if (p->default_value && t && p->promise != TK_PROMISE_OPTIONAL) {
+        if (is_num_sms_call(p->default_value) && t) {
+            if (p->default_value->u.call.args.len) {
+                sema_error(c, p->default_value->loc, "num_sms() takes no arguments: it is the number of "
+                           "multiprocessors of the device the kernel is launched on");
+                ok = false;
+            } else if (t->kind != TK_TYPE_SCALAR || t->dtype != TK_I32) {
+                sema_error(c, p->annotation->loc, "num_sms() fills an i32 parameter ('%s: i32 = num_sms()'), "
+                           "not %s", p->name, tk_type_str(c->arena, t));
+                ok = false;
+            } else if (p->promise != TK_PROMISE_NONE) {
+                sema_error(c, p->promise_loc, "'%s' is filled in by the launcher from the device: a promise "
+                           "about it has no meaning", p->name);
+                ok = false;
+            }
+        } else if (p->default_value && t && p->promise != TK_PROMISE_OPTIONAL) {
             sema_error(c, p->default_value->loc, "only constexpr parameters take defaults; the "
-                       "launcher passes every runtime argument");
+                       "launcher passes every runtime argument (but 'NAME: i32 = num_sms()', which it "
+                       "reads from the device)");
             ok = false;
         }
     }
@@ -370,7 +391,9 @@ static void setup_kernel_frame(checker *c, const kernel_decl *k, const variant *
             tk_sema_var *var = new_var(c, p->name, t, p->loc);
             sp.type = t;
             sp.var = var;
-            sp.python_int = p->annotation->kind == TK_EXPR_NAME && strcmp(p->annotation->u.name, "int") == 0;
+            sp.num_sms = is_num_sms_call(p->default_value);
+            sp.python_int = !sp.num_sms && p->annotation->kind == TK_EXPR_NAME &&
+                            strcmp(p->annotation->u.name, "int") == 0;
             sp.absent = i < 64 && (v->absent >> i & 1);
             if (sp.absent) {
                 value none = {.kind = V_NONE, .loc = p->loc};
@@ -970,6 +993,11 @@ static void check_kernel_instance(checker *c, const tk_def *def, const kernel_de
         const tk_param *p = &def->params.data[i];
         const tk_type *t;
         if (!annotation_type(c, p->annotation, &t) || t || !p->default_value) continue;
+        if (is_num_sms_call(p->default_value)) {
+            sema_error(c, p->default_value->loc, "num_sms() is known only at launch: declare '%s: i32 = "
+                       "num_sms()', a run-time parameter the launcher fills in from the device", p->name);
+            return;
+        }
         value dv = eval_global(c, p->default_value);
         if (dv.kind == V_ERROR) return;
         if (!v_is_const(&dv)) {

@@ -196,6 +196,7 @@ static void print_kernel(FILE *out, const tk_sema_kernel *k) {
         if (p->promise == TK_PROMISE_EQUAL) fprintf(out, " == %llu", (unsigned long long)p->promise_value);
         if (p->promise == TK_PROMISE_OPTIONAL) fputs(p->absent ? " | None (None here)" : " | None", out);
         if (p->python_int) fputs(" (int: the launcher takes i64 and checks it fits)", out);
+        if (p->num_sms) fputs(" = num_sms() (the launcher reads it from the device)", out);
         if (p->computed) {
             fputs(" = computed by the launcher: ", out);
             print_sx(out, p->computed);

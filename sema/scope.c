@@ -56,6 +56,11 @@ void unknown_name(checker *c, const char *name, tk_loc loc) {
                    name);
         return;
     }
+    if (strcmp(name, "num_sms") == 0) {
+        sema_error(c, loc, "unknown name 'num_sms'; num_sms() is a kernel parameter's default: declare "
+                   "'NUM_SMS: i32 = num_sms()', which the launcher fills in from the device");
+        return;
+    }
     if (strcmp(name, "libdevice") == 0) {
         sema_error(c, loc, "unknown name 'libdevice'; from triton.language.extra import libdevice");
         return;

@@ -150,6 +150,11 @@ typedef struct tk_sema_param {
     /* annotated with Python's `int`: an i32 in the kernel; the launcher
      * takes int64_t and refuses a value outside i32 rather than wrap it */
     bool python_int;
+    /* `NAME: i32 = num_sms()`: a run-time parameter that is not in the
+     * launcher's signature; the launcher passes the number of
+     * multiprocessors of the device it launches on (a persistent grid's
+     * size: grid=(min(NAME, tiles),)) */
+    bool num_sms;
     const tk_sema_var *var;
 } tk_sema_param;
 

@@ -1,6 +1,7 @@
 /* Part of runtime_stub/tkrt.c, compiled only through it (after the parts
- * before it, whose static functions and state it uses): the driver's ABI (the types and entry points used, looked up with
- * dlsym), the process's driver (found once), the per-thread error record. */
+ * before it, whose static functions and state it uses): the driver's ABI
+ * (the types and entry points used, looked up with dlsym), the process's
+ * driver (found once), the per-thread error record. */
 
 /* ---- The driver's ABI (cuda.h, CUDA 12/13) --------------------------- */
 
@@ -23,6 +24,7 @@ enum {
     CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
     CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
     CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97,
+    CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
     CU_JIT_ERROR_LOG_BUFFER = 5,
     CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6
 };

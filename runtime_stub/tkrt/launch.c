@@ -1,6 +1,7 @@
 /* Part of runtime_stub/tkrt.c, compiled only through it (after the parts
- * before it, whose static functions and state it uses): launching: a tuned launch (pruning, the table, the trials), a plain
- * launch, and the launcher's argument and grid errors. */
+ * before it, whose static functions and state it uses): launching: a tuned
+ * launch (pruning, the table, the trials), a plain launch, and the
+ * launcher's argument and grid errors. */
 
 /* Which configs prune_configs_by keeps for these arguments (keep[c] 1 or
  * 0); how many. As Triton prunes: the condition first, then of the

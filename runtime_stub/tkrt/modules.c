@@ -1,6 +1,7 @@
 /* Part of runtime_stub/tkrt.c, compiled only through it (after the parts
- * before it, whose static functions and state it uses): the current context, and each kernel's module loaded once per context
- * from the image that suits the device. */
+ * before it, whose static functions and state it uses): the current context,
+ * and each kernel's module loaded once per context from the image that suits
+ * the device. */
 
 /* ---- Context --------------------------------------------------------- */
 
@@ -38,6 +39,32 @@ static tk_status current_context(const char *kernel, CUcontext *out, unsigned lo
         return record(TK_ERROR_NO_CONTEXT, r,
                       "%s: the current CUDA context cannot be used (destroyed?)", kernel);
     *out = ctx;
+    return TK_SUCCESS;
+}
+
+tk_status tkrt_num_sms(const char *kernel, int *out)
+{
+    CUcontext ctx;
+    unsigned long long id;
+    CUdevice device;
+    int count = 0;
+    CUresult r;
+    tk_status s = driver();
+    if (s != TK_SUCCESS)
+        return s;
+    s = current_context(kernel, &ctx, &id);
+    if (s != TK_SUCCESS)
+        return s;
+    r = cu.cuCtxGetDevice(&device);
+    if (r == CUDA_SUCCESS)
+        r = cu.cuDeviceGetAttribute(&count, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device);
+    if (r != CUDA_SUCCESS)
+        return record(TK_ERROR_CUDA, r, "%s: the device's number of multiprocessors (num_sms()) cannot be read",
+                      kernel);
+    if (count <= 0)
+        return record(TK_ERROR_CUDA, NO_RESULT, "%s: the device reports %d multiprocessors (num_sms())", kernel,
+                      count);
+    *out = count;
     return TK_SUCCESS;
 }
 

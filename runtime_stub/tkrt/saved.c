@@ -1,6 +1,6 @@
 /* Part of runtime_stub/tkrt.c, compiled only through it (after the parts
- * before it, whose static functions and state it uses): choices saved by device name: tkrt_tune_save, tkrt_tune_load,
- * TKC_TUNE_CACHE. */
+ * before it, whose static functions and state it uses): choices saved by
+ * device name: tkrt_tune_save, tkrt_tune_load, TKC_TUNE_CACHE. */
 
 /* ---- Saved choices ---------------------------------------------------- */
 

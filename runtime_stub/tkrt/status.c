@@ -1,5 +1,6 @@
 /* Part of runtime_stub/tkrt.c, compiled only through it (after the parts
- * before it, whose static functions and state it uses): status strings and the last CUDA error. */
+ * before it, whose static functions and state it uses): status strings and
+ * the last CUDA error. */
 
 const char *tkrt_status_string(tk_status status)
 {

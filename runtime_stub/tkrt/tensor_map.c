@@ -1,5 +1,6 @@
 /* Part of runtime_stub/tkrt.c, compiled only through it (after the parts
- * before it, whose static functions and state it uses): TMA: a descriptor argument's checks and its tensor map. */
+ * before it, whose static functions and state it uses): TMA: a descriptor
+ * argument's checks and its tensor map. */
 
 tk_status tkrt_tensor_arg_init(tkrt_tensor_arg *arg, const tk_tensor *t, unsigned rank, unsigned elem_bytes,
                                const char *kernel, const char *arg_name)

@@ -1,5 +1,6 @@
 /* Part of runtime_stub/tkrt.c, compiled only through it (after the parts
- * before it, whose static functions and state it uses): autotuning: the tuner's table of choices and timing a key's configs. */
+ * before it, whose static functions and state it uses): autotuning: the
+ * tuner's table of choices and timing a key's configs. */
 
 /* ---- Autotuning ------------------------------------------------------ */
 

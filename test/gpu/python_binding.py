@@ -242,12 +242,11 @@ def _():
     import tma_persistent
     sys.path.remove(out)
     mm = tma_persistent.matmul_kernel_tma_persistent
-    sms = torch.cuda.get_device_properties(0).multi_processor_count
     M, N, K = 1000, 520, 328
     a = torch.randn(M, K, device=DEV, dtype=torch.float16) / 4
     b = torch.randn(N, K, device=DEV, dtype=torch.float16) / 4
     c = torch.full((M, N), NAN, device=DEV, dtype=torch.float16)
-    mm(a, b, c, M, N, K, sms)
+    mm(a, b, c, M, N, K)
     problem = close(c, a.float() @ b.float().T, 2e-3)
     if problem:
         return problem
@@ -255,15 +254,15 @@ def _():
     view = big[:200, :256]  # rows 528 bytes apart
     c = torch.full((200, N), NAN, device=DEV, dtype=torch.float16)
     b2 = torch.randn(N, 256, device=DEV, dtype=torch.float16) / 4
-    mm(view, b2, c, 200, N, 256, sms)
+    mm(view, b2, c, 200, N, 256)
     problem = close(c, view.float() @ b2.float().T, 2e-3)
     if problem:
         return "a view of A: " + problem
     return (refused(tma_persistent.TkcArgumentError, "is not 16-byte aligned", mm, big[:200, 1:257], b2, c, 200, N,
-                    256, sms) or
+                    256) or
             refused(tma_persistent.TkcArgumentError, "strides[0] = 257 (x 2 bytes)", mm,
-                    torch.empty(200, 257, device=DEV, dtype=torch.float16)[:, :256], b2, c, 200, N, 256, sms) or
-            refused(TypeError, "must hold torch.float16, not torch.float32", mm, a.float(), b, c, M, N, K, sms))
+                    torch.empty(200, 257, device=DEV, dtype=torch.float16)[:, :256], b2, c, 200, N, 256) or
+            refused(TypeError, "must hold torch.float16, not torch.float32", mm, a.float(), b, c, M, N, K))
 
 
 failed = sum(1 for _, p in results if p)

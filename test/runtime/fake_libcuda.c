@@ -13,6 +13,7 @@
  *     launching one is counted in fake_stale_launches (a real driver may
  *     crash on it);
  *   cuDeviceGetAttribute reports compute capability fake_cc_major.minor
+ *     and fake_num_sms multiprocessors (132; 0 makes the query fail)
  *     (9.0 unless a test sets it); cuModuleLoadData keeps the last cubin
  *     it loaded in fake_last_cubin;
  *   cuLaunchKernel counts launches and checks the shared-memory opt-in;
@@ -144,13 +145,20 @@ CUresult cuDeviceGet(int *device, int ordinal)
 
 /* the device's compute capability (a test may change it) */
 int fake_cc_major = 9, fake_cc_minor = 0;
+int fake_num_sms = 132;
 /* the image of the last cubin loaded */
 const void *fake_last_cubin;
 
 CUresult cuDeviceGetAttribute(int *value, int attrib, int device)
 {
     (void)device;
-    *value = attrib == 97 ? SMEM_OPTIN : attrib == 75 ? fake_cc_major : attrib == 76 ? fake_cc_minor : 0;
+    if (attrib == 16 && fake_num_sms == 0)
+        return 1; /* CUDA_ERROR_INVALID_VALUE */
+    *value = attrib == 97   ? SMEM_OPTIN
+             : attrib == 75 ? fake_cc_major
+             : attrib == 76 ? fake_cc_minor
+             : attrib == 16 ? fake_num_sms
+                            : 0;
     return 0;
 }
 

@@ -2,7 +2,8 @@
  * fake driver: each must match the same expression written in C; an empty
  * grid returns TK_SUCCESS and launches nothing (an empty input); a negative
  * grid or a division by zero must be refused with TK_ERROR_INVALID_VALUE,
- * and nothing may launch then.
+ * and nothing may launch then. A `num_sms()` parameter is the fake
+ * device's multiprocessor count, in the grid and in the kernel's arguments.
  *
  *   header_grid_test FAKE_LIBCUDA.so      (header_grid.h on the include path)
  *
@@ -160,6 +161,59 @@ int main(int argc, char **argv)
                   picks[p].stride, (int)s);
             CHECK(strcmp(kernel, picks[p].entry) == 0, "strided x+%lld n=%lld stride=%lld launched %s, expected %s",
                   picks[p].offset, picks[p].n, picks[p].stride, kernel, picks[p].entry);
+        }
+    }
+    /* num_sms(): read from the device at each launch, never an argument */
+    {
+        int *num_sms = (int *)dlsym(lib, "fake_num_sms");
+        unsigned *arg_sizes = (unsigned *)dlsym(lib, "fake_arg_sizes");
+        unsigned char(*args)[8] = (unsigned char(*)[8])dlsym(lib, "fake_last_args");
+        const char *kernel = (const char *)dlsym(lib, "fake_last_kernel");
+        static const int counts[] = {132, 7, 1};
+        static const long long lens[] = {0, 1, 64, 65, 1000, 100000};
+        size_t c, l;
+        CHECK(num_sms && arg_sizes && args && kernel, "the fake driver lacks fake_num_sms or its argument copies");
+        for (c = 0; num_sms && arg_sizes && args && kernel && c < sizeof counts / sizeof counts[0]; c++) {
+            *num_sms = counts[c];
+            arg_sizes[0] = 8, arg_sizes[1] = 4, arg_sizes[2] = 4;
+            for (l = 0; l < sizeof lens / sizeof lens[0]; l++) {
+                long long n = lens[l], tiles = (n + 63) / 64, gx = tiles < counts[c] ? tiles : counts[c];
+                int32_t passed = -1;
+                int before = *launches;
+                tk_status s;
+                expect("persistent", n, persistent(NULL, x, (int32_t)n), gx, 1, 1, before);
+                memcpy(&passed, args[2], 4);
+                CHECK(n == 0 || passed == counts[c], "persistent n=%lld: NUM_SMS %d passed, the device has %d", n,
+                      (int)passed, counts[c]);
+                /* tuned: the grid of the config it launched */
+                before = *launches;
+                s = persistent_tuned(NULL, x, (int32_t)n);
+                CHECK(s == TK_SUCCESS, "persistent_tuned n=%lld: status %d (%s)", n, (int)s, tkrt_status_string(s));
+                if (n > 0 && s == TK_SUCCESS) {
+                    long long block = strstr(kernel, "__v1") ? 128 : 64;
+                    long long want = (n + block - 1) / block < 2LL * counts[c] ? (n + block - 1) / block
+                                                                                : 2LL * counts[c];
+                    memcpy(&passed, args[2], 4);
+                    CHECK(last_grid[0] == (unsigned)want && passed == counts[c],
+                          "persistent_tuned n=%lld (%s): grid %u NUM_SMS %d, expected %lld and %d", n, kernel,
+                          last_grid[0], (int)passed, want, counts[c]);
+                } else if (s == TK_SUCCESS) {
+                    CHECK(*launches == before, "persistent_tuned n=0 launched");
+                }
+            }
+        }
+        if (num_sms && arg_sizes) {
+            /* a device that cannot say: refused, nothing launched */
+            int before = *launches;
+            tk_status s;
+            *num_sms = 0;
+            s = persistent(NULL, x, 100);
+            CHECK(s == TK_ERROR_CUDA && *launches == before, "persistent on a failing query: status %d", (int)s);
+            CHECK(strstr(tkrt_status_string(s), "persistent: the device's number of multiprocessors (num_sms()) "
+                                                "cannot be read") != NULL,
+                  "persistent: message '%s'", tkrt_status_string(s));
+            *num_sms = 132;
+            arg_sizes[0] = arg_sizes[1] = arg_sizes[2] = 0;
         }
     }
     if (failures)
