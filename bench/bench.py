@@ -703,8 +703,10 @@ def main():
     for Z, H, D in ((4, 32, 128), (16, 16, 64)):
         for N in (1024, 4096, 16384):
             for causal in (False, True):
-                makers.append(("attention fwd", lambda a=(Z, H, N, D, causal): attention_fwd_group(*a, use_tkc)))
-                makers.append(("attention bwd", lambda a=(Z, H, N, D, causal): attention_bwd_group(*a, use_tkc)))
+                # --only "attention fwd Z4 H32 N1024 D128 causal" picks one row
+                row = f"Z{Z} H{H} N{N} D{D}" + (" causal" if causal else "")
+                makers.append((f"attention fwd {row}", lambda a=(Z, H, N, D, causal): attention_fwd_group(*a, use_tkc)))
+                makers.append((f"attention bwd {row}", lambda a=(Z, H, N, D, causal): attention_bwd_group(*a, use_tkc)))
     groups = []
     failed = False
     # One non-default stream for everything, as Triton's tutorials do: tkc's
