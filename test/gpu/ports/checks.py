@@ -211,7 +211,7 @@ def tma_persistent(mod, torch):
     # 128 x 128 tiles (the default config): 40, 1, 3, 2, 136 and 1056 tiles
     # on the device's multiprocessors (132 on an H100 or H200)
     for M, N, K in ((1000, 520, 328), (128, 128, 64), (300, 136, 8), (64, 200, 1000), (2100, 1000, 72),
-                    (4000, 4100, 64)):
+                    (4000, 4104, 64)):
         a = torch.randn(M, K, device="cuda", dtype=torch.float16) / 4
         b = torch.randn(N, K, device="cuda", dtype=torch.float16) / 4
         c = nan_like(torch, (M, N), torch.float16)
