@@ -145,7 +145,7 @@ void cg_emit_atomic(cg *c, const tk_tir_op *op) {
     /* 16-bit read-modify-writes (sema allows f16/bf16 add and xchg) are loops of 32-bit
        compare-and-swaps, but for the f16 (and on sm_90, bf16) additions PTX has */
     unsigned elem_bits = tk_dtype_bits(cg_elem_of(t)->dtype);
-    bool native_add = rmw == LLVMAtomicRMWBinOpFAdd && (cg_elem_of(t)->dtype == TK_F16 || c->target->sm >= 90);
+    bool native_add = rmw == LLVMAtomicRMWBinOpFAdd && (cg_elem_of(t)->dtype == TK_F16 || c->target->has_bf16_atomic_add);
     bool subword = !cas && elem_bits < 32 && !native_add;
     uint32_t n = cg_nregs(res);
     cgval out = cg_newval(c, n);

@@ -19,6 +19,7 @@ typedef struct tk_target {
     bool has_tma;              /* cp.async.bulk.tensor, mbarrier tx counts (sm_90) */
     bool has_wgmma;            /* wgmma.mma_async (sm_90a only) */
     bool has_griddepcontrol;   /* griddepcontrol.wait / launch_dependents: programmatic dependent launch (sm_90) */
+    bool has_bf16_atomic_add;  /* atom.add.noftz.bf16 (sm_90); f16's is sm_70's */
     uint32_t smem_per_block;   /* bytes of shared memory one block may opt into */
     uint32_t smem_static;      /* without opting in (48 KB) */
     uint32_t smem_per_sm;      /* an SM's for its resident blocks (1 KB of it reserved a block) */
