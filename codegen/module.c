@@ -82,6 +82,12 @@ static bool emit_kernel(cg *c, const tk_tir_kernel *k, const char *entry) {
     snprintf(threads, sizeof threads, "%u", k->num_warps * 32);
     LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
                             LLVMCreateStringAttribute(c->ctx, "nvvm.reqntid", 12, threads, (unsigned)strlen(threads)));
+    if (k->sema->maxnreg) {
+        char regs[16];
+        snprintf(regs, sizeof regs, "%u", (unsigned)k->sema->maxnreg);
+        LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                                LLVMCreateStringAttribute(c->ctx, "nvvm.maxnreg", 12, regs, (unsigned)strlen(regs)));
+    }
     c->fn = fn;
     c->di_sp = NULL;
     if (c->dib) {

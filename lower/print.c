@@ -167,6 +167,7 @@ void tk_tir_print(FILE *out, const tk_tir_program *program, bool gpu) {
         if (k) fputc('\n', out);
         fprintf(out, "kernel %s variant %u%s num_warps=%u num_stages=%u", kernel->sema->name, kernel->sema->variant,
                 kernel->suffix, kernel->num_warps, kernel->num_stages);
+        if (kernel->sema->maxnreg) fprintf(out, " maxnreg=%u", (unsigned)kernel->sema->maxnreg);
         print_assumptions(out, kernel, " ", "assume ");
         if (gpu) fprintf(out, " shared=%u", kernel->shared_bytes);
         fputc('\n', out);

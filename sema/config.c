@@ -34,7 +34,7 @@ static bool add_entry(checker *c, value_list *pairs, const char *name, tk_loc na
     bool is_default = (strcmp(name, "num_ctas") == 0 && v.kind == V_INT && v.u.i == 1) ||
                       ((strcmp(name, "maxnreg") == 0 || strcmp(name, "pre_hook") == 0) && v.kind == V_NONE);
     if (is_default) return true;
-    if (strcmp(name, "num_ctas") == 0 || strcmp(name, "maxnreg") == 0 || strcmp(name, "pre_hook") == 0) {
+    if (strcmp(name, "num_ctas") == 0 || strcmp(name, "pre_hook") == 0) {
         sema_error(c, name_loc, "config option '%s' is not supported yet", name);
         return false;
     }

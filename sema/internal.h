@@ -324,6 +324,9 @@ bool descriptor_block(checker *c, const value *v, tk_dtype elem, uint32_t *rank,
 /* `constexpr` or `dtype` (a constexpr whose value is a dtype), read from
  * the annotation alone */
 bool annotation_is_constexpr(const tk_expr *a);
+/* num_warps, num_stages, maxnreg: a kernel's launch options, which -D, @kernel and
+ * autotune configs may set */
+bool launch_option_name(const char *name);
 
 /* ---- builtin_props.c: what a builtin is, from builtins.def ---- */
 /* The namespaces column of builtins.def: where a builtin's name is found */

@@ -19,7 +19,7 @@
 typedef struct kernel_decl {
     const tk_def *def;
     const tk_expr *grid;
-    const tk_expr *num_warps, *num_stages;
+    const tk_expr *num_warps, *num_stages, *maxnreg;
     const tk_expr *requires;  /* a list of conditions, or one */
     const tk_expr *launcher_name; /* name="...": the C launcher's name */
     const tk_expr *fp_fusion;     /* enable_fp_fusion=True/False */
@@ -42,7 +42,7 @@ typedef struct kernel_decl {
 typedef struct variant {
     TK_VEC(binding) constexprs;
     TK_VEC(struct tk_sema_condition) conditions;
-    value num_warps, num_stages;
+    value num_warps, num_stages, maxnreg;
     int config;          /* autotune config index, -1 for none */
     const char *config_text;
     tk_loc config_loc;   /* its config(...) in the decorator */
@@ -161,9 +161,10 @@ static bool parse_kernel_decl(checker *c, const tk_def *def, kernel_decl *k) {
         }
         if (name && strcmp(name, "kernel") == 0) {
             static const char *const opts[] = {"grid", "num_warps", "num_stages", "requires", "name",
-                                               "enable_fp_fusion", "dtypes", "launch_pdl"};
-            const tk_expr *vals[8] = {0};
-            ok &= keyword_args(c, d, "@kernel", opts, 8, NULL, 0, vals);
+                                               "enable_fp_fusion", "dtypes", "launch_pdl", "maxnreg"};
+            const tk_expr *vals[9] = {0};
+            ok &= keyword_args(c, d, "@kernel", opts, 9, NULL, 0, vals);
+            k->maxnreg = vals[8];
             k->launch_pdl = vals[7];
             k->launcher_name = vals[4];
             k->fp_fusion = vals[5];
@@ -649,6 +650,20 @@ static void check_tuned(checker *c, const kernel_decl *k, tk_sema_kernel *out) {
     }
 }
 
+/* A variant's launch option `name` (num_warps, num_stages, maxnreg:
+ * @kernel's, a config's or -D's), or NULL for any other name */
+static value *variant_launch_option(variant *v, const char *name) {
+    return strcmp(name, "num_warps") == 0    ? &v->num_warps
+           : strcmp(name, "num_stages") == 0 ? &v->num_stages
+           : strcmp(name, "maxnreg") == 0    ? &v->maxnreg
+                                             : NULL;
+}
+
+bool launch_option_name(const char *name) {
+    variant v;
+    return variant_launch_option(&v, name) != NULL;
+}
+
 static bool const_launch_option(checker *c, const value *v, const char *what, int64_t lo,
                                 int64_t hi, bool pow2, int64_t *out) {
     if (v->kind == V_ERROR) return false;
@@ -681,9 +696,12 @@ static void check_variant(checker *c, const kernel_decl *k, const variant *v, ui
     f.out = &out->body;
     /* @kernel's options may use the constexprs (num_warps=BLOCK // 256);
      * an autotune config's own values win */
-    value num_warps = v->num_warps, num_stages = v->num_stages;
+    value num_warps = v->num_warps, num_stages = v->num_stages, maxnreg = v->maxnreg;
     if (num_warps.kind == V_NONE && k->num_warps) num_warps = eval_host(c, k->num_warps);
     if (num_stages.kind == V_NONE && k->num_stages) num_stages = eval_host(c, k->num_stages);
+    if (maxnreg.kind == V_NONE && k->maxnreg) maxnreg = eval_host(c, k->maxnreg);
+    /* maxnreg=None is Triton's default: no cap */
+    if (maxnreg.kind != V_NONE) const_launch_option(c, &maxnreg, "maxnreg", 1, 255, false, &out->maxnreg);
     if (num_warps.kind != V_NONE)
         const_launch_option(c, &num_warps, "num_warps", 1, 32, true, &out->num_warps);
     if (num_stages.kind != V_NONE)
@@ -989,6 +1007,7 @@ static void check_kernel_instance(checker *c, const tk_def *def, const kernel_de
     base.config = -1;
     base.num_warps = (value){.kind = V_NONE};
     base.num_stages = (value){.kind = V_NONE};
+    base.maxnreg = (value){.kind = V_NONE};
     for (uint32_t i = 0; i < def->params.len; i++) {
         const tk_param *p = &def->params.data[i];
         const tk_type *t;
@@ -1019,12 +1038,12 @@ static void check_kernel_instance(checker *c, const tk_def *def, const kernel_de
     for (uint32_t i = 0; i < c->options->defines.len; i++) {
         const tk_sema_define *d = &c->options->defines.data[i];
         const char *name = tk_intern_cstr(c->names, d->name);
-        /* -D num_warps=N, -D num_stages=N: the kernel's (an autotuned one
-         * keeps the configs that ask for that) */
-        bool launch_option = strcmp(name, "num_warps") == 0 || strcmp(name, "num_stages") == 0;
+        /* -D num_warps=N, -D num_stages=N, -D maxnreg=N: the kernel's (an
+         * autotuned one keeps the configs that ask for that) */
+        value *launch_option = variant_launch_option(&base, name);
         if (launch_option) {
             value dv = define_value(c, d->value, def->name_loc, false);
-            *(name[4] == 'w' ? &base.num_warps : &base.num_stages) = dv;
+            *launch_option = dv;
             binding b = {0};
             b.name = name;
             b.val = dv;
@@ -1072,14 +1091,14 @@ static void check_kernel_instance(checker *c, const tk_def *def, const kernel_de
                 const char *name = key->u.str.text;
                 tk_loc name_loc = key->loc;
                 text = tk_arena_printf(c->arena, "%s%s%s=%s", text, *text ? ", " : "", name, const_text(c, &val));
-                bool launch_option = strcmp(name, "num_warps") == 0 || strcmp(name, "num_stages") == 0;
+                value *launch_option = variant_launch_option(&v, name);
                 /* -D NAME=V picks the configs that set NAME to V */
                 for (uint32_t d = 0; d < defined.len; d++)
                     if (defined.data[d].name == name && v_is_number(&defined.data[d].val) && v_is_number(&val) &&
                         v_as_double(&defined.data[d].val) != v_as_double(&val))
                         picked = false;
                 if (launch_option) {
-                    *(name[4] == 'w' ? &v.num_warps : &v.num_stages) = val;
+                    *launch_option = val;
                     continue;
                 }
                 const tk_param *p = find_param(def, name);

@@ -338,7 +338,7 @@ tk_sema_program *tk_sema_check(tk_arena *arena, tk_interner *names, tk_diag *dia
     /* -D names must belong to some kernel */
     for (uint32_t i = 0; i < options->defines.len; i++) {
         const char *name = tk_intern_cstr(names, options->defines.data[i].name);
-        bool found = strcmp(name, "num_warps") == 0 || strcmp(name, "num_stages") == 0;
+        bool found = launch_option_name(name);
         for (uint32_t k = 0; k < c->kernels.len && !found; k++) {
             const tk_param *p = find_param(c->kernels.data[k], name);
             found = p && p->annotation && annotation_is_constexpr(p->annotation);

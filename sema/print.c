@@ -246,7 +246,9 @@ static void print_kernel(FILE *out, const tk_sema_kernel *k) {
         print_sx(out, k->grid[i]);
     }
     fputs(")\n", out);
-    fprintf(out, "  num_warps %" PRId64 ", num_stages %" PRId64 "\n", k->num_warps, k->num_stages);
+    fprintf(out, "  num_warps %" PRId64 ", num_stages %" PRId64, k->num_warps, k->num_stages);
+    if (k->maxnreg) fprintf(out, ", maxnreg %" PRId64, k->maxnreg);
+    fputc('\n', out);
     fputs("  body:\n", out);
     print_block(out, &k->body, 2);
 }

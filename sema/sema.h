@@ -186,6 +186,10 @@ typedef struct tk_sema_kernel {
     tk_sx *grid[3];                /* host expressions over scalar parameters */
     uint32_t grid_rank;
     int64_t num_warps, num_stages;
+    /* 0, or the register cap ptxas keeps each thread under (.maxnreg,
+     * Triton's maxnreg=): more threads' registers fit an SM, at the cost of
+     * spills where the kernel needs more */
+    int64_t maxnreg;
     /* @kernel(name="..."): the C launcher's name (NULL: the kernel's) */
     const char *launcher_name;
     /* @kernel(enable_fp_fusion=...): float a * b + c may become an fma */
