@@ -13,17 +13,25 @@ attention_d64 and attention_d128 (with _causal, and pinned: attention_d64p,
 attention_d64p_causal), and for the backward's kernels (each
 tuned at its first launch, so a build's own pick is timed)
 attention_bwd_d64 and attention_bwd_d128. Outputs must agree bit for bit
-(matmul) before anything is timed.
+(matmul) before anything is timed. AB_ONLY="attention_d128_causal,..."
+times only the variants (and backward kernels) whose names start so.
 """
 import os, sys, torch, triton
 sys.path.insert(0, "test/gpu")
 import tkshim
 from pathlib import Path
 bench = lambda f: triton.testing.do_bench(f, warmup=25, rep=150)
+ONLY = [x for x in os.environ.get("AB_ONLY", "").split(",") if x]
+
+
+def wanted(variant):
+    return not ONLY or any(variant.startswith(x) for x in ONLY)
+
+
 def pair(variant, kernel=None):
     return [tkshim.Kernel(variant, path=Path(d) / variant / "libtkshim.so", kernel=kernel) for d in ("build/gpu", "build/gpu_old")]
 for cfg in ("matmul_c4", "matmul_c2", "matmul"):
-    if not all((Path(d) / cfg).is_dir() for d in ("build/gpu", "build/gpu_old")):
+    if not wanted(cfg) or not all((Path(d) / cfg).is_dir() for d in ("build/gpu", "build/gpu_old")):
         continue
     for M, N, K in ((4096, 4096, 4096), (8192, 8192, 8192), (3000, 5000, 2000)):
         a, b = torch.randn(M, K, device="cuda").half(), torch.randn(K, N, device="cuda").half()
@@ -49,7 +57,7 @@ for Z, H, N, D in fwd_shapes:
     q, k, v = (torch.randn(Z, H, N, D, device="cuda", dtype=torch.float16) for _ in range(3))
     st = [q.stride(i) for i in range(4)]
     for variant in (f"attention_d{D}{p}{c}" for p in ("", "p") for c in ("", "_causal")):
-        if not all((Path(d) / variant).is_dir() for d in ("build/gpu", "build/gpu_old")):
+        if not wanted(variant) or not all((Path(d) / variant).is_dir() for d in ("build/gpu", "build/gpu_old")):
             continue
         ks = pair(variant)
         outs = [(torch.empty_like(q), torch.empty(Z * H * N, device="cuda")) for _ in range(2)]
@@ -63,7 +71,8 @@ for Z, H, N, D in fwd_shapes:
         print(f"{variant} fwd Z{Z} H{H} N{N} D{D}: new {fl / new * 1e-9:.0f} old {fl / old * 1e-9:.0f} TFLOP/s "
               f"new/old {old / new:.3f} (outputs differ by {err:.2g})", flush=True)
 for (Z, H, N, D), c in ((s, c) for s in ((16, 16, 4096, 64), (4, 32, 4096, 128)) for c in ("", "_causal")):
-    if not all((Path(d) / f"attention_bwd_d{D}{c}").is_dir() for d in ("build/gpu", "build/gpu_old")):
+    if not wanted(f"attention_bwd_d{D}{c}") or \
+            not all((Path(d) / f"attention_bwd_d{D}{c}").is_dir() for d in ("build/gpu", "build/gpu_old")):
         continue
     torch.manual_seed(0)
     q, k, v, do = (torch.randn(Z, H, N, D, device="cuda", dtype=torch.float16) for _ in range(4))
