@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -650,19 +651,30 @@ static void check_tuned(checker *c, const kernel_decl *k, tk_sema_kernel *out) {
     }
 }
 
-/* A variant's launch option `name` (num_warps, num_stages, maxnreg:
- * @kernel's, a config's or -D's), or NULL for any other name */
-static value *variant_launch_option(variant *v, const char *name) {
-    return strcmp(name, "num_warps") == 0    ? &v->num_warps
-           : strcmp(name, "num_stages") == 0 ? &v->num_stages
-           : strcmp(name, "maxnreg") == 0    ? &v->maxnreg
-                                             : NULL;
+/* The launch options @kernel, a config and -D may set, and where a
+ * variant keeps each */
+static const struct launch_option {
+    const char *name;
+    size_t offset;
+} launch_options[] = {
+    {"num_warps", offsetof(variant, num_warps)},
+    {"num_stages", offsetof(variant, num_stages)},
+    {"maxnreg", offsetof(variant, maxnreg)},
+};
+
+static const struct launch_option *find_launch_option(const char *name) {
+    for (size_t i = 0; i < sizeof launch_options / sizeof launch_options[0]; i++)
+        if (strcmp(launch_options[i].name, name) == 0) return &launch_options[i];
+    return NULL;
 }
 
-bool launch_option_name(const char *name) {
-    variant v;
-    return variant_launch_option(&v, name) != NULL;
+/* A variant's launch option `name`, or NULL for any other name */
+static value *variant_launch_option(variant *v, const char *name) {
+    const struct launch_option *o = find_launch_option(name);
+    return o ? (value *)((char *)v + o->offset) : NULL;
 }
+
+bool launch_option_name(const char *name) { return find_launch_option(name) != NULL; }
 
 static bool const_launch_option(checker *c, const value *v, const char *what, int64_t lo,
                                 int64_t hi, bool pow2, int64_t *out) {
