@@ -276,7 +276,7 @@ int builtin_lookup_libdevice(const char *name) {
 /* Triton builtins tkc does not have yet: they get a clear message rather
  * than "no member". */
 static const char *const not_yet[] = {
-    "swizzle2d", "philox", "dot_scaled", "tensor_descriptor", "max_constancy_hint", "map_elementwise",
+    "swizzle2d", "philox", "tensor_descriptor", "max_constancy_hint", "map_elementwise",
 };
 
 bool builtin_not_supported_yet(const char *name) {

@@ -244,3 +244,76 @@ for dt in ("f16", "f8e4m3"):
                 if err:
                     return err
         return None
+
+
+def mx_codes(torch, fmt, shape):
+    """Random codes of a format (no NaN or infinity), as uint8 bytes, and
+    their values in float64; e2m1 packs two codes a byte along the last
+    dimension of `shape`, which is the packed one, the first in the low bits."""
+    g = torch.Generator(device="cpu").manual_seed(hash(fmt) % 1000 + shape[0])
+    if fmt == "e2m1":
+        lo, hi = (torch.randint(0, 16, shape, generator=g, dtype=torch.uint8) for _ in range(2))
+        table = torch.tensor([0, 0.5, 1, 1.5, 2, 3, 4, 6, -0.0, -0.5, -1, -1.5, -2, -3, -4, -6], dtype=torch.float64)
+        return lo | (hi << 4), table[lo.long()], table[hi.long()]
+    codes = torch.randint(0, 256, shape, generator=g, dtype=torch.uint8)
+    if fmt == "e4m3":
+        codes[(codes & 0x7F) == 0x7F] = 0x38  # NaN codes made 1.0
+        return codes, codes.view(torch.float8_e4m3fn).double(), None
+    codes[(codes & 0x7C) == 0x7C] = 0x3C  # infinities and NaNs made 1.0
+    return codes, codes.view(torch.float8_e5m2).double(), None
+
+
+def mx_problem(torch, fa, fb, M, N, K, group):
+    """A, B as the kernels take them (bytes, or bf16 for fa 'bf16'), the
+    scales (e8m0 codes 120..134, or f8e4m3 values for group 16), and the
+    float64 reference."""
+    if fa == "bf16":
+        a_dev = (torch.randn(M, K) / 4).to(torch.bfloat16)
+        a_val = a_dev.double()
+    elif fa == "e2m1":
+        a_dev, lo, hi = mx_codes(torch, fa, (M, K // 2))
+        a_val = torch.stack((lo, hi), dim=2).reshape(M, K)
+    else:
+        a_dev, a_val, _ = mx_codes(torch, fa, (M, K))
+    if fb == "e2m1":
+        # B [K, N] packed along K: byte (j, n) holds rows 2j and 2j + 1
+        b_dev, lo, hi = mx_codes(torch, fb, (K // 2, N))
+        b_val = torch.stack((lo, hi), dim=1).reshape(K, N)
+    else:
+        b_dev, b_val, _ = mx_codes(torch, fb, (K, N))
+    g = torch.Generator(device="cpu").manual_seed(M * 7 + N)
+    if group == 32:
+        sa = torch.randint(120, 135, (M, K // 32), generator=g, dtype=torch.uint8)
+        sb = torch.randint(120, 135, (N, K // 32), generator=g, dtype=torch.uint8)
+        sa_val, sb_val = 2.0 ** (sa.double() - 127), 2.0 ** (sb.double() - 127)
+    else:
+        sa = (torch.rand(M, K // 16, generator=g) * 3 + 0.25).to(torch.float8_e4m3fn)
+        sb = (torch.rand(N, K // 16, generator=g) * 3 + 0.25).to(torch.float8_e4m3fn)
+        sa_val, sb_val = sa.double(), sb.double()
+    a_scaled = a_val if fa == "bf16" else a_val * sa_val.repeat_interleave(group, dim=1)
+    b_scaled = b_val * sb_val.repeat_interleave(group, dim=1).T
+    return a_dev, sa, b_dev, sb, a_scaled @ b_scaled
+
+
+for fa, fb, group in (("e4m3", "e4m3", 32), ("e5m2", "e4m3", 32), ("e2m1", "e2m1", 32), ("e2m1", "e4m3", 32),
+                      ("bf16", "e2m1", 32), ("e2m1", "e2m1", 16)):
+    name = f"{'nv' if group == 16 else 'mx'}_{fa}_{fb}"
+
+    @check(f"dot_scaled {name}: tl.dot_scaled over a K loop, ragged M and N, against the dequantized float64 product")
+    def dot_scaled(mod, torch, fa=fa, fb=fb, group=group, name=name):
+        for M, N, K in ((100, 80, 256), (64, 64, 64), (1, 16, 128)):
+            a, sa, b, sb, want = mx_problem(torch, fa, fb, M, N, K, group)
+            cuda = [x.cuda() for x in (a, sa, b, sb)]
+            if fa == "e5m2":
+                cuda[0] = cuda[0].view(torch.float8_e5m2)
+            if fb == "e4m3" and fa == "e5m2":
+                cuda[2] = cuda[2].view(torch.float8_e4m3fn)
+            c = nan_like(torch, (M, N), torch.float32)
+            if fa == "bf16":
+                mod(name, cuda[0], cuda[2], cuda[3], c, M, N, K)
+            else:
+                mod(name, cuda[0], cuda[1], cuda[2], cuda[3], c, M, N, K)
+            err = compare(torch, c, want, 1e-5, f"{M}x{N}x{K}: ")
+            if err:
+                return err
+        return None
