@@ -80,11 +80,13 @@ typedef struct dp_ctx {
     bool *ahead;          /* by body-arg index: a carried value that runs ahead */
     uint32_t *uses;       /* by id: uses inside the body */
     /* loop-invariant A operands an earlier loop copied into a buffer of
-     * their own, and those buffers: a later loop of the same block reads
-     * them there without a copy of its own (attention's Q over the causal
-     * band and the diagonal) */
+     * their own, those buffers, and the blocks the copies ran in: a later
+     * loop of that block, or of an `if` in it, reads them there without a
+     * copy of its own (attention's Q over the causal band and the
+     * diagonal) */
     TK_VEC(const tk_tir_op *) filled_loads;
     TK_VEC(uint32_t) filled_buffers;
+    TK_VEC(const tk_tir_block *) filled_in;
     uint32_t barriers; /* the loop's mbarriers: a buffer of one i64 a stage (TMA copies) */
 } dp_ctx;
 
@@ -501,32 +503,64 @@ static bool op_may_write(const dp_ctx *c, tk_tir_op *op, const tk_tir_value *roo
     return false;
 }
 
+/* Does block `outer` hold `inner`, or is it `inner`? */
+static bool block_encloses(const tk_tir_block *outer, const tk_tir_block *inner) {
+    for (const tk_tir_block *b = inner; b; b = b->parent ? b->parent->parent : NULL)
+        if (b == outer) return true;
+    return false;
+}
+
+/* Might an op of blk after `from` (NULL: from the first) and before
+ * `until` write through root? Yes too where either is not in blk. */
+static bool written_between(dp_ctx *c, const tk_tir_block *blk, const tk_tir_op *from, const tk_tir_op *until,
+                            const tk_tir_value *root) {
+    uint32_t i = 0;
+    if (from) {
+        while (i < blk->ops.len && blk->ops.data[i] != from) i++;
+        i++;
+    }
+    for (; i < blk->ops.len && blk->ops.data[i] != until; i++)
+        if (!blk->ops.data[i]->dead && op_may_write(c, blk->ops.data[i], root)) return true;
+    return i >= blk->ops.len;
+}
+
 /* Operand 0 (A) of dot, when it is a load before the loop, in the block
- * that holds the loop, that nothing between them may write over: a tile
- * the loop reads unchanged every trip (attention's Q). On a target with
- * wgmma it is copied once into a buffer of one stage before the loop and
- * wgmma reads it there (as Triton keeps Q in shared memory), instead of
- * holding it in registers all loop long (32 registers a thread for a
- * 128 x 128 f16 Q over 8 warps). */
+ * that holds the loop or one holding the `if` (or nest of ifs) the loop is
+ * in, that nothing between them may write over: a tile the loop reads
+ * unchanged every trip (attention's Q). On a target with wgmma it is
+ * copied once into a buffer of one stage before the loop and wgmma reads
+ * it there (as Triton keeps Q in shared memory), instead of holding it in
+ * registers all loop long (32 registers a thread for a 128 x 128 f16 Q
+ * over 8 warps). */
 static bool resident(dp_ctx *c, const tk_tir_op *dot, staged *s) {
     if (!is_wgmma(dot)) return false;
     tk_tir_value *v = dot->operands.data[0];
     tk_tir_op *load = v->def;
-    tk_tir_block *outside = c->loop->parent;
-    if (!load || load->code != TIR_LOAD || load->parent != outside || load->dead) return false;
+    if (!load || load->code != TIR_LOAD || load->dead || !load->parent) return false;
     if (tk_tir_attr_int(load, "volatile", 0) || v->type->kind != TK_TYPE_TILE || v->type->rank != 2) return false;
     const tk_type *pt = load->operands.data[0]->type;
     if (pt->kind != TK_TYPE_TILE || tir_elem(pt)->kind != TK_TYPE_POINTER) return false;
     const tk_tir_value *root = tir_root_pointer(c->k, load->operands.data[0]);
-    uint32_t i = 0;
-    while (i < outside->ops.len && outside->ops.data[i] != load) i++;
-    if (i == outside->ops.len) return false;
-    for (i++; i < outside->ops.len && outside->ops.data[i] != c->loop; i++)
-        if (!outside->ops.data[i]->dead && op_may_write(c, outside->ops.data[i], root)) return false;
-    if (i >= outside->ops.len) return false;
+    /* from the loop out to the load's block, through ifs only */
+    const tk_tir_op *inner = c->loop;
+    while (inner->parent != load->parent) {
+        if (written_between(c, inner->parent, NULL, inner, root)) return false;
+        inner = inner->parent->parent;
+        if (!inner || inner->code != TIR_IF || !inner->parent) return false;
+    }
+    if (written_between(c, load->parent, load, inner, root)) return false;
     s->load = load;
     s->trans = NULL;
     return true;
+}
+
+/* The buffer an earlier loop copied load into where this loop is (its
+ * block or one holding it), or UINT32_MAX */
+static uint32_t filled_buffer(const dp_ctx *c, const tk_tir_op *load) {
+    for (uint32_t f = 0; f < c->filled_loads.len; f++)
+        if (c->filled_loads.data[f] == load && block_encloses(c->filled_in.data[f], c->loop->parent))
+            return c->filled_buffers.data[f];
+    return UINT32_MAX;
 }
 
 /* op's attribute name set to text (or, text NULL, to v). An op's attrs
@@ -720,9 +754,7 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
         bool seen = false;
         for (uint32_t h = 0; h < held.len; h++) seen |= held.data[h].load == a.load;
         if (seen) continue;
-        a.buffer = UINT32_MAX;
-        for (uint32_t f = 0; f < c->filled_loads.len; f++)
-            if (c->filled_loads.data[f] == a.load) a.buffer = c->filled_buffers.data[f];
+        a.buffer = filled_buffer(c, a.load);
         if (a.buffer == UINT32_MAX) a.buffer = add_buffer(c, &a, 1);
         tk_vec_push(c->arena, &held, a);
     }
@@ -730,8 +762,7 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
     bool *filled = TK_NEW_ARRAY(c->arena, bool, held.len + 1);
     const tk_tir_op **filled_by = TK_NEW_ARRAY(c->arena, const tk_tir_op *, held.len + 1);
     for (uint32_t h = 0; h < held.len; h++) {
-        for (uint32_t f = 0; f < c->filled_loads.len; f++)
-            filled[h] |= c->filled_loads.data[f] == held.data[h].load;
+        filled[h] = filled_buffer(c, held.data[h].load) != UINT32_MAX;
         /* live from the loop that filled it through this one: the depth
          * chosen below counts it beside this loop's buffers (attention's Q
          * beside the diagonal loop's K and V) */
@@ -874,6 +905,7 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
             copy_for_trip(c, before, outside, &held.data[h], stage, NULL);
             tk_vec_push(c->arena, &c->filled_loads, held.data[h].load);
             tk_vec_push(c->arena, &c->filled_buffers, held.data[h].buffer);
+            tk_vec_push(c->arena, &c->filled_in, (const tk_tir_block *)outside);
             any_copied = true;
         }
         held_view[h] = view(c, before, outside, &held.data[h], stage);

@@ -995,3 +995,44 @@ for warps in (4, 8):
         torch.cuda.synchronize()
         err = (out.cpu().double() - ref).abs().max().item()
         return None if err <= 1e-4 else f"max error {err:.3g} > 1e-4"
+
+
+# A loop-invariant A operand (attention's Q) read by wgmma from one buffer
+# copied once, in a loop under an `if` too (test/golden/ops/dot_resident_if.tk):
+# first: a loop over 128 rows of y, then under `if n > 0` a loop over the
+# n rows after them; or the `if` loop first. out = x @ (the rows' sum).
+for order in ("loop then if", "if then loop"):
+    first, second = ("range(0, 128, 64)", "range(128, 128 + n, 64)")
+    loop = """    for start in {r}:
+{ind}        b = tl.load(y + (start + rows[:, None]) * 64 + cols[None, :])
+{ind}        acc = tl.dot(a, b, acc)
+"""
+    plain, under_if = loop.format(r=first, ind=""), "    if n > 0:\n" + "\n".join(
+        "    " + line if line else line for line in loop.format(r=second, ind="").split("\n"))
+    body = plain + under_if if order == "loop then if" else under_if + plain
+    src = """
+@kernel(grid=(1,), num_warps=4, num_stages=3)
+def op(x: *f16 % 16, y: *f16 % 16, out: *f32 % 16, n: i32):
+    rows = tl.arange(0, 64)
+    cols = tl.arange(0, 64)
+    a = tl.load(x + rows[:, None] * 64 + cols[None, :])
+    acc = tl.zeros([64, 64], dtype=tl.float32)
+""" + body + """    tl.store(out + rows[:, None] * 64 + cols[None, :], acc)
+"""
+
+    @case(f"tl.dot with a loop-invariant A over two K loops, {order}", src)
+    def check_resident_if(run, torch):
+        a = inputs("f16", 64 * 64, 51).view(64, 64)
+        y = inputs("f16", 320 * 64, 52).view(320, 64)
+        for n in (0, 64, 192):
+            rows = 128 + n
+            ref = a.double() @ y[:rows].double().view(rows // 64, 64, 64).sum(0)
+            out = dev(torch.full((64, 64), -7.0))
+            if run(dev(a), dev(y), out, n) != 0:
+                return "launch failed"
+            torch.cuda.synchronize()
+            err = (out.cpu().double() - ref).abs().max().item()
+            tol = 1e-5 * rows * scale(a, y[:64].abs() * (rows // 64))
+            if err > tol:
+                return f"n={n}: max error {err:.3g} > {tol:.3g}"
+        return None
