@@ -820,8 +820,9 @@ def main():
                        lambda v=variant, m=M, n=N, kd=Kd: matmul_case(get(v), m, n, kd))
         for d in (64, 128, 256):
             for causal, arch in ((False, ""), (True, ""), (False, "_sm80"), (True, "_sm80"),
-                                 (False, "_bf16"), (True, "_bf16"), (False, "_m128n64"), (True, "_m128n64")):
-                if d == 256 and arch == "_sm80":
+                                 (False, "_bf16"), (True, "_bf16"), (False, "_m128n64"), (True, "_m128n64"),
+                                 (True, "_diag")):
+                if d == 256 and arch in ("_sm80", "_diag"):
                     continue  # head dim 256 is built for sm_90a only (test/gpu/variants)
                 if d != 256 and arch == "_m128n64":
                     continue  # one config pinned, at head dim 256 only
