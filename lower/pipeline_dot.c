@@ -888,8 +888,14 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
     else copies_late = in_flight;
     for (uint32_t b = first_buffer; b < c->k->buffers.len; b++) c->k->buffers.data[b].stages = nbuf;
 
-    /* the loop-invariant operands: copied first, and complete (every
-     * thread's copies, then a barrier) before the pipeline starts */
+    /* the loop-invariant operands: copied first, in a group of their own.
+     * cp.async groups complete in order, so where the loop waits for its
+     * own groups the first trip's wait (or the drain after a loop of no
+     * trips) completes this one too: a wait here would cost every block a
+     * second memory round trip before its first dot (attention's Q). A
+     * loop of TMA copies alone waits on barriers: there the group is
+     * waited for (every thread's copies, then a barrier) before the
+     * pipeline starts. */
     tk_tir_block *outside = loop->parent;
     tk_tir_value **held_view = TK_NEW_ARRAY(c->arena, tk_tir_value *, held.len + 1);
     bool any_copied = false;
@@ -912,9 +918,11 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
     }
     if (any_copied) {
         emit(c, before, outside, TIR_ASYNC_COMMIT, 0, NULL, NULL, NULL);
-        tk_tir_op *complete = emit(c, before, outside, TIR_ASYNC_WAIT, 0, NULL, NULL, NULL);
-        struct tk_sema_attr none = {"pending", NULL, 0};
-        tk_vec_push(c->arena, &complete->attrs, none);
+        if (!cp_async) {
+            tk_tir_op *complete = emit(c, before, outside, TIR_ASYNC_WAIT, 0, NULL, NULL, NULL);
+            struct tk_sema_attr none = {"pending", NULL, 0};
+            tk_vec_push(c->arena, &complete->attrs, none);
+        }
     }
 
     /* ahead values at the start: the initial ones */
