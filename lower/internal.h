@@ -138,6 +138,10 @@ const tk_ll *tir_operand_layout_for(tir_layout_rules *r, const tk_tir_op *op, ui
 /* a tensor-core accumulator layout of a broadcast's shape of which
  * `operand` (the broadcast's operand's layout) is the slice, or NULL */
 const tk_ll *tir_accumulator_of_slice(tir_layout_rules *r, const tk_tir_op *broadcast, const tk_ll *operand);
+/* an op that costs less to recompute in another layout than its result
+ * costs to move: splat, range, broadcast, reshape, permute, arithmetic,
+ * compare, select, cast, addptr, hint */
+bool tir_cheap_op(const tk_tir_op *op);
 /* recomputing a value: at most this many ops */
 enum { TIR_REMAT_BUDGET = 16 };
 /* The ops recomputing tile v takes (scalars are free), or -1 where it

@@ -214,7 +214,7 @@ const tk_ll *tir_accumulator_of_slice(tir_layout_rules *r, const tk_tir_op *broa
     return NULL;
 }
 
-static bool cheap_op(const tk_tir_op *op) {
+bool tir_cheap_op(const tk_tir_op *op) {
     switch (op->code) {
     case TIR_SPLAT: case TIR_MAKE_RANGE: case TIR_BROADCAST: case TIR_RESHAPE: case TIR_PERMUTE:
     case TIR_UNARY: case TIR_BINARY: case TIR_CMP: case TIR_SELECT: case TIR_CAST: case TIR_BITCAST:
@@ -255,7 +255,7 @@ static bool reread_row(const tk_tir_op *op) {
 int tir_remat_cost(const tk_tir_value *v, int budget) {
     if (v->type->kind != TK_TYPE_TILE) return 0;
     if (v->def && reread_row(v->def) && budget >= 1) return 1;
-    if (!v->def || !cheap_op(v->def) || budget < 1) return -1;
+    if (!v->def || !tir_cheap_op(v->def) || budget < 1) return -1;
     int cost = 1;
     for (uint32_t i = 0; i < v->def->operands.len; i++) {
         int k = tir_remat_cost(v->def->operands.data[i], budget - cost);

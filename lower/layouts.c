@@ -18,7 +18,11 @@
  * define it (splat, make_range, broadcast, reshape, arithmetic, addptr)
  * are recomputed in the wanted layout, as Triton rematerializes them,
  * and so is a load of no more elements than the program has threads
- * (nothing between writes memory); a reshape, permute or broadcast of
+ * (nothing between writes memory); outside every loop more ops may be
+ * recomputed (they run once), and inside one, cheap ops over tiles of
+ * the blocks around it are recomputed over those tiles, themselves
+ * recomputed (or converted) once in front of the loop: a pipelined copy's
+ * invariant pointers plus the trip's offset; a reshape, permute or broadcast of
  * what cannot be recomputed converts that instead where it is smaller or
  * lives outside the loop (converted once, before it); only what remains
  * is converted (convert_layout, done as tk_tir_plan_conversion says).
@@ -68,6 +72,15 @@ static bool encloses(const tk_tir_block *outer, const tk_tir_block *inner) {
     return false;
 }
 
+/* recomputing a tile outside every loop (once): at most this many ops */
+enum { HOISTED_REMAT_BUDGET = 64 };
+
+static bool in_loop(const tk_tir_block *blk) {
+    for (const tk_tir_block *b = blk; b && b->parent; b = b->parent->parent)
+        if (b->parent->code == TIR_FOR || b->parent->code == TIR_WHILE) return true;
+    return false;
+}
+
 /* v in layout `want` made earlier where block `at` sees it, or NULL */
 static tk_tir_value *find_clone(const layout_ctx *c, const tk_tir_value *v, const tk_ll *want,
                                 const tk_tir_block *at) {
@@ -91,9 +104,38 @@ static tk_tir_value *finish_clone(layout_ctx *c, op_list *out, tk_tir_block *at,
     return r;
 }
 
+static void ensure(layout_ctx *c, op_list *out, tk_tir_op *op, uint32_t i, const tk_ll *want);
+static tk_tir_value *remat(layout_ctx *c, op_list *out, tk_tir_block *at, tk_tir_value *v, const tk_ll *want,
+                           bool hoisting);
+
+/* operand i of op, a clone in block `at` of x's user, in layout l where
+ * it comes from a block around `at` and cannot be recomputed in `at`:
+ * recomputed once in its own block, in front of the loop holding `at`
+ * (more ops allowed: they run once), else converted by ensure (once,
+ * there, where that holds no more registers). Recomputed, not converted:
+ * a pointer tile through shared memory took 64 KB beside the pipeline's
+ * buffers, which the prologue has filled by then. */
+static void hoisted_operand(layout_ctx *c, op_list *out, tk_tir_block *at, tk_tir_op *op, uint32_t i,
+                            const tk_ll *l) {
+    tk_tir_value *x = op->operands.data[i];
+    if (x->def && x->def->parent == at && tir_remat_cost(x, TIR_REMAT_BUDGET) < 0) {
+        op->operands.data[i] = remat(c, out, at, x, l, true);
+        return;
+    }
+    uint32_t f = 0;
+    while (x->def && f + 1 < c->frames.len && c->frames.data[f].blk != x->def->parent) f++;
+    if (x->def && f + 1 < c->frames.len && tir_remat_cost(x, TIR_REMAT_BUDGET) < 0 &&
+        !in_loop(c->frames.data[f].blk) && tir_remat_cost(x, HOISTED_REMAT_BUDGET) >= 0)
+        op->operands.data[i] = remat(c, c->frames.data[f].out, c->frames.data[f].blk, x, l, false);
+    else
+        ensure(c, out, op, i, l);
+}
+
 /* tile v recomputed in layout `want`, its defining ops cloned into out
- * (in front of the op being assigned, in block `at`) */
-static tk_tir_value *remat(layout_ctx *c, op_list *out, tk_tir_block *at, tk_tir_value *v, const tk_ll *want) {
+ * (in front of the op being assigned, in block `at`); hoisting: as
+ * remat_cost_over_hoisted counted it, over tiles of the blocks around */
+static tk_tir_value *remat(layout_ctx *c, op_list *out, tk_tir_block *at, tk_tir_value *v, const tk_ll *want,
+                           bool hoisting) {
     if (v->type->kind != TK_TYPE_TILE || (v->layout && tk_ll_equal(v->layout, want))) return v;
     tk_tir_value *made = find_clone(c, v, want, at);
     if (made) return made;
@@ -102,12 +144,34 @@ static tk_tir_value *remat(layout_ctx *c, op_list *out, tk_tir_block *at, tk_tir
     for (uint32_t i = 0; i < def->operands.len; i++) {
         tk_tir_value *x = def->operands.data[i];
         const tk_ll *l = tir_operand_layout_for(&c->rules, def, i, want);
-        tk_vec_push(c->arena, &op->operands, l ? remat(c, out, at, x, l) : x);
+        tk_vec_push(c->arena, &op->operands, l && !hoisting ? remat(c, out, at, x, l, false) : x);
+        if (l && hoisting && x->type->kind == TK_TYPE_TILE) hoisted_operand(c, out, at, op, i, l);
     }
     return finish_clone(c, out, at, v, op, want);
 }
 
-static void ensure(layout_ctx *c, op_list *out, tk_tir_op *op, uint32_t i, const tk_ll *want);
+
+/* The ops recomputing v in block `at` takes where the tiles of enclosing
+ * blocks it is made from are converted once, there, instead of recomputed
+ * (each counts one op), or -1. A pipelined copy's pointers are the loop's
+ * invariant pointers plus the trip's offset: where the invariant tile
+ * costs more than the budget to recompute (B's columns wrapped with % N,
+ * as Triton's tutorial does), converting the sum moved it through shared
+ * memory every trip. */
+static int remat_cost_over_hoisted(const tk_tir_value *v, const tk_tir_block *at, int budget) {
+    if (v->type->kind != TK_TYPE_TILE) return 0;
+    int cost = tir_remat_cost(v, budget);
+    if (cost >= 0 || !v->def || budget < 1) return cost;
+    if (v->def->parent != at) return encloses(v->def->parent, at) ? 1 : -1;
+    if (!tir_cheap_op(v->def)) return -1;
+    cost = 1;
+    for (uint32_t i = 0; i < v->def->operands.len; i++) {
+        int k = remat_cost_over_hoisted(v->def->operands.data[i], at, budget - cost);
+        if (k < 0) return -1;
+        cost += k;
+    }
+    return cost <= budget ? cost : -1;
+}
 
 /* Can tile v, a load, be issued again in another layout at the op being
  * assigned? Where it has no more elements than the program has threads
@@ -182,8 +246,13 @@ static tk_tir_value *relabel_converted(layout_ctx *c, op_list *out, tk_tir_block
 static void ensure(layout_ctx *c, op_list *out, tk_tir_op *op, uint32_t i, const tk_ll *want) {
     tk_tir_value *v = op->operands.data[i];
     if (v->type->kind != TK_TYPE_TILE || !want || (v->layout && tk_ll_equal(v->layout, want))) return;
-    if (tir_remat_cost(v, TIR_REMAT_BUDGET) >= 0 || reloadable(c, v, op->parent)) {
-        op->operands.data[i] = remat(c, out, op->parent, v, want);
+    int budget = in_loop(op->parent) ? TIR_REMAT_BUDGET : HOISTED_REMAT_BUDGET;
+    if (tir_remat_cost(v, budget) >= 0 || reloadable(c, v, op->parent)) {
+        op->operands.data[i] = remat(c, out, op->parent, v, want, false);
+        return;
+    }
+    if (v->def && v->def->parent == op->parent && remat_cost_over_hoisted(v, op->parent, TIR_REMAT_BUDGET) >= 0) {
+        op->operands.data[i] = remat(c, out, op->parent, v, want, true);
         return;
     }
     if (v->def && relabel_op(v->def) && moves_less_below(c, v, op->parent)) {

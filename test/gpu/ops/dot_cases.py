@@ -1036,3 +1036,50 @@ def op(x: *f16 % 16, y: *f16 % 16, out: *f32 % 16, n: i32):
             if err > tol:
                 return f"n={n}: max error {err:.3g} > {tol:.3g}"
         return None
+
+
+# B K-major with its columns wrapped (offs % N) and A's rows wrapped (% M,
+# M = n at run time), as Triton's tutorial 03 indexes them
+# (test/golden/ops/dot_wrapped.tk): the pointer tile recomputed in the
+# copies' layout in front of the loop. M, N, K not multiples of the tiles.
+WRAPPED_N, WRAPPED_K, WRAPPED_LD = 70, 200, 208
+for t in ("f16", "f8e4m3", "i8"):
+    acc_t, zero, extra = ("tl.int32", "0", ", out_dtype=tl.int32") if t == "i8" else ("tl.float32", "0.0", "")
+    to = "i32" if t == "i8" else "f32"
+    src = f"""
+@kernel(grid=(cdiv(n, 64), cdiv({WRAPPED_N}, 64)), num_warps=4, num_stages=3)
+def op(x: *{t} % 16, y: *{t} % 16, out: *{to} % 16, n: i32):
+    offs_m = (tl.program_id(0) * 64 + tl.arange(0, 64)) % n
+    offs_n = (tl.program_id(1) * 64 + tl.arange(0, 64)) % {WRAPPED_N}
+    rk = tl.arange(0, 64)
+    a_ptrs = x + offs_m[:, None].to(tl.int64) * {WRAPPED_LD} + rk[None, :]
+    b_ptrs = y + offs_n[None, :].to(tl.int64) * {WRAPPED_LD} + rk[:, None]
+    acc = tl.zeros([64, 64], dtype={acc_t})
+    for k in range(0, tl.cdiv({WRAPPED_K}, 64)):
+        a = tl.load(a_ptrs, mask=rk[None, :] < {WRAPPED_K} - k * 64, other={zero})
+        b = tl.load(b_ptrs, mask=rk[:, None] < {WRAPPED_K} - k * 64, other={zero})
+        acc = tl.dot(a, b, acc{extra})
+        a_ptrs += 64
+        b_ptrs += 64
+    rm = tl.program_id(0) * 64 + tl.arange(0, 64)
+    rn = tl.program_id(1) * 64 + tl.arange(0, 64)
+    tl.store(out + rm[:, None] * {WRAPPED_N} + rn[None, :], acc, mask=(rm[:, None] < n) & (rn[None, :] < {WRAPPED_N}))
+"""
+
+    @case(f"tl.dot with wrapped rows and columns, B K-major, {t}", src)
+    def check_wrapped(run, torch, t=t):
+        for m in (100, 64, 1):
+            a = inputs(t, m * WRAPPED_LD, 61).view(m, WRAPPED_LD)
+            b = inputs(t, WRAPPED_N * WRAPPED_LD, 62).view(WRAPPED_N, WRAPPED_LD)
+            ref = a[:, :WRAPPED_K].double() @ b[:, :WRAPPED_K].double().T
+            out = dev(torch.full((m, WRAPPED_N), -7, dtype=torch.int32 if t == "i8" else torch.float32))
+            if run(dev(a), dev(b), out, m) != 0:
+                return "launch failed"
+            torch.cuda.synchronize()
+            err = (out.cpu().double() - ref).abs().max().item()
+            # fp8 sums in wgmma's reduced precision (the B K-major cases)
+            s = scale(a[:, :WRAPPED_K].double(), b[:, :WRAPPED_K].double().T)
+            tol = 0 if t == "i8" else (2.0 ** -10 if t == "f8e4m3" else 1e-5) * s
+            if err > tol:
+                return f"M={m}: max error {err:.3g} > {tol:.3g}"
+        return None
