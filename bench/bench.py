@@ -399,6 +399,38 @@ def matmul_dtype_group(M, N, K, dt, config_index, use_tkc):
     return g
 
 
+def matmul_fp8_group(M, N, K, use_tkc):
+    """kernels/matmul_fp8.tk (e4m3 x e4m3, per-tensor scales, f16 out;
+    tuned at the first call, through its Python module build/gpu/py/
+    matmul_fp8) beside torch._scaled_mm (cuBLAS) with the same scales and
+    Triton's tutorial 03 at its 128x256x64 config (no scales). B K-major:
+    the transpose of a row-major [N, K], as both want it."""
+    a = torch.randn(M, K, device=DEV).to(torch.float8_e4m3fn)
+    b = torch.randn(N, K, device=DEV).to(torch.float8_e4m3fn).t()
+    sa, sb = torch.tensor([0.5], device=DEV), torch.tensor([0.25], device=DEV)
+    o_tkc, o_tri = (torch.empty(M, N, device=DEV, dtype=torch.float16) for _ in range(2))
+    impls = []
+    if use_tkc:
+        try:
+            sys.path.insert(0, str(ROOT / "build" / "gpu" / "py"))
+            import matmul_fp8
+            kernel = matmul_fp8.matmul_fp8_f8e4m3_f16
+            args = (a, b, o_tkc, sa, sb, M, N, K, a.stride(0), 1, 1, b.stride(1), o_tkc.stride(0), 1)
+            impls.append(triton_impl("tkc sm_90a", lambda: kernel(*args), [o_tkc]))
+            impls[-1].column = "tkc"
+        except Exception as e:  # noqa: BLE001 - a missing module is a table cell, not a crash
+            impls.append(Impl("tkc", "tkc sm_90a", error=f"not built ({e})"))
+    tri = triton_impl("tutorial 03 (unscaled)", lambda: tk.matmul(a, b, o_tri, MATMUL_CONFIGS[0]), [o_tri])
+    unscaled = tri.verify
+    tri.verify = lambda: [unscaled()[0].double() * 0.125]  # checked as if scaled
+    impls.append(tri)
+    impls.append(torch_impl("torch._scaled_mm", lambda: torch._scaled_mm(a, b, sa, sb, out_dtype=torch.float16)))
+    ref = a.double() @ b.double()
+    g = Group("matmul_fp8 e4m3, scaled", f"{M}x{N}x{K}", 2 * M * N * K, impls, [ref * 0.125], 2e-2)
+    g.unit = "TFLOP/s"
+    return g
+
+
 def attention_inputs(Z, H, N, D):
     return [torch.randn(Z, H, N, D, device=DEV, dtype=torch.float16) for _ in range(4)]
 
@@ -700,6 +732,8 @@ def main():
         makers.append((f"matmul {dt}", lambda dt=dt: matmul_dtype_group(8192, 8192, 8192, dt, 0, use_tkc)))
     for dt in ("tf32_bt", "f8_bt", "i8_bt"):
         makers.append((f"matmul {dt}", lambda dt=dt: matmul_dtype_group(8192, 8192, 8192, dt, 2, use_tkc)))
+    for shape in ((4096, 4096, 4096), (8192, 8192, 8192), (3000, 4992, 2048)):  # N % 16: both want it
+        makers.append(("matmul_fp8", lambda s=shape: matmul_fp8_group(*s, use_tkc)))
     for Z, H, D in ((4, 32, 128), (16, 16, 64)):
         for N in (1024, 4096, 16384):
             for causal in (False, True):

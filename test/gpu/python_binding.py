@@ -30,6 +30,7 @@ import attention_d64  # noqa: E402
 import attention_d64_causal  # noqa: E402
 import layernorm  # noqa: E402
 import matmul  # noqa: E402
+import matmul_fp8  # noqa: E402
 import softmax  # noqa: E402
 import vector_add  # noqa: E402
 
@@ -108,6 +109,57 @@ def _():
     c = torch.full((M, N), NAN, device=DEV, dtype=torch.float16)
     matmul.matmul(a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1))
     return close(c, a.float() @ b.float(), 2e-3)
+
+
+E4M3_MAX = 448.0
+
+
+def fp8_product(a, b_kmajor, sa, sb, out_dtype):
+    """(a @ b) * sa * sb in float64, rounded as matmul_fp8 rounds it: to
+    out_dtype, e4m3 saturating at +-448 (cvt.rn.satfinite, as cuBLAS)"""
+    ref = (a.double() @ b_kmajor.double().T) * (sa * sb)
+    if out_dtype == torch.float8_e4m3fn:
+        ref = ref.clamp(-E4M3_MAX, E4M3_MAX)
+    return ref.to(out_dtype).double()
+
+
+# each instance of kernels/matmul_fp8.tk: B e4m3 or e5m2 (K-major: the
+# [N, K] tensor's transpose), C f16, bf16 or e4m3 of a wider buffer
+# (N 500, row stride 512); M, N, K not multiples of the blocks; the last
+# shape saturates the e4m3 output (scales 40 and 30)
+for b_dt in ("f8e4m3", "f8e5m2"):
+    for c_dt in ("f16", "bf16", "f8e4m3"):
+        @case(f"matmul_fp8_{b_dt}_{c_dt} against float64 (300 x 500 x 208 and 1 x 500 x 4096, scaled; tuned)")
+        def _(b_dt=b_dt, c_dt=c_dt):
+            kernel = getattr(matmul_fp8, f"matmul_fp8_{b_dt}_{c_dt}")
+            torch_of = {"f8e4m3": torch.float8_e4m3fn, "f8e5m2": torch.float8_e5m2, "f16": torch.float16,
+                        "bf16": torch.bfloat16}
+            for M, N, K, sa, sb in ((300, 500, 208, 0.5, 0.25), (1, 500, 4096, 0.125, 0.5), (64, 500, 208, 40.0, 30.0)):
+                a = torch.randn(M, K, device=DEV).to(torch.float8_e4m3fn)
+                bt = torch.randn(N, K, device=DEV).to(torch_of[b_dt])
+                b = bt.T  # [K, N], K-major
+                scale_a = torch.tensor([sa], device=DEV)
+                scale_b = torch.tensor([sb], device=DEV)
+                buf = torch.randn(M, 512, device=DEV).to(torch_of[c_dt])  # poison: random, not zero
+                c = buf[:, :N]
+                guard = buf[:, N:].view(torch.uint8).clone() if c_dt == "f8e4m3" else buf[:, N:].clone()
+                kernel(a, b, c, scale_a, scale_b, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+                       c.stride(0), c.stride(1))
+                torch.cuda.synchronize()
+                want = fp8_product(a, bt, sa, sb, torch_of[c_dt])
+                got = c.double()
+                if not torch.equal(buf[:, N:].view(torch.uint8) if c_dt == "f8e4m3" else buf[:, N:], guard):
+                    return f"{M}x{N}x{K}: wrote past column N"
+                if torch.isnan(got).any():
+                    return f"{M}x{N}x{K}: NaN in C"
+                # the f32 sum before the one rounding: fp8 wgmma sums in
+                # reduced precision (2^-10 of sum |a||b|), then C's rounding
+                s = (a.double().abs() @ bt.double().abs().T).max().item() * sa * sb
+                ulp = {"f16": 2.0 ** -10, "bf16": 2.0 ** -7, "f8e4m3": 2.0 ** -3}[c_dt]
+                err = ((got - want).abs() - ulp * want.abs()).max().item()
+                if err > 2.0 ** -10 * s * (1 + ulp) + 1e-30:
+                    return f"{M}x{N}x{K} scales {sa}, {sb}: error past tolerance by {err:.3g}"
+            return None
 
 
 def attention_forward(module, q, k, v, scale):
