@@ -732,7 +732,7 @@ def main():
         makers.append((f"matmul {dt}", lambda dt=dt: matmul_dtype_group(8192, 8192, 8192, dt, 0, use_tkc)))
     for dt in ("tf32_bt", "f8_bt", "i8_bt"):
         makers.append((f"matmul {dt}", lambda dt=dt: matmul_dtype_group(8192, 8192, 8192, dt, 2, use_tkc)))
-    for shape in ((4096, 4096, 4096), (8192, 8192, 8192), (3000, 4992, 2048)):  # N % 16: both want it
+    for shape in ((4096, 4096, 4096), (8192, 8192, 8192), (8192, 8192, 4096), (3000, 4992, 2048)):  # N % 16: both want it
         makers.append(("matmul_fp8", lambda s=shape: matmul_fp8_group(*s, use_tkc)))
     for Z, H, D in ((4, 32, 128), (16, 16, 64)):
         for N in (1024, 4096, 16384):
