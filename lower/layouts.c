@@ -108,8 +108,8 @@ static void ensure(layout_ctx *c, op_list *out, tk_tir_op *op, uint32_t i, const
 static tk_tir_value *remat(layout_ctx *c, op_list *out, tk_tir_block *at, tk_tir_value *v, const tk_ll *want,
                            bool hoisting);
 
-/* operand i of op, a clone in block `at` of x's user, in layout l where
- * it comes from a block around `at` and cannot be recomputed in `at`:
+/* operand i of op (a clone in block `at`), x, in layout l, where x comes
+ * from a block around `at` or cannot be recomputed in `at` by itself:
  * recomputed once in its own block, in front of the loop holding `at`
  * (more ops allowed: they run once), else converted by ensure (once,
  * there, where that holds no more registers). Recomputed, not converted:
@@ -150,10 +150,9 @@ static tk_tir_value *remat(layout_ctx *c, op_list *out, tk_tir_block *at, tk_tir
     return finish_clone(c, out, at, v, op, want);
 }
 
-
 /* The ops recomputing v in block `at` takes where the tiles of enclosing
- * blocks it is made from are converted once, there, instead of recomputed
- * (each counts one op), or -1. A pipelined copy's pointers are the loop's
+ * blocks it is made from are recomputed (or converted) once, there,
+ * instead of in `at` (each counts one op), or -1. A pipelined copy's pointers are the loop's
  * invariant pointers plus the trip's offset: where the invariant tile
  * costs more than the budget to recompute (B's columns wrapped with % N,
  * as Triton's tutorial does), converting the sum moved it through shared
