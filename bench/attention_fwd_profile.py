@@ -9,7 +9,9 @@
 #   python3 bench/attention_fwd_profile.py
 #   ncu --profile-from-start off --kernel-name regex:attn --section WarpStateStats python3 bench/attention_fwd_profile.py
 # Environment: VARIANT (default attention_d64p_causal), CAUSAL (1), D (64),
-# BM, BN, WARPS, STAGES (Triton's pin: 128, 64, 4, 3), SHAPE (16x16x4096).
+# BM, BN, WARPS, STAGES (Triton's pin: 128, 64, 4, 3), SHAPE (16x16x4096),
+# TRITON_TUNED=1 (Triton's autotuned kernel instead of the pin; its pick is
+# printed).
 import os, shutil, subprocess, sys, torch, triton
 sys.path.insert(0, "test/gpu"); sys.path.insert(0, "bench")
 import tkshim, triton_attention as ta
@@ -29,7 +31,13 @@ assert tk() == 0
 tr = lambda: ta._attn_fwd.fn[(triton.cdiv(N, BM), Z * H)](q, k, v, scale, m_t, o_t, *st[:3], H, N,
                                                           HEAD_DIM=D, CAUSAL=causal, BLOCK_M=BM, BLOCK_N=BN,
                                                           num_warps=W, num_stages=S)
-compiled = tr()
+if env("TRITON_TUNED") == "1":
+    tr = lambda: ta._attn_fwd[(lambda meta: (triton.cdiv(N, meta["BLOCK_M"]), Z * H))](
+        q, k, v, scale, m_t, o_t, *st[:3], H, N, HEAD_DIM=D, CAUSAL=causal)
+    compiled = tr()
+    print("triton's pick:", ta._attn_fwd.best_config)
+else:
+    compiled = tr()
 torch.cuda.synchronize()
 print("out max err", (o.float() - o_t.float()).abs().max().item())
 times = {"tkc": [], "triton": []}
@@ -37,7 +45,8 @@ for _ in range(int(env("ROUNDS", "5"))):
     times["tkc"].append(triton.testing.do_bench(tk, warmup=25, rep=100))
     times["triton"].append(triton.testing.do_bench(tr, warmup=25, rep=100))
 med = {n: sorted(t)[len(t) // 2] for n, t in times.items()}
-print(f"Z{Z} H{H} N{N} D{D} {'causal' if causal else 'full'} {BM}x{BN} {W}w {S}st: "
+print(f"Z{Z} H{H} N{N} D{D} {'causal' if causal else 'full'} {env('VARIANT', 'attention_d64p_causal')} "
+      f"vs triton {'tuned' if env('TRITON_TUNED') == '1' else f'{BM}x{BN} {W}w {S}st'}: "
       f"tkc {med['tkc']:.3f} ms, triton {med['triton']:.3f} ms, tkc/triton speed {med['triton'] / med['tkc']:.3f}")
 print("triton: registers", compiled.n_regs, "spills", compiled.n_spills, "shared", compiled.metadata.shared)
 out = env("OUT")

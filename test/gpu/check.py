@@ -700,8 +700,9 @@ def concurrent_first_call_case(variant, threads=8):
 # ---- driver ----------------------------------------------------------------
 
 class Runner:
-    def __init__(self, name_filter, log):
+    def __init__(self, name_filter, log, name_exclude=()):
         self.filter = name_filter
+        self.exclude = name_exclude
         self.log = log
         self.passed = self.failed = 0
 
@@ -713,6 +714,8 @@ class Runner:
         """`make()` builds the case (it may fail: a missing library); the
         case returns (problems, details)."""
         if self.filter and not any(f in name for f in self.filter):
+            return
+        if any(x in name for x in self.exclude):
             return
         try:
             problems, details = make()()
@@ -734,6 +737,8 @@ def main():
                     help="kernels under test (triton: check this harness on Triton's tutorials)")
     ap.add_argument("-k", action="append", default=[], metavar="TEXT",
                     help="run only cases whose name contains TEXT (repeatable)")
+    ap.add_argument("-x", action="append", default=[], metavar="TEXT",
+                    help="skip cases whose name contains TEXT (repeatable), so that a long run splits in parts")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
 
@@ -742,7 +747,7 @@ def main():
         return 1
     torch.manual_seed(args.seed)
     log = []
-    r = Runner(args.k, log)
+    r = Runner(args.k, log, args.x)
     props = torch.cuda.get_device_properties(0)
     r.say(f"# {props.name}, {props.multi_processor_count} SMs; torch {torch.__version__}, "
           f"CUDA {torch.version.cuda}; impl {args.impl}; seed {args.seed}")
