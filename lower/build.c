@@ -144,6 +144,18 @@ static bool has_attr_int(const tk_sx *x, const char *name, int64_t value) {
     return false;
 }
 
+/* A descriptor's fields `bp` with `at` added to its offsets (a descriptor
+ * access's offsets argument) */
+static tk_tir_value **offset_fields(builder *b, vals bp, vals at, uint32_t rank, tk_loc loc) {
+    tk_tir_value **moved = TK_NEW_ARRAY(b->arena, tk_tir_value *, bp.count);
+    memcpy(moved, bp.v, sizeof(tk_tir_value *) * bp.count);
+    for (uint32_t d = 0; d < rank; d++) {
+        tk_tir_value *old = bp.v[1 + 2 * rank + d];
+        moved[1 + 2 * rank + d] = op1(b, TIR_BINARY, TK_BINOP_ADD, loc, old->type, old, at.v[d]);
+    }
+    return moved;
+}
+
 /* A block pointer is the scalars [base, shape..., strides..., offsets...]
  * (make_block_ptr; make_tensor_descriptor with zero offsets): a load or
  * store through it is its pointer tile (descriptors.c). A descriptor's
@@ -171,13 +183,7 @@ static vals lower_block_access(builder *b, const tk_sx *x, bool is_load) {
             for (uint32_t d = 0; d < rank; d++) operand(b, op, at.v[d]);
             return is_load ? one(b, result(b, op, x->type)) : (vals){0, NULL};
         }
-        tk_tir_value **moved = TK_NEW_ARRAY(b->arena, tk_tir_value *, bp.count);
-        memcpy(moved, bp.v, sizeof(tk_tir_value *) * bp.count);
-        for (uint32_t d = 0; d < rank; d++) {
-            tk_tir_value *old = bp.v[1 + 2 * rank + d];
-            moved[1 + 2 * rank + d] = op1(b, TIR_BINARY, TK_BINOP_ADD, x->loc, old->type, old, at.v[d]);
-        }
-        bp.v = moved;
+        bp.v = offset_fields(b, bp, at, rank, x->loc);
     }
     uint32_t checked = 0;
     for (uint32_t d = 0; d < rank; d++)
@@ -199,6 +205,34 @@ static vals lower_block_access(builder *b, const tk_sx *x, bool is_load) {
     em.at = b->block->ops.len;
     tk_tir_value *r = tir_emit_block_load_store(&em, bt, ptrs, mask, stored, nan, x->attrs.data, x->attrs.len, x->loc);
     return is_load ? one(b, r) : (vals){0, NULL};
+}
+
+/* desc.atomic_add(offsets, value) and the others: the pointer-tile atomic
+ * (tl.atomic_add ...) over the block at offsets, masked to the tensor's
+ * bounds, relaxed as TMA's reductions are. A descriptor parameter's
+ * fields are its desc_field reads. */
+static vals lower_descriptor_atomic(builder *b, const tk_sx *x) {
+    static const int pointer_form[] = {TK_B_ATOMIC_ADD, TK_B_ATOMIC_MIN, TK_B_ATOMIC_MAX,
+                                       TK_B_ATOMIC_AND, TK_B_ATOMIC_OR,  TK_B_ATOMIC_XOR};
+    const tk_type *bt = x->args.data[0]->type;
+    uint32_t rank = bt->rank;
+    vals bp = lower_sx(b, x->args.data[0]), at = lower_sx(b, x->args.data[1]);
+    if (bp.count != 1 + 3 * rank || at.count != rank) return (vals){0};
+    tk_tir_value **fields = offset_fields(b, bp, at, rank, x->loc);
+    tir_emitter em = {b->arena, b->kernel, b->block, b->block->ops.len};
+    tk_tir_value *ptrs, *mask;
+    tir_emit_block_pointers(&em, bt, fields, (1u << rank) - 1, x->loc, &ptrs, &mask);
+    tk_tir_value *value = lower1(b, x->args.data[2]);
+    if (!value) return (vals){0};
+    tk_tir_op *op = emit(b, TIR_BUILTIN, pointer_form[x->builtin - TK_B_DESC_ATOMIC_ADD], x->loc);
+    struct tk_sema_attr sem = {"sem", "relaxed", 0}, scope = {"scope", "gpu", 0};
+    tk_vec_push(b->arena, &op->attrs, sem);
+    tk_vec_push(b->arena, &op->attrs, scope);
+    operand(b, op, ptrs);
+    operand(b, op, value);
+    operand(b, op, mask);
+    result(b, op, value->type);
+    return (vals){0, NULL};
 }
 
 /* Reductions without a @func: over all dimensions of a tile of rank 2 or
@@ -278,6 +312,12 @@ static vals lower_builtin(builder *b, const tk_sx *x) {
         return lower_block_access(b, x, x->builtin == TK_B_LOAD);
     if (x->builtin == TK_B_LOAD_TENSOR_DESCRIPTOR || x->builtin == TK_B_STORE_TENSOR_DESCRIPTOR)
         return lower_block_access(b, x, x->builtin == TK_B_LOAD_TENSOR_DESCRIPTOR);
+    if (x->builtin >= TK_B_DESC_ATOMIC_ADD && x->builtin <= TK_B_DESC_ATOMIC_XOR) return lower_descriptor_atomic(b, x);
+    if (x->builtin == TK_B_DESC_FIELD) {
+        vals fields = lower_sx(b, x->args.data[0]);
+        int64_t i = x->attrs.len ? x->attrs.data[0].i : -1;
+        return i > 0 && i < (int64_t)fields.count ? one(b, fields.v[i]) : (vals){0};
+    }
     unsigned lowering = tk_builtin_lowering(x->builtin);
     tk_tir_opcode code = TIR_BUILTIN;
     if (x->builtin == TK_B_PROGRAM_ID) code = TIR_PROGRAM_ID;

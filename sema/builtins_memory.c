@@ -361,11 +361,10 @@ value b_load_tensor_descriptor(checker *c, call *k) {
     return result_rt(x);
 }
 
-/* desc.store(offsets, value): value converted to the element type and
- * broadcast to the block; out-of-bounds elements are not written */
-value b_store_tensor_descriptor(checker *c, call *k) {
-    tk_sx *d = descriptor_arg(c, k);
-    if (!d) return v_error();
+/* A write through descriptor argument 0 at offsets (argument 1) of value
+ * (argument 2), converted to the element type and broadcast to the block:
+ * the call, NULL after an error */
+static tk_sx *descriptor_write(checker *c, call *k, tk_sx *d) {
     const tk_type *t = d->type;
     const tk_type *block = ty_tile(c, t->elem, t->rank, t->shape);
     value *val = &k->args[2];
@@ -376,16 +375,64 @@ value b_store_tensor_descriptor(checker *c, call *k) {
         v = rt_arg(c, k, 2);
         if (v && ty_elem(v->type)->kind != TK_TYPE_SCALAR) {
             sema_error(c, val->loc, "a tensor descriptor stores numbers, not %s", tk_type_str(c->arena, v->type));
-            return v_error();
+            return NULL;
         }
         if (v) v = convert(c, v, t->elem->dtype, val->loc);
     }
-    if (!v) return v_error();
+    if (!v) return NULL;
     v = fit_to(c, k, 2, v, block, "the stored value");
-    if (!v) return v_error();
+    if (!v) return NULL;
     tk_sx *x = builtin_sx(c, k, ty_void(c));
     sx_add_arg(c, x, d);
-    if (!int_tuple(c, k, 1, t->rank, TK_I32, x)) return v_error();
+    if (!int_tuple(c, k, 1, t->rank, TK_I32, x)) return NULL;
     sx_add_arg(c, x, v);
-    return emit_effect(c, x);
+    return x;
+}
+
+/* desc.store(offsets, value): value converted to the element type and
+ * broadcast to the block; out-of-bounds elements are not written */
+value b_store_tensor_descriptor(checker *c, call *k) {
+    tk_sx *d = descriptor_arg(c, k);
+    tk_sx *x = d ? descriptor_write(c, k, d) : NULL;
+    return x ? emit_effect(c, x) : v_error();
+}
+
+/* desc.shape and desc.strides are attributes (expr.c), not calls */
+value b_descriptor_field(checker *c, call *k) {
+    sema_error(c, k->loc, "%s cannot be called", k->name);
+    return v_error();
+}
+
+/* desc.atomic_add(offsets, value), atomic_min, _max, _and, _or, _xor:
+ * each element of the block at offsets combined with value's atomically
+ * (relaxed, as TMA's reductions are), out-of-bounds ones untouched;
+ * nothing returned. The element types Triton takes for each (its
+ * descriptor reductions): add on i32, u32, u64, f32, f16, bf16; min and
+ * max on i32, u32, i64, u64 (and f16, bf16 through TMA only: not here
+ * yet); and, or, xor on i32, u32, i64, u64. */
+value b_descriptor_atomic(checker *c, call *k) {
+    tk_sx *d = descriptor_arg(c, k);
+    if (!d) return v_error();
+    tk_dtype e = d->type->elem->dtype;
+    bool integer = e == TK_I32 || e == TK_U32 || e == TK_I64 || e == TK_U64;
+    bool half = e == TK_F16 || e == TK_BF16;
+    bool ok;
+    switch (k->id) {
+    case TK_B_DESC_ATOMIC_ADD: ok = (integer && e != TK_I64) || e == TK_F32 || half; break;
+    case TK_B_DESC_ATOMIC_MIN: case TK_B_DESC_ATOMIC_MAX:
+        if (half) {
+            sema_error(c, k->args[0].loc, "%s on %s elements is not supported yet (Triton does it with TMA's reduction)",
+                       k->name, tk_dtype_name(e));
+            return v_error();
+        }
+        ok = integer;
+        break;
+    default: ok = integer; break;
+    }
+    if (!ok) {
+        sema_error(c, k->args[0].loc, "%s does not support %s elements (as in Triton)", k->name, tk_dtype_name(e));
+        return v_error();
+    }
+    tk_sx *x = descriptor_write(c, k, d);
+    return x ? emit_effect(c, x) : v_error();
 }

@@ -409,12 +409,19 @@ static value bound_method(checker *c, value receiver, int id, tk_loc loc) {
     return v;
 }
 
-/* A tensor descriptor's methods (load, store) and its constant
- * attributes (block_shape, dtype). */
+/* A tensor descriptor's methods (load, store, the atomics), its run-time
+ * attributes (shape, strides) and its constant ones (block_shape, dtype). */
 static value descriptor_attribute(checker *c, value obj, const char *name, tk_loc name_loc, tk_loc loc) {
     const tk_type *t = obj.u.rt->type;
-    int method = !strcmp(name, "load") ? TK_B_LOAD_TENSOR_DESCRIPTOR
-                 : !strcmp(name, "store") ? TK_B_STORE_TENSOR_DESCRIPTOR : -1;
+    static const struct { const char *name; int id; } methods[] = {
+        {"load", TK_B_LOAD_TENSOR_DESCRIPTOR}, {"store", TK_B_STORE_TENSOR_DESCRIPTOR},
+        {"atomic_add", TK_B_DESC_ATOMIC_ADD},   {"atomic_min", TK_B_DESC_ATOMIC_MIN},
+        {"atomic_max", TK_B_DESC_ATOMIC_MAX},   {"atomic_and", TK_B_DESC_ATOMIC_AND},
+        {"atomic_or", TK_B_DESC_ATOMIC_OR},     {"atomic_xor", TK_B_DESC_ATOMIC_XOR},
+    };
+    int method = -1;
+    for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++)
+        if (!strcmp(name, methods[i].name)) method = methods[i].id;
     if (method >= 0) return bound_method(c, obj, method, loc);
     if (!strcmp(name, "block_shape")) {
         value v = v_tuple(c, loc, t->rank);
@@ -426,14 +433,28 @@ static value descriptor_attribute(checker *c, value obj, const char *name, tk_lo
         v.u.dtype = t->elem->dtype;
         return v;
     }
-    static const char *const later[] = {"shape", "strides", "gather", "scatter", "atomic_add", "atomic_min",
-                                        "atomic_max", "atomic_and", "atomic_or", "atomic_xor", "block_type"};
+    if (!strcmp(name, "shape") || !strcmp(name, "strides")) {
+        /* a tuple of the sizes (i32) or the strides (i64), read when used */
+        bool sizes = name[1] == 'h';
+        value v = v_tuple(c, loc, t->rank);
+        for (uint32_t d = 0; d < t->rank; d++) {
+            tk_sx *x = sx_new(c, TK_SX_BUILTIN, tk_type_scalar(c->arena, sizes ? TK_I32 : TK_I64), loc);
+            x->builtin = TK_B_DESC_FIELD;
+            sx_add_arg(c, x, obj.u.rt);
+            sx_add_attr_int(c, x, "field", (sizes ? 1 : 1 + t->rank) + d);
+            v.items[d] = v_rt(x);
+        }
+        return v;
+    }
+    static const char *const later[] = {"gather", "scatter", "block_type"};
     for (size_t i = 0; i < sizeof later / sizeof later[0]; i++)
         if (!strcmp(name, later[i])) {
             sema_error(c, name_loc, "a tensor descriptor's '%s' is not supported yet", name);
             return v_error();
         }
-    sema_error(c, name_loc, "a tensor descriptor has .load, .store, .block_shape and .dtype, not '%s'", name);
+    sema_error(c, name_loc,
+               "a tensor descriptor has .load, .store, .atomic_add (_min, _max, _and, _or, _xor), .shape, .strides, "
+               ".block_shape and .dtype, not '%s'", name);
     return v_error();
 }
 

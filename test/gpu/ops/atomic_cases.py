@@ -448,3 +448,72 @@ def op(x: *u16, y: *{t}, out: *f16, n: i32):
                 bad = (~ok).nonzero().flatten()[:3].tolist()
                 return f"out: {int((~ok).sum())} elements wrong (first at {bad}: {got[bad].tolist()} != {want[bad].tolist()})"
             return expect_equal("y after the atomics", y[21:].float(), swapped.float())
+
+
+# ---- a tensor descriptor's atomics -------------------------------------------
+
+# kind -> the element types Triton's descriptor reductions take (f16 and
+# bf16 min and max need TMA's reduction, not emitted here yet)
+DESC_KINDS = {
+    "add": ["i32", "u32", "u64", "f32", "f16", "bf16"],
+    "max": ["i32", "u32", "i64", "u64"],
+    "min": ["i32", "u32", "i64", "u64"],
+    "and": ["i32", "u32", "i64", "u64"],
+    "or": ["i32", "u32", "i64", "u64"],
+    "xor": ["i32", "u32", "i64", "u64"],
+}
+
+
+def descriptor_source(kind, t):
+    return f"""
+@kernel(grid=(4,), num_warps=4)
+def op(x: *{t} % 16, y: *{t} % 16, out: *{t} % 16, n: i32):
+    p = tl.program_id(0)
+    v = tl.load(x + p * 512 + tl.arange(0, 16)[:, None] * 32 + tl.arange(0, 32)[None, :])
+    d = tl.make_tensor_descriptor(y, [20, 40], [40, 1], [16, 32])
+    d.atomic_{kind}([8, 16], v)
+"""
+
+
+for kind, types in DESC_KINDS.items():
+    for t in types:
+        @case(f"desc.atomic_{kind} {t}: four programs on one block, partly outside the tensor",
+              descriptor_source(kind, t))
+        def check_descriptor(run, torch, kind=kind, t=t):
+            # integer-valued floats: every order of the contended adds is exact
+            xv = (torch.randint(-8, 9, (2048,), generator=torch.Generator().manual_seed(31)).to(torch.float64)
+                  if is_float(t) else model_values(t, 2048, 31))
+            guard = 64
+            yv = (torch.randint(-8, 9, (800 + guard,), generator=torch.Generator().manual_seed(32)).to(torch.float64)
+                  if is_float(t) else model_values(t, 800 + guard, 32))
+            x, y = to_device(t, xv), to_device(t, yv)
+            if run(x, y, y, 0) != 0:
+                return "launch failed"
+            torch.cuda.synchronize()
+            want = yv.clone()
+            m = want[:800].view(20, 40)
+            for p in range(4):
+                block = xv[p * 512:(p + 1) * 512].view(16, 32)
+                m[8:20, 16:40] = apply(kind, t, m[8:20, 16:40], block[:12, :24])
+            got = from_device(t, y)
+            if not same(got, want):
+                bad = (got != want).nonzero().flatten()[:3].tolist()
+                return f"{(got != want).sum().item()} of {800 + guard} wrong (first at {bad})"
+            return None
+
+
+@case("desc.shape and desc.strides of an in-kernel descriptor", """
+@kernel(grid=(1,), num_warps=1)
+def op(x: *i64 % 16, y: *i64 % 16, out: *i64 % 16, n: i32):
+    d = tl.make_tensor_descriptor(x, [n, 24], [48, 1], [8, 16])
+    s0, s1 = d.shape
+    r = tl.arange(0, 4)
+    tl.store(out + r, tl.where(r == 0, s0, tl.where(r == 1, s1, tl.where(r == 2, d.strides[0], d.strides[1]))))
+""")
+def check_descriptor_fields(run, torch):
+    x = dev(torch.zeros(64, dtype=torch.int64))
+    out = dev(torch.full((8,), -7, dtype=torch.int64))
+    if run(x, x, out, 37) != 0:
+        return "launch failed"
+    torch.cuda.synchronize()
+    return expect_equal("fields", out, torch.tensor([37, 24, 48, 1, -7, -7, -7, -7]))
