@@ -190,7 +190,7 @@ static vals lower_block_access(builder *b, const tk_sx *x, bool is_load) {
         if (has_attr_int(x, "boundary_check", d)) checked |= 1u << d;
     tk_tir_value *ptrs, *mask;
     em.at = b->block->ops.len;
-    tir_emit_block_pointers(&em, bt, bp.v, checked, x->loc, &ptrs, &mask);
+    tir_emit_block_pointers(&em, bt, bp.v, checked, NULL, x->loc, &ptrs, &mask);
     /* the operands first: ops are emitted in the order they are built */
     tk_tir_value *stored = NULL;
     if (!is_load) {
@@ -221,7 +221,7 @@ static vals lower_descriptor_atomic(builder *b, const tk_sx *x) {
     tk_tir_value **fields = offset_fields(b, bp, at, rank, x->loc);
     tir_emitter em = {b->arena, b->kernel, b->block, b->block->ops.len};
     tk_tir_value *ptrs, *mask;
-    tir_emit_block_pointers(&em, bt, fields, (1u << rank) - 1, x->loc, &ptrs, &mask);
+    tir_emit_block_pointers(&em, bt, fields, (1u << rank) - 1, NULL, x->loc, &ptrs, &mask);
     tk_tir_value *value = lower1(b, x->args.data[2]);
     if (!value) return (vals){0};
     tk_tir_op *op = emit(b, TIR_BUILTIN, pointer_form[x->builtin - TK_B_DESC_ATOMIC_ADD], x->loc);
@@ -233,6 +233,32 @@ static vals lower_descriptor_atomic(builder *b, const tk_sx *x) {
     operand(b, op, mask);
     result(b, op, value->type);
     return (vals){0, NULL};
+}
+
+/* desc.gather(x_offsets, y_offset) and desc.scatter(value, x_offsets,
+ * y_offset) on a 2-D descriptor of [1, C] blocks: the rows x_offsets,
+ * columns y_offset + 0 .. C - 1, as a [len(x_offsets), C] block whose
+ * first dimension's indices are x_offsets; bounds-checked in both
+ * dimensions (out-of-bounds elements read as the padding, or are not
+ * written), loaded and stored through pointers. */
+static vals lower_descriptor_rows(builder *b, const tk_sx *x, bool gather) {
+    const tk_type *bt = x->args.data[0]->type;
+    vals bp = lower_sx(b, x->args.data[0]);
+    tk_tir_value *value = gather ? NULL : lower1(b, x->args.data[1]);
+    tk_tir_value *rows = lower1(b, x->args.data[gather ? 1 : 2]);
+    tk_tir_value *col = lower1(b, x->args.data[gather ? 2 : 3]);
+    if (bp.count != 7 || !rows || !col || (!gather && !value)) return (vals){0};
+    tk_tir_value *at_v[2] = {const_value(b, col->type, 0, 0, x->loc), col};
+    tk_tir_value **fields = offset_fields(b, bp, (vals){2, at_v}, 2, x->loc);
+    int64_t shape[2] = {rows->type->shape[0], bt->shape[1]};
+    const tk_type *block = tk_type_tensor_desc(b->arena, bt->elem->dtype, 2, shape, bt->descriptor == TK_DESC_PAD_NAN);
+    tir_emitter em = {b->arena, b->kernel, b->block, b->block->ops.len};
+    tk_tir_value *ptrs, *mask;
+    tir_emit_block_pointers(&em, block, fields, 3, rows, x->loc, &ptrs, &mask);
+    em.at = b->block->ops.len;
+    tk_tir_value *r = tir_emit_block_load_store(&em, block, ptrs, mask, value, bt->descriptor == TK_DESC_PAD_NAN,
+                                                NULL, 0, x->loc);
+    return gather ? one(b, r) : (vals){0, NULL};
 }
 
 /* Reductions without a @func: over all dimensions of a tile of rank 2 or
@@ -313,6 +339,8 @@ static vals lower_builtin(builder *b, const tk_sx *x) {
     if (x->builtin == TK_B_LOAD_TENSOR_DESCRIPTOR || x->builtin == TK_B_STORE_TENSOR_DESCRIPTOR)
         return lower_block_access(b, x, x->builtin == TK_B_LOAD_TENSOR_DESCRIPTOR);
     if (x->builtin >= TK_B_DESC_ATOMIC_ADD && x->builtin <= TK_B_DESC_ATOMIC_XOR) return lower_descriptor_atomic(b, x);
+    if (x->builtin == TK_B_DESC_GATHER || x->builtin == TK_B_DESC_SCATTER)
+        return lower_descriptor_rows(b, x, x->builtin == TK_B_DESC_GATHER);
     if (x->builtin == TK_B_DESC_FIELD) {
         vals fields = lower_sx(b, x->args.data[0]);
         int64_t i = x->attrs.len ? x->attrs.data[0].i : -1;

@@ -66,7 +66,7 @@ tk_tir_value *tir_emit_const(tir_emitter *e, const tk_type *t, int64_t i, double
 }
 
 void tir_emit_block_pointers(tir_emitter *e, const tk_type *bt, tk_tir_value *const *fields, uint32_t checked,
-                             tk_loc loc, tk_tir_value **ptrs_out, tk_tir_value **mask_out) {
+                             tk_tir_value *rows, tk_loc loc, tk_tir_value **ptrs_out, tk_tir_value **mask_out) {
     uint32_t rank = bt->rank;
     bool descriptor = bt->descriptor != TK_DESC_NONE;
     tk_arena *arena = e->arena;
@@ -78,13 +78,17 @@ void tir_emit_block_pointers(tir_emitter *e, const tk_type *bt, tk_tir_value *co
     tk_tir_value *mask = NULL;
     for (uint32_t d = 0; d < rank; d++) {
         int64_t n = bt->shape[d], one_shape[TK_MAX_RANK];
-        tk_tir_op *range = tir_emit_op(e, TIR_MAKE_RANGE, 0, loc);
-        struct tk_sema_attr s0 = {"start", NULL, 0}, s1 = {"end", NULL, n};
-        tk_vec_push(arena, &range->attrs, s0);
-        tk_vec_push(arena, &range->attrs, s1);
-        tk_tir_value *r = tir_emit_result(e, range, tk_type_tile(arena, i32, 1, &n));
-        tk_tir_value *off = op1(e, TIR_SPLAT, 0, loc, tk_type_tile(arena, i32, 1, &n), fields[1 + 2 * rank + d], NULL);
-        tk_tir_value *idx = op1(e, TIR_BINARY, TK_BINOP_ADD, loc, r->type, off, r);
+        tk_tir_value *idx = rows;
+        if (d || !rows) {
+            tk_tir_op *range = tir_emit_op(e, TIR_MAKE_RANGE, 0, loc);
+            struct tk_sema_attr s0 = {"start", NULL, 0}, s1 = {"end", NULL, n};
+            tk_vec_push(arena, &range->attrs, s0);
+            tk_vec_push(arena, &range->attrs, s1);
+            tk_tir_value *r = tir_emit_result(e, range, tk_type_tile(arena, i32, 1, &n));
+            tk_tir_value *off =
+                op1(e, TIR_SPLAT, 0, loc, tk_type_tile(arena, i32, 1, &n), fields[1 + 2 * rank + d], NULL);
+            idx = op1(e, TIR_BINARY, TK_BINOP_ADD, loc, r->type, off, r);
+        }
         for (uint32_t k = 0; k < rank; k++) one_shape[k] = k == d ? n : 1;
         tk_tir_value *col = op1(e, TIR_RESHAPE, TK_B_RESHAPE, loc, tk_type_tile(arena, i32, rank, one_shape), idx, NULL);
         tk_tir_value *wide = op1(e, TIR_BROADCAST, 0, loc, tk_type_tile(arena, i32, rank, bt->shape), col, NULL);
@@ -160,7 +164,7 @@ void tir_expand_descriptor_access(tk_arena *arena, tk_tir_kernel *k, tk_tir_op *
     for (uint32_t d = 0; d < rank; d++) fields[1 + rank + d] = field(&e, desc, TIR_DESC_STRIDE, d, op->loc);
     for (uint32_t d = 0; d < rank; d++) fields[1 + 2 * rank + d] = op->operands.data[first + d];
     tk_tir_value *ptrs, *mask;
-    tir_emit_block_pointers(&e, bt, fields, 0, op->loc, &ptrs, &mask);
+    tir_emit_block_pointers(&e, bt, fields, 0, NULL, op->loc, &ptrs, &mask);
     tk_tir_value *r = tir_emit_block_load_store(&e, bt, ptrs, mask, is_load ? NULL : op->operands.data[1],
                                                 bt->descriptor == TK_DESC_PAD_NAN, op->attrs.data, op->attrs.len,
                                                 op->loc);

@@ -37,9 +37,11 @@ tk_tir_value *tir_emit_const(tir_emitter *e, const tk_type *t, int64_t i, double
 /* The pointer tile and mask (NULL: none) of a block access through the
  * block pointer of type bt whose fields are [base, shape..., strides...,
  * offsets...]; `checked`: bit d, dimension d is bounds-checked (a
- * descriptor's: all). */
+ * descriptor's: all). rows (an i32 tile of bt's first size, or NULL): the
+ * indices along dimension 0 in place of its offset + 0, 1, ... (a
+ * descriptor's gather and scatter). */
 void tir_emit_block_pointers(tir_emitter *e, const tk_type *bt, tk_tir_value *const *fields, uint32_t checked,
-                             tk_loc loc, tk_tir_value **ptrs, tk_tir_value **mask);
+                             tk_tir_value *rows, tk_loc loc, tk_tir_value **ptrs, tk_tir_value **mask);
 /* The load (stored NULL; its result) or store of that access; out-of-
  * bounds elements of a load read zero or (pad_nan) NaN; attrs (cache
  * modifiers) go on the op. */

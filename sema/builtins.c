@@ -325,7 +325,7 @@ value builtin_call(checker *c, int id, const value *receiver, value *args, uint3
              : b->flags & B_LIBDEVICE ? tk_arena_printf(c->arena, "libdevice.%s", b->name)
              : receiver && id == TK_B_LOAD_TENSOR_DESCRIPTOR ? "desc.load()"
              : receiver && id == TK_B_STORE_TENSOR_DESCRIPTOR ? "desc.store()"
-             : receiver && id >= TK_B_DESC_ATOMIC_ADD && id <= TK_B_DESC_ATOMIC_XOR
+             : receiver && id >= TK_B_DESC_ATOMIC_ADD && id <= TK_B_DESC_SCATTER
                  ? tk_arena_printf(c->arena, "desc.%s()", b->name)
              : receiver ? tk_arena_printf(c->arena, ".%s()", b->name)
                         : tk_arena_printf(c->arena, "tl.%s", b->name);

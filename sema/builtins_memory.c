@@ -397,6 +397,91 @@ value b_store_tensor_descriptor(checker *c, call *k) {
     return x ? emit_effect(c, x) : v_error();
 }
 
+/* Argument i of a descriptor method: an integer (a number or a run-time
+ * scalar) as i32, else NULL after an error */
+static tk_sx *index_arg(checker *c, call *k, uint32_t i) {
+    value *v = &k->args[i];
+    tk_dtype i32 = TK_I32;
+    if (v->kind == V_INT) return to_runtime(c, v, &i32);
+    tk_sx *x = v_is_number(v) ? NULL : rt_arg(c, k, i);
+    if (!x && !v_is_number(v)) return NULL;
+    if (!x || x->type->kind != TK_TYPE_SCALAR || !tk_dtype_is_int(x->type->dtype) || x->type->dtype == TK_I1) {
+        sema_error(c, v->loc, "'%s' of %s is an integer, not %s", pname(k, i), k->name,
+                   x ? tk_type_str(c->arena, x->type) : v->kind == V_FLOAT ? "a float" : "a bool");
+        return NULL;
+    }
+    return convert(c, x, TK_I32, v->loc);
+}
+
+/* desc.gather(x_offsets, y_offset) and desc.scatter(value, x_offsets,
+ * y_offset), Triton's rules (TMA's gather4 and scatter4): a 2-D
+ * descriptor of [1, C] blocks, C at least 8 32-bit words' worth of
+ * elements; x_offsets a 1-D integer tile of at least 8 rows; the block
+ * moved is [len(x_offsets), C], its rows x_offsets and its columns
+ * y_offset + 0 .. C - 1, out-of-bounds elements read as the padding or
+ * not written. On the call x: the descriptor, then (scatter) the value,
+ * the rows as i32, the column as i32. */
+static bool descriptor_rows(checker *c, call *k, tk_sx *d, bool scatter, tk_sx *x) {
+    const tk_type *t = d->type;
+    if (t->rank != 2 || t->shape[0] != 1) {
+        sema_error(c, k->args[0].loc, "%s needs a 2-D descriptor of [1, C] blocks (as Triton's does), not %s", k->name,
+                   tk_type_str(c->arena, t));
+        return false;
+    }
+    int64_t min_cols = 32 / tk_dtype_bits(t->elem->dtype) * 8;
+    if (t->shape[1] < min_cols) {
+        sema_error(c, k->args[0].loc, "%s of %s needs blocks of at least %lld columns (as Triton's does), not %lld",
+                   k->name, tk_dtype_name(t->elem->dtype), (long long)min_cols, (long long)t->shape[1]);
+        return false;
+    }
+    uint32_t ri = scatter ? 2 : 1;
+    tk_sx *rows = rt_arg(c, k, ri);
+    if (!rows) return false;
+    const tk_type *rt = rows->type;
+    if (rt->kind != TK_TYPE_TILE || rt->rank != 1 || rt->elem->kind != TK_TYPE_SCALAR ||
+        !tk_dtype_is_int(rt->elem->dtype) || rt->elem->dtype == TK_I1 || rt->shape[0] < 8) {
+        sema_error(c, k->args[ri].loc, "'x_offsets' of %s is a 1-D integer tile of at least 8 rows, not %s", k->name,
+                   tk_type_str(c->arena, rt));
+        return false;
+    }
+    rows = convert(c, rows, TK_I32, k->args[ri].loc);
+    tk_sx *col = index_arg(c, k, ri + 1);
+    if (!rows || !col) return false;
+    sx_add_arg(c, x, d);
+    if (scatter) {
+        int64_t shape[2] = {rt->shape[0], t->shape[1]};
+        const tk_type *block = ty_tile(c, t->elem, 2, shape);
+        tk_sx *v = v_is_number(&k->args[1]) ? to_runtime(c, &k->args[1], &t->elem->dtype) : rt_arg(c, k, 1);
+        if (v && ty_elem(v->type)->kind != TK_TYPE_SCALAR) {
+            sema_error(c, k->args[1].loc, "a tensor descriptor stores numbers, not %s", tk_type_str(c->arena, v->type));
+            return false;
+        }
+        if (v) v = convert(c, v, t->elem->dtype, k->args[1].loc);
+        if (v) v = fit_to(c, k, 1, v, block, "the scattered value");
+        if (!v) return false;
+        sx_add_arg(c, x, v);
+    }
+    sx_add_arg(c, x, rows);
+    sx_add_arg(c, x, col);
+    return true;
+}
+
+value b_descriptor_gather(checker *c, call *k) {
+    tk_sx *d = descriptor_arg(c, k);
+    if (!d) return v_error();
+    const tk_type *rt = k->args[1].kind == V_RT ? k->args[1].u.rt->type : NULL;
+    int64_t shape[2] = {rt && rt->kind == TK_TYPE_TILE ? rt->shape[0] : 1, d->type->shape[1]};
+    tk_sx *x = builtin_sx(c, k, ty_tile(c, d->type->elem, 2, shape));
+    return descriptor_rows(c, k, d, false, x) ? result_rt(x) : v_error();
+}
+
+value b_descriptor_scatter(checker *c, call *k) {
+    tk_sx *d = descriptor_arg(c, k);
+    if (!d) return v_error();
+    tk_sx *x = builtin_sx(c, k, ty_void(c));
+    return descriptor_rows(c, k, d, true, x) ? emit_effect(c, x) : v_error();
+}
+
 /* desc.shape and desc.strides are attributes (expr.c), not calls */
 value b_descriptor_field(checker *c, call *k) {
     sema_error(c, k->loc, "%s cannot be called", k->name);

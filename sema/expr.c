@@ -409,8 +409,9 @@ static value bound_method(checker *c, value receiver, int id, tk_loc loc) {
     return v;
 }
 
-/* A tensor descriptor's methods (load, store, the atomics), its run-time
- * attributes (shape, strides) and its constant ones (block_shape, dtype). */
+/* A tensor descriptor's methods (load, store, the atomics, gather,
+ * scatter), its run-time attributes (shape, strides) and its constant ones
+ * (block_shape, dtype). */
 static value descriptor_attribute(checker *c, value obj, const char *name, tk_loc name_loc, tk_loc loc) {
     const tk_type *t = obj.u.rt->type;
     static const struct { const char *name; int id; } methods[] = {
@@ -418,6 +419,7 @@ static value descriptor_attribute(checker *c, value obj, const char *name, tk_lo
         {"atomic_add", TK_B_DESC_ATOMIC_ADD},   {"atomic_min", TK_B_DESC_ATOMIC_MIN},
         {"atomic_max", TK_B_DESC_ATOMIC_MAX},   {"atomic_and", TK_B_DESC_ATOMIC_AND},
         {"atomic_or", TK_B_DESC_ATOMIC_OR},     {"atomic_xor", TK_B_DESC_ATOMIC_XOR},
+        {"gather", TK_B_DESC_GATHER},           {"scatter", TK_B_DESC_SCATTER},
     };
     int method = -1;
     for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++)
@@ -446,15 +448,15 @@ static value descriptor_attribute(checker *c, value obj, const char *name, tk_lo
         }
         return v;
     }
-    static const char *const later[] = {"gather", "scatter", "block_type"};
+    static const char *const later[] = {"block_type"};
     for (size_t i = 0; i < sizeof later / sizeof later[0]; i++)
         if (!strcmp(name, later[i])) {
             sema_error(c, name_loc, "a tensor descriptor's '%s' is not supported yet", name);
             return v_error();
         }
     sema_error(c, name_loc,
-               "a tensor descriptor has .load, .store, .atomic_add (_min, _max, _and, _or, _xor), .shape, .strides, "
-               ".block_shape and .dtype, not '%s'", name);
+               "a tensor descriptor has .load, .store, .atomic_add (_min, _max, _and, _or, _xor), .gather, .scatter, "
+               ".shape, .strides, .block_shape and .dtype, not '%s'", name);
     return v_error();
 }
 

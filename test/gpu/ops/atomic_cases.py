@@ -4,9 +4,11 @@ op(x, y, out, n) and a check on the CPU): every atomic kind and dtype with
 its values transposed and its old values stored; the shapes the
 differential tester found wrong or crashing (size-1 dimensions, a
 reduction's slice, a join, tiles smaller than the program, masks of
-another layout, an atomic in a static_range). Expected values are
-computed on the CPU from the same index arithmetic; sums use
-integer-valued floats, so every order of contended adds is exact."""
+another layout, an atomic in a static_range); and a tensor descriptor's
+atomics, gather and scatter and fields, on blocks partly outside the
+tensor. Expected values are computed on the CPU from the same index
+arithmetic; sums use integer-valued floats, so every order of contended
+adds is exact."""
 
 try:
     import torch
@@ -517,3 +519,65 @@ def check_descriptor_fields(run, torch):
         return "launch failed"
     torch.cuda.synchronize()
     return expect_equal("fields", out, torch.tensor([37, 24, 48, 1, -7, -7, -7, -7]))
+
+
+# ---- a tensor descriptor's gather and scatter --------------------------------
+
+def rows_source(t, cols, pad):
+    return f"""
+@kernel(grid=(1,), num_warps=4)
+def op(x: *{t} % 16, y: *{t} % 16, out: *{t} % 16, n: i32):
+    src = tl.make_tensor_descriptor(x, [12, 40], [48, 1], [1, {cols}], padding_option="{pad}")
+    dst = tl.make_tensor_descriptor(out, [12, 40], [48, 1], [1, {cols}])
+    i = tl.arange(0, 16)
+    g = src.gather((i * 5 + n) % 17 - 2, 44 - {cols})
+    dst.scatter(g + g, 13 - i, 43 - {cols})
+    dst.scatter(g, i + 12, 2)
+"""
+
+
+for t, cols, pad in (("f32", 8, "zero"), ("f32", 8, "nan"), ("f16", 16, "zero"), ("i8", 32, "zero"),
+                     ("i32", 16, "zero")):
+    @case(f"desc.gather and desc.scatter {t}, [1, {cols}] blocks, rows and columns out of bounds, {pad} padding",
+          rows_source(t, cols, pad))
+    def check_rows(run, torch, t=t, cols=cols, pad=pad):
+        st = {"f32": torch.float32, "f16": torch.float16, "i8": torch.int8, "i32": torch.int32}[t]
+        g = torch.Generator().manual_seed(41)
+        if st.is_floating_point:
+            xv = torch.randn(12 * 48, generator=g).to(st)
+            poison = torch.full((12 * 48 + 64,), -7.0).to(st)
+        else:
+            xv = torch.randint(-60, 60, (12 * 48,), generator=g).to(st)  # g + g fits i8
+            poison = torch.full((12 * 48 + 64,), -7, dtype=st)
+        x, out = dev(xv), dev(poison.clone())
+        n = 3
+        if run(x, x, out, n) != 0:
+            return "launch failed"
+        torch.cuda.synchronize()
+        X = xv.view(12, 48)
+        i = torch.arange(16)
+        rows, c0 = (i * 5 + n) % 17 - 2, 44 - cols
+        fill = float("nan") if pad == "nan" else 0
+        G = torch.full((16, cols), fill, dtype=torch.float64)
+        for a in range(16):
+            for j in range(cols):
+                if 0 <= rows[a] < 12 and c0 + j < 40:
+                    G[a, j] = float(X[rows[a], c0 + j])
+        want = poison.to(torch.float64).clone()
+        W = want[:12 * 48].view(12, 48)
+        c1 = 43 - cols  # the second scatter's rows are all past the shape: nothing written
+        for a in range(16):
+            d = 13 - a
+            for j in range(cols):
+                if 0 <= d < 12 and c1 + j < 40:
+                    W[d, c1 + j] = G[a, j] * 2
+        want = want.to(st)
+        got = out.cpu()
+        if st.is_floating_point:
+            ok = (got == want) | (torch.isnan(got) & torch.isnan(want))
+        else:
+            ok = got == want
+        if not bool(ok.all()):
+            bad = (~ok).nonzero().flatten()[:3].tolist()
+            return f"{(~ok).sum().item()} of {got.numel()} wrong (first at {bad})"
+        return None
