@@ -257,7 +257,9 @@ for src in kernels/*.tk; do
         for arch in sm_80 sm_90a; do
             rm -rf "$tmp/conv"
             if ! "$TKC" $KFLAGS --stats --arch=$arch "$src" -o "$tmp/conv/" 2>"$tmp/err"; then
-                echo "$arch: tkc failed" >>"$tmp/out"
+                # the reason, without the path: a config that does not fit
+                # the target is refused there, as it should be
+                printf '%s: refused: %s\n' "$arch" "$(sed -n 's/^[^ ]*: error: //p' "$tmp/err" | head -n 1)" >>"$tmp/out"
                 continue
             fi
             sed -n "s/^tkc: stats: \([^:]*\): .*; \([0-9]* conversions.*\)/$arch \1: \2/p" "$tmp/err" >>"$tmp/out"
