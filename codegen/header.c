@@ -625,7 +625,8 @@ static bool emit_tuner(FILE *out, tk_diag *diag, const char *mod, const tk_tir_p
         const tk_sema_param *sp = &sk->params.data[p];
         if (sp->is_constexpr) continue;
         bool written = false, named = false;
-        for (uint32_t j = from; j < program->kernels.len && sp->type->kind == TK_TYPE_POINTER; j++)
+        bool memory = sp->type->kind == TK_TYPE_POINTER || sp->type->kind == TK_TYPE_BLOCK_PTR; /* a descriptor */
+        for (uint32_t j = from; j < program->kernels.len && memory; j++)
             if (!strcmp(program->kernels.data[j]->sema->name, sk->name))
                 written |= tk_tir_writes_arg(program->kernels.data[j], arg);
         for (uint32_t t = 0; t < sk->tuned.len; t++) named |= !strcmp(sk->tuned.data[t].name, sp->name);

@@ -598,8 +598,8 @@ static void check_requires(checker *c, const kernel_decl *k, tk_sema_kernel *out
 }
 
 /* @autotune's restore_value=[(PTR, elements), ...], reset_to_zero=[...]
- * (the same form) and may_clobber=[PTR, ...]: pointer parameters, each in
- * one list; the element counts are host expressions over the scalar
+ * (the same form) and may_clobber=[PTR, ...]: pointer parameters (and in
+ * may_clobber tensor descriptor parameters), each in one list; the element counts are host expressions over the scalar
  * parameters (the header has no tensor sizes to take them from). */
 static void check_tuned(checker *c, const kernel_decl *k, tk_sema_kernel *out) {
     static const char *const what[3] = {"restore_value", "reset_to_zero", "may_clobber"};
@@ -623,7 +623,15 @@ static void check_tuned(checker *c, const kernel_decl *k, tk_sema_kernel *out) {
                                    : NULL;
             const tk_param *p = name ? find_param(k->def, name) : NULL;
             const tk_type *t = NULL;
-            if (!p || !annotation_type(c, p->annotation, &t) || !t || t->kind != TK_TYPE_POINTER) {
+            /* a tensor descriptor parameter: its size is the tensor's, which
+             * the header has no expression for; may_clobber alone */
+            bool descriptor = p && p->annotation && annotation_is_descriptor(c, p->annotation);
+            if (descriptor && kind != TK_TUNED_CLOBBER) {
+                sema_error(c, name_expr->loc, "%s of a tensor descriptor parameter ('%s') is not supported yet",
+                           what[kind], name);
+                continue;
+            }
+            if (!descriptor && (!p || !annotation_type(c, p->annotation, &t) || !t || t->kind != TK_TYPE_POINTER)) {
                 sema_error(c, name_expr->loc, "%s names pointer parameters of '%s'", what[kind], k->def->name);
                 continue;
             }
