@@ -5,7 +5,9 @@ configs against the same kernel in Triton 3.6 (TensorDescriptor
 arguments, the same configs) and cuBLAS (torch.matmul), f16 in, f16 out,
 B given as B^T ([N, K] row-major), in one process.
 
-Each tkc config is compiled here by TKC (default build/tkc) with -D
+A config's last field is WARP_SPECIALIZE (a producer warpgroup; Triton's
+warp_specialize=True on the tile loop). CONFIGS="BM,BN,BK,warps,stages,ws;..."
+replaces the list. Each tkc config is compiled here by TKC (default build/tkc) with -D
 values, once with TMA (sm_90a) and, with --sm80, once as sm_80 code
 (cp.async copies instead, the same kernel otherwise). Outputs are checked
 against torch first (relative error 1e-2 of the largest magnitude); then
@@ -36,16 +38,19 @@ TKC = os.environ.get("TKC", str(ROOT / "build" / "tkc"))
 CC = os.environ.get("CC", "gcc")
 SRC = ROOT / "test" / "gpu" / "ports" / "tma_persistent.tk"
 NAME = "matmul_kernel_tma_persistent"
-# (BLOCK_SIZE_M, BLOCK_SIZE_N, BLOCK_SIZE_K, num_warps, num_stages)
-CONFIGS = [(128, 128, 64, 8, 3), (128, 128, 64, 8, 4), (128, 256, 64, 8, 3), (128, 128, 64, 4, 4)]
+# (BLOCK_SIZE_M, BLOCK_SIZE_N, BLOCK_SIZE_K, num_warps, num_stages, WARP_SPECIALIZE)
+CONFIGS = [(128, 128, 64, 8, 3, 0), (128, 128, 64, 8, 4, 0), (128, 256, 64, 8, 3, 0), (128, 128, 64, 4, 4, 0),
+           (128, 128, 64, 8, 4, 1), (128, 256, 64, 8, 3, 1), (128, 128, 64, 4, 4, 1), (128, 128, 64, 4, 5, 1)]
+if os.environ.get("CONFIGS"):  # "128,256,64,8,3,1;..."
+    CONFIGS = [tuple(int(x) for x in c.split(",")) for c in os.environ["CONFIGS"].split(";")]
 
 
 def build_tkc(work, rt, config, arch):
-    bm, bn, bk, warps, stages = config
-    d = work / f"{arch}_{bm}_{bn}_{bk}_{warps}_{stages}"
+    bm, bn, bk, warps, stages, ws = config
+    d = work / f"{arch}_{bm}_{bn}_{bk}_{warps}_{stages}_{ws}"
     d.mkdir()
     defs = [f"-DBLOCK_SIZE_M={bm}", f"-DBLOCK_SIZE_N={bn}", f"-DBLOCK_SIZE_K={bk}", f"-Dnum_warps={warps}",
-            f"-Dnum_stages={stages}"]
+            f"-Dnum_stages={stages}", f"-DWARP_SPECIALIZE={ws}"]
     r = subprocess.run([TKC, f"--arch={arch}", *defs, str(SRC), "-o", str(d)], capture_output=True, text=True)
     if r.returncode:
         print(f"  tkc {arch} {config}: does not build: {r.stderr.splitlines()[0][:160]}")
@@ -78,7 +83,8 @@ def _pid(tile_id, num_pid_in_group, num_pid_m, GROUP_SIZE_M: tl.constexpr):
 
 @triton.jit
 def triton_tma_persistent(a_desc, b_desc, c_desc, M, N, K, NUM_SMS: tl.constexpr, BLOCK_SIZE_M: tl.constexpr,
-                          BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr, GROUP_SIZE_M: tl.constexpr):
+                          BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr, GROUP_SIZE_M: tl.constexpr,
+                          WARP_SPECIALIZE: tl.constexpr):
     start_pid = tl.program_id(axis=0)
     num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
     num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
@@ -86,7 +92,7 @@ def triton_tma_persistent(a_desc, b_desc, c_desc, M, N, K, NUM_SMS: tl.constexpr
     num_tiles = num_pid_m * num_pid_n
     tile_id_c = start_pid - NUM_SMS
     num_pid_in_group = GROUP_SIZE_M * num_pid_n
-    for tile_id in tl.range(start_pid, num_tiles, NUM_SMS, flatten=True):
+    for tile_id in tl.range(start_pid, num_tiles, NUM_SMS, flatten=True, warp_specialize=WARP_SPECIALIZE):
         pid_m, pid_n = _pid(tile_id, num_pid_in_group, num_pid_m, GROUP_SIZE_M)
         offs_am = pid_m * BLOCK_SIZE_M
         offs_bn = pid_n * BLOCK_SIZE_N
@@ -150,14 +156,14 @@ def main():
                 continue
             fs[f"tkc {arch} {cfg}"] = f
         for cfg in CONFIGS:
-            bm, bn, bk, warps, stages = cfg
+            bm, bn, bk, warps, stages, ws = cfg
             c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.float16)
             ad = TensorDescriptor(a, a.shape, a.stride(), [bm, bk])
             bd = TensorDescriptor(b, b.shape, b.stride(), [bn, bk])
             cd = TensorDescriptor(c, c.shape, c.stride(), [bm, bn // 2])
             grid = (min(sms, triton.cdiv(M, bm) * triton.cdiv(N, bn)),)
-            f = (lambda ad=ad, bd=bd, cd=cd, grid=grid, bm=bm, bn=bn, bk=bk, warps=warps, stages=stages:
-                 triton_tma_persistent[grid](ad, bd, cd, M, N, K, sms, bm, bn, bk, 8, num_warps=warps,
+            f = (lambda ad=ad, bd=bd, cd=cd, grid=grid, bm=bm, bn=bn, bk=bk, warps=warps, stages=stages, ws=ws:
+                 triton_tma_persistent[grid](ad, bd, cd, M, N, K, sms, bm, bn, bk, 8, bool(ws), num_warps=warps,
                                              num_stages=stages))
             try:
                 f()

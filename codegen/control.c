@@ -157,6 +157,52 @@ static void emit_if(cg *c, const tk_tir_op *op) {
     bind_regs(c, &op->results, 0, phis);
 }
 
+/* The registers each side takes with setmaxnreg (0: none): the
+ * producer 40 a thread, the consumers what that leaves of the 64K a
+ * block (at most 240), where that is more than the entry's share. */
+static void partition_registers(const tk_tir_kernel *k, uint32_t *producer, uint32_t *consumer) {
+    uint32_t threads = tk_tir_kernel_threads(k), entry = 65536 / threads / 8 * 8;
+    uint32_t more = (65536 - k->producer_warps * 32 * 40) / (k->num_warps * 32) / 8 * 8;
+    if (more > 240) more = 240;
+    *producer = *consumer = 0;
+    if (entry > 255) entry = 255;
+    if (more > entry) *producer = 40, *consumer = more;
+}
+
+/* setmaxnreg.inc or .dec (how) to n registers a thread; nothing for n 0 */
+static void set_max_registers(cg *c, const char *how, uint32_t n) {
+    if (!n) return;
+    LLVMValueRef regs = cg_i32(c, n);
+    cg_call(c, tk_arena_printf(c->arena, "llvm.nvvm.setmaxnreg.%s.sync.aligned.u32", how), c->t_void, &regs, 1);
+}
+
+/* Warps num_warps.. (the producer warpgroup) run region 1 and leave the
+ * kernel; the others run region 0 and go on, their barriers now named
+ * barrier 1 of their own threads. The test is on the warp index, the
+ * same in every lane, so that ptxas sees each warpgroup take one side. */
+static void emit_warp_specialize(cg *c, const tk_tir_op *op) {
+    uint32_t producer_regs, consumer_regs;
+    partition_registers(c->k, &producer_regs, &consumer_regs);
+    LLVMValueRef shfl[4] = {cg_i32(c, -1), LLVMBuildLShr(c->b, c->tid, cg_i32(c, 5), ""), cg_i32(c, 0), cg_i32(c, 31)};
+    LLVMValueRef warp = cg_call(c, "llvm.nvvm.shfl.sync.idx.i32", c->t_i32, shfl, 4);
+    LLVMValueRef producing = LLVMBuildICmp(c->b, LLVMIntUGE, warp, cg_i32(c, c->k->num_warps), "producer");
+    LLVMBasicBlockRef prod = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "producer");
+    LLVMBasicBlockRef cons = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "consumer");
+    LLVMBuildCondBr(c->b, producing, prod, cons);
+    LLVMPositionBuilderAtEnd(c->b, prod);
+    set_max_registers(c, "dec", producer_regs);
+    c->leader_tid = c->k->num_warps * 32;
+    cg_emit_block(c, op->regions.data[1]);
+    if (c->failed) return;
+    c->leader_tid = 0;
+    LLVMBuildRetVoid(c->b);
+    LLVMPositionBuilderAtEnd(c->b, cons);
+    set_max_registers(c, "inc", consumer_regs);
+    /* the rest of the kernel is the consumers' */
+    c->barrier_threads = c->k->num_warps * 32;
+    cg_emit_block(c, op->regions.data[0]);
+}
+
 static void emit_while(cg *c, const tk_tir_op *op) {
     loop_start l = begin_loop(c, op, 0, "while");
     LLVMBasicBlockRef body = l.body, exit = l.exit, header = l.header;
@@ -219,6 +265,7 @@ static void emit_op(cg *c, const tk_tir_op *op) {
     case TIR_MBAR_INIT:
     case TIR_MBAR_EXPECT:
     case TIR_MBAR_WAIT:
+    case TIR_MBAR_ARRIVE:
     case TIR_MBAR_INVAL:
         cg_emit_tma(c, op);
         return;
@@ -367,6 +414,7 @@ static void emit_op(cg *c, const tk_tir_op *op) {
     }
     case TIR_FOR: emit_for(c, op); return;
     case TIR_IF: emit_if(c, op); return;
+    case TIR_WARP_SPECIALIZE: emit_warp_specialize(c, op); return;
     case TIR_WHILE: emit_while(c, op); return;
     case TIR_YIELD:
     case TIR_CONDITION:

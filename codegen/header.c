@@ -884,10 +884,10 @@ static bool emit_implementation(FILE *out, tk_diag *diag, const char *sym, const
         }
         if (info->kernel->sema->launch_pdl)
             fprintf(out, "};\ntkrt_kernel tk_%s__%s =\n    TKRT_KERNEL_INIT_FLAGS(\"%s\", &tk_%s__module, %uu, tk_%s__%s__shared, "
-                    "TKRT_KERNEL_PDL);\n", sym, info->entry, info->entry, sym, info->kernel->num_warps * 32, sym, info->entry);
+                    "TKRT_KERNEL_PDL);\n", sym, info->entry, info->entry, sym, tk_tir_kernel_threads(info->kernel), sym, info->entry);
         else
             fprintf(out, "};\ntkrt_kernel tk_%s__%s =\n    TKRT_KERNEL_INIT(\"%s\", &tk_%s__module, %uu, tk_%s__%s__shared);\n",
-                    sym, info->entry, info->entry, sym, info->kernel->num_warps * 32, sym, info->entry);
+                    sym, info->entry, info->entry, sym, tk_tir_kernel_threads(info->kernel), sym, info->entry);
     }
     fputc('\n', out);
     return true;

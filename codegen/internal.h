@@ -43,6 +43,10 @@ typedef struct cg {
     bool failed;
     bool wgmma;   /* the kernel has a wgmma dot */
     bool thread_divergent; /* the kernel branches per thread somewhere (module.c): its barriers are not aligned */
+    /* in a warp-specialized kernel's partitions (control.c): the thread
+     * that issues for all (tma.c), and the threads a barrier waits for
+     * (0: the whole block; else named barrier 1 of that many) */
+    uint32_t leader_tid, barrier_threads;
     /* -g / -lineinfo: line tables pointing into the .tk file */
     LLVMDIBuilderRef dib;
     LLVMMetadataRef di_file, di_sp;

@@ -65,6 +65,7 @@ static bool emit_kernel(cg *c, const tk_tir_kernel *k, const char *entry) {
     c->fp_contract = c->fp_contract_allowed && k->sema->fp_fusion;
     c->failed = false;
     c->nflats = 0;
+    c->leader_tid = c->barrier_threads = 0;
     c->wgmma = any_op(k->body, is_wgmma_dot);
     c->thread_divergent = any_op(k->body, is_thread_divergent);
     c->vals = TK_NEW_ARRAY(c->arena, cgval, k->value_count + 1);
@@ -76,12 +77,17 @@ static bool emit_kernel(cg *c, const tk_tir_kernel *k, const char *entry) {
     LLVMSetFunctionCallConv(fn, LLVMPTXKernelCallConv);
     for (uint32_t i = 0; i < np; i++)
         if (body->args.data[i]->type->kind == TK_TYPE_BLOCK_PTR) cg_descriptor_param_attributes(c, fn, i);
-    /* the header launches exactly num_warps * 32 threads: .reqntid, which
-     * ptxas may use (as Triton does), not just an upper bound */
+    /* the header launches exactly num_warps * 32 threads (and a producer
+     * warpgroup's): .reqntid, which ptxas may use (as Triton does), not
+     * just an upper bound. setmaxnreg needs the registers capped at entry:
+     * one block an SM (.minnctapersm 1) caps them at the block's share. */
     char threads[16];
-    snprintf(threads, sizeof threads, "%u", k->num_warps * 32);
+    snprintf(threads, sizeof threads, "%u", tk_tir_kernel_threads(k));
     LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
                             LLVMCreateStringAttribute(c->ctx, "nvvm.reqntid", 12, threads, (unsigned)strlen(threads)));
+    if (k->producer_warps)
+        LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                                LLVMCreateStringAttribute(c->ctx, "nvvm.minctasm", 13, "1", 1));
     if (k->sema->maxnreg) {
         char regs[16];
         snprintf(regs, sizeof regs, "%u", (unsigned)k->sema->maxnreg);

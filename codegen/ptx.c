@@ -57,6 +57,14 @@ LLVMValueRef cg_sreg(cg *c, const char *name) {
 void cg_barrier(cg *c) {
     LLVMValueRef zero = cg_i32(c, 0);
     c->barriers++;
+    if (c->barrier_threads) {
+        /* the consumers of a warp-specialized kernel: the producer warps
+         * never reach their barriers */
+        LLVMValueRef args[2] = {cg_i32(c, 1), cg_i32(c, c->barrier_threads)};
+        cg_call(c, c->thread_divergent ? "llvm.nvvm.barrier.cta.sync.count" : "llvm.nvvm.barrier.cta.sync.aligned.count",
+                c->t_void, args, 2);
+        return;
+    }
     cg_call(c, c->thread_divergent ? "llvm.nvvm.barrier.cta.sync.all" : "llvm.nvvm.barrier.cta.sync.aligned.all",
             c->t_void, &zero, 1);
 }

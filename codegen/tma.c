@@ -1,7 +1,9 @@
 /* TMA copies and the mbarriers they complete on (lower/pipeline_dot.c's
- * TMA producer). One thread (thread 0) initializes a barrier, arrives on
- * it expecting a trip's bytes and issues the trip's copies; every thread
- * waits on the barrier's phase. A tma_copy of a tile wider than one
+ * TMA producer, warp_specialize.c's ring). One thread (thread 0, or the
+ * producer warpgroup's first) initializes a barrier, arrives on it
+ * expecting a trip's bytes and issues the trip's copies; every thread
+ * waits on the barrier's phase; a warp-specialized kernel's consumer
+ * warps each arrive once to free a stage. A tma_copy of a tile wider than one
  * swizzle span is one copy a box of box_rows x box_cols, one box after
  * another in the buffer (lower/buffers.c's tir_tma_box).
  * Needs: the buffers placed (smem.c), the descriptor parameter's tensor
@@ -24,7 +26,7 @@ static void end_if(cg *c, LLVMBasicBlockRef done) {
 }
 
 static LLVMValueRef first_thread(cg *c) {
-    return LLVMBuildICmp(c->b, LLVMIntEQ, c->tid, cg_i32(c, 0), "");
+    return LLVMBuildICmp(c->b, LLVMIntEQ, c->tid, cg_i32(c, c->leader_tid), "");
 }
 
 static LLVMValueRef scalar(cg *c, const tk_tir_op *op, uint32_t i) {
@@ -36,7 +38,7 @@ void cg_emit_tma(cg *c, const tk_tir_op *op) {
     switch (op->code) {
     case TIR_MBAR_INIT: {
         LLVMBasicBlockRef done = only_if(c, first_thread(c), "mbar.init");
-        LLVMValueRef args[2] = {bar, cg_i32(c, 1)};
+        LLVMValueRef args[2] = {bar, cg_i32(c, tk_tir_attr_int(op, "count", 1))};
         cg_call(c, "llvm.nvvm.mbarrier.init.shared", c->t_void, args, 2);
         cg_call(c, "llvm.nvvm.fence.mbarrier_init.release.cluster", c->t_void, NULL, 0);
         end_if(c, done);
@@ -53,6 +55,15 @@ void cg_emit_tma(cg *c, const tk_tir_op *op) {
         LLVMBasicBlockRef done = only_if(c, issue, "mbar.expect");
         LLVMValueRef args[2] = {bar, cg_i32(c, tk_tir_attr_int(op, "bytes", 0))};
         cg_call(c, "llvm.nvvm.mbarrier.arrive.expect.tx.scope.cta.space.cta", c->t_i64, args, 2);
+        end_if(c, done);
+        return;
+    }
+    case TIR_MBAR_ARRIVE: {
+        /* one arrival a warp: its wgmma wait (.sync.aligned) brought the
+         * whole warp here */
+        LLVMValueRef lane0 = LLVMBuildICmp(c->b, LLVMIntEQ, c->lane, cg_i32(c, 0), "");
+        LLVMBasicBlockRef done = only_if(c, LLVMBuildAnd(c->b, lane0, scalar(c, op, 1), ""), "mbar.arrive");
+        cg_call(c, "llvm.nvvm.mbarrier.arrive.shared", c->t_i64, &bar, 1);
         end_if(c, done);
         return;
     }

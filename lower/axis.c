@@ -415,6 +415,8 @@ static void analyze_block(tk_tir_block *blk) {
         if (op->dead) continue;
         if (op->code == TIR_FOR || op->code == TIR_WHILE) {
             analyze_loop(op);
+        } else if (op->code == TIR_WARP_SPECIALIZE) {
+            for (uint32_t r = 0; r < op->regions.len; r++) analyze_block(op->regions.data[r]);
         } else if (op->code == TIR_IF) {
             for (uint32_t r = 0; r < op->regions.len; r++) analyze_block(op->regions.data[r]);
             const tk_tir_op *t = terminator(op->regions.data[0]), *e = terminator(op->regions.data[1]);

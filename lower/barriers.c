@@ -135,6 +135,9 @@ static void walk_block(barrier_ctx *c, tk_tir_block *blk, pending *st) {
             walk_block(c, op->regions.data[0], &head);
             *st = head; /* the loop leaves after its condition */
             walk_block(c, op->regions.data[1], &head);
+        } else if (op->code == TIR_WARP_SPECIALIZE) {
+            /* the producer touches shared memory only by TMA and mbarriers */
+            walk_block(c, op->regions.data[0], st);
         } else if (op->code == TIR_IF) {
             pending other = *st;
             walk_block(c, op->regions.data[0], st);

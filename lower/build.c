@@ -766,6 +766,10 @@ static void lower_for(builder *b, const tk_ss *s) {
         struct tk_sema_attr a = {"num_stages", NULL, s->num_stages};
         tk_vec_push(b->arena, &op->attrs, a);
     }
+    if (s->warp_specialize) {
+        struct tk_sema_attr a = {"warp_specialize", NULL, 1};
+        tk_vec_push(b->arena, &op->attrs, a);
+    }
     uint32_t n;
     tk_tir_value **inits = carried_operands(b, op, &carried, &n);
     tk_tir_block *outer = b->block;

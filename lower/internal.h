@@ -32,6 +32,16 @@ typedef struct tir_emitter {
     uint32_t at;
 } tir_emitter;
 tk_tir_op *tir_emit_op(tir_emitter *e, tk_tir_opcode code, int sub, tk_loc loc);
+/* Ops a pass builds in a list and puts in place afterwards
+ * (pipeline_dot.c, warp_specialize.c): a new op of block `at` appended to
+ * `out`, with operands a and b where given and one result of type t where
+ * given. */
+typedef TK_VEC(tk_tir_op *) tir_op_list;
+tk_tir_op *tir_append_op(tk_arena *arena, tk_tir_kernel *k, tir_op_list *out, tk_tir_block *at, tk_loc loc,
+                         tk_tir_opcode code, int sub, const tk_type *t, tk_tir_value *a, tk_tir_value *b);
+/* the integer constant v of type t, so appended */
+tk_tir_value *tir_append_const(tk_arena *arena, tk_tir_kernel *k, tir_op_list *out, tk_tir_block *at, tk_loc loc,
+                               const tk_type *t, int64_t v);
 tk_tir_value *tir_emit_result(tir_emitter *e, tk_tir_op *op, const tk_type *t);
 tk_tir_value *tir_emit_const(tir_emitter *e, const tk_type *t, int64_t i, double f, tk_loc loc);
 /* The pointer tile and mask (NULL: none) of a block access through the
@@ -183,6 +193,8 @@ void tir_pass_licm_conversions(tk_arena *arena, tk_tir_kernel *k);
 void tir_pass_pipeline(tk_arena *arena, tk_tir_kernel *k);
 void tir_pass_dot(tk_arena *arena, tk_tir_kernel *k, const tk_target *target);
 void tir_pass_pipeline_dots(tk_arena *arena, tk_diag *diag, tk_tir_kernel *k, const tk_target *target);
+void tir_pass_warp_specialize(tk_arena *arena, tk_diag *diag, tk_tir_kernel *k, const tk_target *target,
+                              tk_tir_warned *warned);
 void tir_pass_dot_operands(tk_arena *arena, tk_tir_kernel *k);
 void tir_pass_axis_info(tk_arena *arena, tk_tir_kernel *k);
 void tir_pass_propagate_layouts(tk_arena *arena, tk_tir_kernel *k);

@@ -72,6 +72,24 @@ tk_tir_op *tir_new_op(tk_arena *arena, tk_tir_opcode code, int sub, tk_loc loc) 
     return op;
 }
 
+tk_tir_op *tir_append_op(tk_arena *arena, tk_tir_kernel *k, tir_op_list *out, tk_tir_block *at, tk_loc loc,
+                         tk_tir_opcode code, int sub, const tk_type *t, tk_tir_value *a, tk_tir_value *b) {
+    tk_tir_op *op = tir_new_op(arena, code, sub, loc);
+    op->parent = at;
+    if (a) tk_vec_push(arena, &op->operands, a);
+    if (b) tk_vec_push(arena, &op->operands, b);
+    if (t) tk_vec_push(arena, &op->results, tir_new_value(arena, k, t, op));
+    tk_vec_push(arena, out, op);
+    return op;
+}
+
+tk_tir_value *tir_append_const(tk_arena *arena, tk_tir_kernel *k, tir_op_list *out, tk_tir_block *at, tk_loc loc,
+                               const tk_type *t, int64_t v) {
+    tk_tir_op *op = tir_append_op(arena, k, out, at, loc, TIR_CONST, 0, t, NULL, NULL);
+    op->value.i = v;
+    return op->results.data[0];
+}
+
 tk_tir_op *tir_clone_op(tk_arena *arena, const tk_tir_op *op, tk_tir_block *parent) {
     tk_tir_op *copy = tir_new_op(arena, op->code, op->sub, op->loc);
     copy->value = op->value;

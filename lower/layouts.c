@@ -484,7 +484,7 @@ static void assign_op(layout_ctx *c, op_list *out, tk_tir_op *op) {
     bool tile = r && r->type->kind == TK_TYPE_TILE;
     switch (tk_tir_layout_rule_of(op)) {
     case TIR_L_REGIONS:
-        if (op->code == TIR_IF) assign_if(c, op);
+        if (op->code == TIR_IF || op->code == TIR_WARP_SPECIALIZE) assign_if(c, op); /* the latter: no results */
         else assign_loop(c, out, op);
         break;
     case TIR_L_COPY:

@@ -324,7 +324,13 @@ typedef struct tk_tir_kernel {
      * boxes box[0] x box[1] (rows x columns) swizzled by swizzle_bytes */
     TK_VEC(tk_tir_tma_map) tma_maps;
     uint32_t shared_bytes;        /* set by the shared-memory pass */
+    /* warps beyond num_warps (warp_specialize.c's producer warpgroup): the
+     * kernel runs on num_warps + producer_warps warps */
+    uint32_t producer_warps;
 } tk_tir_kernel;
+
+/* The threads a block of kernel k runs on (what the launcher asks for). */
+static inline uint32_t tk_tir_kernel_threads(const tk_tir_kernel *k) { return (k->num_warps + k->producer_warps) * 32; }
 
 typedef struct tk_tir_program {
     TK_VEC(tk_tir_kernel *) kernels;

@@ -13,6 +13,7 @@ typedef struct pass_env {
     tk_diag *diag;
     const tk_tir_options *opts;
     tk_tir_warned warned;   /* int32 offsets already warned about, across variants */
+    tk_tir_warned warned_ws; /* loops warp_specialize.c left, warned about */
 } pass_env;
 
 static bool run_descriptors(pass_env *e, tk_tir_kernel *k) {
@@ -31,6 +32,9 @@ static bool run_reassociate_addresses(pass_env *e, tk_tir_kernel *k) {
 }
 static bool run_pipeline(pass_env *e, tk_tir_kernel *k) { return tir_pass_pipeline(e->arena, k), true; }
 static bool run_dot(pass_env *e, tk_tir_kernel *k) { return tir_pass_dot(e->arena, k, e->opts->target), true; }
+static bool run_warp_specialize(pass_env *e, tk_tir_kernel *k) {
+    return tir_pass_warp_specialize(e->arena, e->diag, k, e->opts->target, &e->warned_ws), true;
+}
 static bool run_pipeline_dots(pass_env *e, tk_tir_kernel *k) {
     return tir_pass_pipeline_dots(e->arena, e->diag, k, e->opts->target), true;
 }
@@ -94,6 +98,7 @@ static const struct tir_pass {
     {"dce", false, false, run_dce},
     {"licm", false, true, run_licm},
     {"dot", true, true, run_dot},
+    {"warp-specialize", true, true, run_warp_specialize},
     {"pipeline-dots", true, false, run_pipeline_dots},
     {"pipeline", true, true, run_pipeline},
     {"dot-operands", true, true, run_dot_operands},
@@ -154,7 +159,7 @@ static void pipeline_shallower(pass_env *e, tk_tir_kernel *k) {
         tk_diag quiet;
         tk_diag_init(&quiet, stderr, false);
         quiet.suppress_warnings = true;
-        pass_env again_env = {e->arena, &quiet, e->opts, {0}};
+        pass_env again_env = {e->arena, &quiet, e->opts, {0}, {0}};
         tk_tir_kernel *again = tir_lower_again(e->arena, &quiet, k);
         again->max_stages = depth;
         bool ok = !quiet.error_count;
@@ -176,7 +181,7 @@ static void pipeline_shallower(pass_env *e, tk_tir_kernel *k) {
 }
 
 bool tk_tir_run_passes(tk_arena *arena, tk_diag *diag, tk_tir_program *program, const tk_tir_options *opts) {
-    pass_env env = {arena, diag, opts, {0}};
+    pass_env env = {arena, diag, opts, {0}, {0}};
     int last = opts->stop_after ? find_pass(opts->stop_after) : PASS_COUNT - 1;
     for (uint32_t i = 0; i < program->kernels.len; i++) {
         tk_tir_kernel *k = program->kernels.data[i];

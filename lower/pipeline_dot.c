@@ -66,7 +66,7 @@
 #include <math.h>
 #include <string.h>
 
-typedef TK_VEC(tk_tir_op *) op_list;
+typedef tir_op_list op_list;
 
 typedef struct dp_ctx {
     tk_arena *arena;
@@ -98,19 +98,11 @@ static tk_tir_value *new_value(dp_ctx *c, const tk_type *t, tk_tir_op *def) {
 
 static tk_tir_op *emit(dp_ctx *c, op_list *out, tk_tir_block *at, tk_tir_opcode code, int sub, const tk_type *t,
                        tk_tir_value *a, tk_tir_value *b) {
-    tk_tir_op *op = tir_new_op(c->arena, code, sub, c->loop->loc);
-    op->parent = at;
-    if (a) tk_vec_push(c->arena, &op->operands, a);
-    if (b) tk_vec_push(c->arena, &op->operands, b);
-    if (t) tk_vec_push(c->arena, &op->results, new_value(c, t, op));
-    tk_vec_push(c->arena, out, op);
-    return op;
+    return tir_append_op(c->arena, c->k, out, at, c->loop->loc, code, sub, t, a, b);
 }
 
 static tk_tir_value *constant(dp_ctx *c, op_list *out, tk_tir_block *at, const tk_type *t, int64_t v) {
-    tk_tir_op *op = emit(c, out, at, TIR_CONST, 0, t, NULL, NULL);
-    op->value.i = v;
-    return op->results.data[0];
+    return tir_append_const(c->arena, c->k, out, at, c->loop->loc, t, v);
 }
 
 static tk_tir_value *binary(dp_ctx *c, op_list *out, tk_tir_block *at, int op, tk_tir_value *a, tk_tir_value *b) {
@@ -1196,6 +1188,12 @@ static void settle_descriptor_loads(tk_arena *arena, tk_tir_kernel *k, bool left
     tir_walk(k->body, collect_desc_load, &d);
     typedef struct kept_map { const tk_tir_value *desc; uint32_t box[2], swizzle; } kept_map;
     TK_VEC(kept_map) kept = {0};
+    /* the maps warp_specialize.c made: one a parameter */
+    for (uint32_t m = 0; m < k->tma_maps.len; m++) {
+        const tk_tir_tma_map *map = &k->tma_maps.data[m];
+        kept_map km = {k->body->args.data[map->arg], {map->box[0], map->box[1]}, map->swizzle_bytes};
+        tk_vec_push(arena, &kept, km);
+    }
     for (uint32_t i = 0; i < d.ops.len; i++) {
         tk_tir_op *op = d.ops.data[i];
         uint32_t box[2], swizzle;

@@ -260,7 +260,7 @@ static void visit_op(prop_ctx *c, tk_tir_op *op) {
     const tk_tir_value *a = op->operands.len ? op->operands.data[0] : NULL;
     switch (tk_tir_layout_rule_of(op)) {
     case TIR_L_REGIONS:
-        if (op->code == TIR_IF) visit_if(c, op);
+        if (op->code == TIR_IF || op->code == TIR_WARP_SPECIALIZE) visit_if(c, op); /* the latter: no results */
         else visit_loop(c, op);
         return;
     case TIR_L_SAME:

@@ -129,6 +129,7 @@ struct tk_ss {
                                     otherwise: the condition's own statements
                                     (effects, @func bodies), redone before each test */
     int64_t num_stages;          /* FOR: -1 when not given */
+    bool warp_specialize;        /* FOR: tl.range(..., warp_specialize=True) */
 };
 
 /* A parameter of a kernel as the launcher sees it. */

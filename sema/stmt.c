@@ -844,7 +844,7 @@ static void exec_for(checker *c, const tk_stmt *s) {
             value bounds[3];
             uint32_t nb = 0;
             int64_t num_stages = -1;
-            bool ok = true;
+            bool warp_specialize = false, ok = true;
             for (uint32_t i = 0; i < iter->u.call.args.len; i++) {
                 const tk_expr *a = iter->u.call.args.data[i];
                 if (a->kind == TK_EXPR_KEYWORD) {
@@ -863,6 +863,10 @@ static void exec_for(checker *c, const tk_stmt *s) {
                         if (!v_is_const(&kv)) {
                             sema_error(c, a->loc, "'%s' must be a compile-time value", kn);
                             ok = false;
+                        } else if (strcmp(kn, "warp_specialize") == 0) {
+                            int64_t on = 0;
+                            ok &= const_int_arg(c, &kv, &on, "warp_specialize");
+                            warp_specialize = on != 0;
                         }
                     } else {
                         sema_error(c, a->u.keyword.name_loc, "%s() has no parameter '%s'",
@@ -961,6 +965,7 @@ static void exec_for(checker *c, const tk_stmt *s) {
                 return;
             }
             st->num_stages = num_stages;
+            st->warp_specialize = warp_specialize;
             loop_state ls = {0};
             enter_runtime_loop(c, &s->u.for_.body, s->loc, &ls);
             tk_sema_var *iv = new_var(c, s->u.for_.target->u.name, ty_scalar(c, d), s->u.for_.target->loc);

@@ -9,12 +9,12 @@
 enum { KB = 1024 };
 
 static const tk_target targets[] = {
-    /* name     sm  a      ptx  cp.async fp8   tma    wgmma  gdc    bf16 add  smem/block  static   smem/SM */
-    {"sm_80",  80, false, 75, true,    false, false, false, false, false,    163 * KB, 48 * KB, 164 * KB},
-    {"sm_86",  86, false, 75, true,    false, false, false, false, false,    99 * KB,  48 * KB, 100 * KB},
-    {"sm_89",  89, false, 81, true,    true,  false, false, false, false,    99 * KB,  48 * KB, 100 * KB},
-    {"sm_90",  90, false, 78, true,    true,  true,  false, true,  true,     227 * KB, 48 * KB, 228 * KB},
-    {"sm_90a", 90, true,  80, true,    true,  true,  true,  true,  true,     227 * KB, 48 * KB, 228 * KB},
+    /* name     sm  a      ptx  cp.async fp8   tma    wgmma  setmaxnreg gdc    bf16 add  smem/block  static   smem/SM */
+    {"sm_80",  80, false, 75, true,    false, false, false, false,      false, false,    163 * KB, 48 * KB, 164 * KB},
+    {"sm_86",  86, false, 75, true,    false, false, false, false,      false, false,    99 * KB,  48 * KB, 100 * KB},
+    {"sm_89",  89, false, 81, true,    true,  false, false, false,      false, false,    99 * KB,  48 * KB, 100 * KB},
+    {"sm_90",  90, false, 78, true,    true,  true,  false, false,      true,  true,     227 * KB, 48 * KB, 228 * KB},
+    {"sm_90a", 90, true,  80, true,    true,  true,  true,  true,       true,  true,     227 * KB, 48 * KB, 228 * KB},
 };
 
 const tk_target *tk_target_find(const char *name) {

@@ -18,6 +18,7 @@ typedef struct tk_target {
     bool has_fp8;              /* f8e4m3/f8e5m2 conversions and mma (sm_89) */
     bool has_tma;              /* cp.async.bulk.tensor, mbarrier tx counts (sm_90) */
     bool has_wgmma;            /* wgmma.mma_async (sm_90a only) */
+    bool has_setmaxnreg;       /* setmaxnreg: warpgroups trading registers, for warp specialization (sm_90a only) */
     bool has_griddepcontrol;   /* griddepcontrol.wait / launch_dependents: programmatic dependent launch (sm_90) */
     bool has_bf16_atomic_add;  /* atom.add.noftz.bf16 (sm_90); f16's is sm_70's */
     uint32_t smem_per_block;   /* bytes of shared memory one block may opt into */

@@ -205,8 +205,12 @@ def grouped(mod, torch):
 def grouped_descriptors(mod, torch):
     return grouped_problems(mod, torch, "grouped_matmul_descriptors", True)
 
-@check("tma_persistent f16: tutorial 09's persistent matmul over host descriptors, ragged sizes, subtiled epilogue, "
-       "grids of num_sms() programs smaller and larger than the tile count")
+@check("tma_persistent f16: tutorial 09's matmuls over host descriptors (persistent, and a tile a program), ragged "
+       "sizes, subtiled epilogue, grids of num_sms() programs smaller and larger than the tile count")
+@check("tma_persistent f16 warp-specialized: the same with a producer warpgroup (WARP_SPECIALIZE)",
+       ["-DWARP_SPECIALIZE=1"])
+@check("tma_persistent f16 warp-specialized, 4 warps, 4 stages: one consumer warpgroup, a deeper ring",
+       ["-DWARP_SPECIALIZE=1", "-Dnum_warps=4", "-Dnum_stages=4"])
 def tma_persistent(mod, torch):
     # 128 x 128 tiles (the default config): 40, 1, 3, 2, 136 and 1056 tiles
     # on the device's multiprocessors (132 on an H100 or H200)
@@ -214,11 +218,12 @@ def tma_persistent(mod, torch):
                     (4000, 4104, 64)):
         a = torch.randn(M, K, device="cuda", dtype=torch.float16) / 4
         b = torch.randn(N, K, device="cuda", dtype=torch.float16) / 4
-        c = nan_like(torch, (M, N), torch.float16)
-        mod("matmul_kernel_tma_persistent", a, b, c, M, N, K)
-        err = compare(torch, c, a.double() @ b.double().T, 4e-3, f"{M}x{N}x{K}: ")
-        if err:
-            return err
+        for kernel in ("matmul_kernel_tma_persistent", "matmul_kernel_tma"):
+            c = nan_like(torch, (M, N), torch.float16)
+            mod(kernel, a, b, c, M, N, K)
+            err = compare(torch, c, a.double() @ b.double().T, 4e-3, f"{kernel} {M}x{N}x{K}: ")
+            if err:
+                return err
     # a view whose rows are 16-byte multiples apart but not dense
     big = torch.randn(256, 264, device="cuda", dtype=torch.float16) / 4
     a, b = big[:200, :256], torch.randn(72, 256, device="cuda", dtype=torch.float16) / 4

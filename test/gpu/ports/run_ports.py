@@ -64,10 +64,10 @@ class Module:
     """A compiled port: every launcher of its header as a Python function
     taking torch tensors (their data_ptr) and numbers, returning tk_status."""
 
-    def __init__(self, name, work, rt):
-        d = work / name
+    def __init__(self, name, work, rt, defines=()):
+        d = work / (name + "".join(defines).replace("=", "_").replace("-D", "_"))
         d.mkdir(parents=True, exist_ok=True)
-        flags = [f"--arch={ARCH}"] if ARCH else []
+        flags = ([f"--arch={ARCH}"] if ARCH else []) + list(defines)
         r = subprocess.run([TKC, *flags, str(HERE / f"{name}.tk"), "-o", str(d)], capture_output=True, text=True)
         if r.returncode or r.stderr:  # a port compiles without a warning
             raise RuntimeError(f"tkc: {r.stderr[:400]}")
@@ -110,9 +110,10 @@ class Module:
 CHECKS = []
 
 
-def check(name):
+def check(name, defines=()):
+    """A check of the port its name starts with, built with -D `defines`."""
     def add(fn):
-        CHECKS.append((name, fn))
+        CHECKS.append((name, fn, tuple(defines)))
         return fn
     return add
 
@@ -145,15 +146,15 @@ def main():
     import checks  # noqa: F401  (fills CHECKS)
     modules = {}
     passed = failed = skipped = 0
-    for name, fn in CHECKS:
+    for name, fn, defines in CHECKS:
         if MATCH and MATCH not in name:
             continue
         port = name.split(" ")[0]
         try:
-            if port not in modules:
-                modules[port] = Module(port, work, rt)
+            if (port, defines) not in modules:
+                modules[port, defines] = Module(port, work, rt, defines)
             torch.manual_seed(0)
-            err = fn(modules[port], torch)
+            err = fn(modules[port, defines], torch)
         except Exception as e:  # a broken check must not hide the others
             err = f"{type(e).__name__}: {e}"
             # a port with fp8 instances is not built for an older TKC_ARCH
