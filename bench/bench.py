@@ -431,6 +431,48 @@ def matmul_fp8_group(M, N, K, use_tkc):
     return g
 
 
+def matmul_persistent_group(M, N, K, dt, use_tkc):
+    """kernels/matmul_persistent.tk (tuned at the first call, through its
+    Python module build/gpu/py/matmul_persistent: persistent, TMA,
+    warp-specialized on sm_90a) beside torch.matmul (cuBLAS) and Triton's
+    tutorial 09 persistent descriptor kernel (bench/tma_matmul.py's, B as
+    B^T as it takes it) at its 128x256x64 config, with and without
+    warp_specialize."""
+    t = torch.float16 if dt == "f16" else torch.bfloat16
+    a = torch.randn(M, K, device=DEV, dtype=t)
+    b = torch.randn(K, N, device=DEV, dtype=t)
+    bt = b.T.contiguous()
+    o_tkc = torch.empty(M, N, device=DEV, dtype=t)
+    impls = []
+    if use_tkc:
+        try:
+            sys.path.insert(0, str(ROOT / "build" / "gpu" / "py"))
+            import matmul_persistent
+            kernel = getattr(matmul_persistent, f"matmul_persistent_{dt}")
+            impls.append(triton_impl("tkc sm_90a", lambda: kernel(a, b, o_tkc, M, N, K), [o_tkc]))
+            impls[-1].column = "tkc"
+        except Exception as e:  # noqa: BLE001 - a missing module is a table cell, not a crash
+            impls.append(Impl("tkc", "tkc sm_90a", error=f"not built ({e})"))
+    if t == torch.float16:  # the tutorial's kernel is written for f16
+        sys.path.insert(0, str(ROOT / "bench"))
+        from tma_matmul import triton_tma_persistent
+        from triton.tools.tensor_descriptor import TensorDescriptor
+        sms = torch.cuda.get_device_properties(0).multi_processor_count
+        for ws in (False, True):
+            c = torch.empty(M, N, device=DEV, dtype=t)
+            ad = TensorDescriptor(a, a.shape, a.stride(), [128, 64])
+            bd = TensorDescriptor(bt, bt.shape, bt.stride(), [256, 64])
+            cd = TensorDescriptor(c, c.shape, c.stride(), [128, 128])
+            grid = (min(sms, triton.cdiv(M, 128) * triton.cdiv(N, 256)),)
+            impls.append(triton_impl(f"tutorial 09{' ws' if ws else ''}", lambda ad=ad, bd=bd, cd=cd, ws=ws:
+                                     triton_tma_persistent[grid](ad, bd, cd, M, N, K, sms, 128, 256, 64, 8, ws,
+                                                                 num_warps=8, num_stages=3), [c]))
+    impls.append(torch_impl("torch.matmul", lambda: torch.matmul(a, b)))
+    g = Group(f"matmul_persistent {dt}", f"{M}x{N}x{K}", 2 * M * N * K, impls, [a.double() @ b.double()], 2e-2)
+    g.unit = "TFLOP/s"
+    return g
+
+
 def attention_inputs(Z, H, N, D):
     return [torch.randn(Z, H, N, D, device=DEV, dtype=torch.float16) for _ in range(4)]
 
@@ -734,6 +776,9 @@ def main():
         makers.append((f"matmul {dt}", lambda dt=dt: matmul_dtype_group(8192, 8192, 8192, dt, 2, use_tkc)))
     for shape in ((4096, 4096, 4096), (8192, 8192, 8192), (8192, 8192, 4096), (3000, 4992, 2048)):  # N % 16: both want it
         makers.append(("matmul_fp8", lambda s=shape: matmul_fp8_group(*s, use_tkc)))
+    for dt in ("f16", "bf16"):
+        for shape in ((4096, 4096, 4096), (8192, 8192, 8192), (3000, 5000, 2000)):
+            makers.append((f"matmul_persistent {dt}", lambda s=shape, dt=dt: matmul_persistent_group(*s, dt, use_tkc)))
     for Z, H, D in ((4, 32, 128), (16, 16, 64)):
         for N in (1024, 4096, 16384):
             for causal in (False, True):

@@ -31,6 +31,7 @@ import attention_d64_causal  # noqa: E402
 import layernorm  # noqa: E402
 import matmul  # noqa: E402
 import matmul_fp8  # noqa: E402
+import matmul_persistent  # noqa: E402
 import softmax  # noqa: E402
 import vector_add  # noqa: E402
 
@@ -281,6 +282,40 @@ def _():
         vector_add.vector_add(x, y, out, n)
     torch.cuda.current_stream().wait_stream(side)
     return None if torch.equal(out, x + y) else "differs"
+
+
+# kernels/matmul_persistent.tk (persistent, TMA, warp-specialized on
+# sm_90a; tuned): sizes not multiples of any block, grids of fewer
+# programs than tiles and of fewer tiles than multiprocessors, a view of A,
+# poisoned C beside guard columns; refused where TMA cannot read
+for dt in ("f16", "bf16"):
+    @case(f"matmul_persistent_{dt} against float64 (ragged sizes, a view of A, guard columns; tuned)")
+    def _(dt=dt):
+        kernel = getattr(matmul_persistent, f"matmul_persistent_{dt}")
+        t = torch.float16 if dt == "f16" else torch.bfloat16
+        tol = 2e-3 if dt == "f16" else 1e-2
+        for M, N, K in ((1000, 520, 328), (128, 256, 64), (300, 136, 8), (64, 200, 1000), (2100, 1000, 72),
+                        (4000, 4104, 200), (8192, 8192, 512)):
+            a = torch.randn(M, K, device=DEV, dtype=t) / 4
+            b = torch.randn(K, N, device=DEV, dtype=t) / 4
+            buf = torch.randn(M, N + 8, device=DEV, dtype=t)  # poison: random, not zero
+            c, guard = buf[:, :N], buf[:, N:].clone()
+            kernel(a, b, c, M, N, K)
+            torch.cuda.synchronize()
+            if not torch.equal(buf[:, N:], guard):
+                return f"{M}x{N}x{K}: wrote past column N"
+            problem = close(c, a.double() @ b.double(), tol)
+            if problem:
+                return f"{M}x{N}x{K}: {problem}"
+        big = torch.randn(256, 264, device=DEV, dtype=t) / 4
+        view, b = big[:200, :256], torch.randn(256, 72, device=DEV, dtype=t) / 4
+        c = torch.full((200, 72), NAN, device=DEV, dtype=t)
+        kernel(view, b, c, 200, 72, 256)
+        problem = close(c, view.double() @ b.double(), tol)
+        if problem:
+            return "a view of A: " + problem
+        return refused(matmul_persistent.TkcArgumentError, "is not 16-byte aligned", kernel, big[:200, 1:257], b,
+                       c, 200, 72, 256)
 
 
 @case("descriptor parameters: tutorial 09's persistent matmul (tma_persistent.tk) with torch tensors and a view")
