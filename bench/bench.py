@@ -402,7 +402,8 @@ def matmul_dtype_group(M, N, K, dt, config_index, use_tkc):
 def matmul_fp8_group(M, N, K, use_tkc):
     """kernels/matmul_fp8.tk (e4m3 x e4m3, per-tensor scales, f16 out;
     tuned at the first call, through its Python module build/gpu/py/
-    matmul_fp8) beside torch._scaled_mm (cuBLAS) with the same scales and
+    matmul_fp8), its tile-a-program kernel and its persistent
+    warp-specialized one, beside torch._scaled_mm (cuBLAS) with the same scales and
     Triton's tutorial 03 at its 128x256x64 config (no scales). B K-major:
     the transpose of a row-major [N, K], as both want it."""
     a = torch.randn(M, K, device=DEV).to(torch.float8_e4m3fn)
@@ -417,6 +418,11 @@ def matmul_fp8_group(M, N, K, use_tkc):
             kernel = matmul_fp8.matmul_fp8_f8e4m3_f16
             args = (a, b, o_tkc, sa, sb, M, N, K, a.stride(0), 1, 1, b.stride(1), o_tkc.stride(0), 1)
             impls.append(triton_impl("tkc sm_90a", lambda: kernel(*args), [o_tkc]))
+            impls[-1].column = "tkc"
+            o_per = torch.empty(M, N, device=DEV, dtype=torch.float16)
+            bt = b.t()  # the row-major [N, K] the persistent kernel's descriptor reads
+            impls.append(triton_impl("tkc persistent", lambda: matmul_fp8.matmul_fp8_persistent(
+                a, bt, o_per, sa, sb, M, N, K), [o_per]))
             impls[-1].column = "tkc"
         except Exception as e:  # noqa: BLE001 - a missing module is a table cell, not a crash
             impls.append(Impl("tkc", "tkc sm_90a", error=f"not built ({e})"))

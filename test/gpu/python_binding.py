@@ -284,6 +284,27 @@ def _():
     return None if torch.equal(out, x + y) else "differs"
 
 
+@case("matmul_fp8_persistent against float64 (ragged sizes, guard columns, scaled; tuned)")
+def _():
+    kernel = matmul_fp8.matmul_fp8_persistent
+    for M, N, K, sa, sb in ((300, 520, 208, 0.5, 0.25), (1, 512, 4096, 0.125, 0.5), (2100, 1000, 64, 1.0, 2.0),
+                            (4096, 4096, 1024, 0.25, 0.25)):
+        a = torch.randn(M, K, device=DEV).to(torch.float8_e4m3fn)
+        bt = torch.randn(N, K, device=DEV).to(torch.float8_e4m3fn)
+        scale_a, scale_b = torch.tensor([sa], device=DEV), torch.tensor([sb], device=DEV)
+        buf = torch.randn(M, N + 8, device=DEV, dtype=torch.float16)  # poison: random, not zero
+        c, guard = buf[:, :N], buf[:, N:].clone()
+        kernel(a, bt, c, scale_a, scale_b, M, N, K)
+        torch.cuda.synchronize()
+        if not torch.equal(buf[:, N:], guard):
+            return f"{M}x{N}x{K}: wrote past column N"
+        want = fp8_product(a, bt, sa, sb, torch.float16)
+        problem = close(c, want, 2e-3)
+        if problem:
+            return f"{M}x{N}x{K}: {problem}"
+    return None
+
+
 # kernels/matmul_persistent.tk (persistent, TMA, warp-specialized on
 # sm_90a; tuned): sizes not multiples of any block, grids of fewer
 # programs than tiles and of fewer tiles than multiprocessors, a view of A,
