@@ -295,14 +295,10 @@ static tk_tir_value *previous(ws_ctx *c, op_list *out, tk_tir_block *at, tk_tir_
                   binary(c, out, at, TK_BINOP_SUB, stage, constant(c, out, at, i32_type(c), 1)));
 }
 
-/* A new loop in `at` like `loop`, carrying the producer's share of its
- * values and the ring's stage and phase (inits s0, p0); its body's ops
- * the producer's, built by `fill`. */
-static tk_tir_op *producer_loop(ws_ctx *c, op_list *out, tk_tir_block *at, tk_tir_op *loop, tk_tir_value *s0,
-                                tk_tir_value *p0);
-
+/* One trip's copies into `stage`: the stage waited for (freed by the
+ * consumers), its bytes expected on its full barrier, the TMA copies. */
 static void producer_trip(ws_ctx *c, op_list *out, tk_tir_block *at, tk_tir_value *stage, tk_tir_value *phase) {
-    /* the consumers freed this stage (a fresh barrier passes parity 1) */
+    /* a fresh barrier passes parity 1: the first round waits for nothing */
     tk_tir_value *one = constant(c, out, at, i32_type(c), 1);
     emit(c, out, at, TIR_MBAR_WAIT, 0, NULL, barrier(c, out, at, c->empty, stage),
          binary(c, out, at, TK_BINOP_XOR, phase, one));
@@ -333,6 +329,10 @@ static void producer_trip(ws_ctx *c, op_list *out, tk_tir_block *at, tk_tir_valu
     }
 }
 
+/* A new loop in `at` like `loop`, carrying the producer's share of its
+ * values and the ring's stage and phase (inits s0, p0); in its body the
+ * producer's ops: the scalars it needs in order, the inner loop again
+ * (the flagged loop around the dots' loop), or the trip's copies. */
 static tk_tir_op *producer_loop(ws_ctx *c, op_list *out, tk_tir_block *at, tk_tir_op *loop, tk_tir_value *s0,
                                 tk_tir_value *p0) {
     tk_tir_block *body = loop->regions.data[0];
@@ -416,8 +416,9 @@ static tk_tir_value *carry(ws_ctx *c, tk_tir_op *loop, tk_tir_value *init, tk_ti
     return arg;
 }
 
-/* the dots' loop: each trip waits for its stage and reads it; returns the
- * ops to put after the loop */
+/* The dots' loop for the consumers: each trip waits for its stage, reads
+ * it and frees it; the ops to put after the loop go to `after` (in block
+ * `outside`). */
 static void consumer_loop(ws_ctx *c, tk_tir_value *s0, tk_tir_value *p0, tk_tir_value **s_end, tk_tir_value **p_end,
                           op_list *after, tk_tir_block *outside) {
     tk_tir_op *loop = c->inner;
