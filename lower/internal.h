@@ -8,6 +8,9 @@ tk_tir_op *tir_new_op(tk_arena *arena, tk_tir_opcode code, int sub, tk_loc loc);
 /* op's opcode, attributes and constant in a new op in `parent`, without
  * operands or results (passes that recompute a value fill those in) */
 tk_tir_op *tir_clone_op(tk_arena *arena, const tk_tir_op *op, tk_tir_block *parent);
+/* A region's terminator: its last live op where that is a yield or a
+ * condition, else NULL. */
+const tk_tir_op *tir_terminator(const tk_tir_block *blk);
 tk_tir_value *tir_new_value(tk_arena *arena, tk_tir_kernel *k, const tk_type *type, tk_tir_op *def);
 /* v's type, layout and axis facts under a new id, defined by def */
 tk_tir_value *tir_copy_value(tk_arena *arena, tk_tir_kernel *k, const tk_tir_value *v, tk_tir_op *def);

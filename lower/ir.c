@@ -72,6 +72,14 @@ tk_tir_op *tir_new_op(tk_arena *arena, tk_tir_opcode code, int sub, tk_loc loc) 
     return op;
 }
 
+const tk_tir_op *tir_terminator(const tk_tir_block *blk) {
+    for (uint32_t i = blk->ops.len; i-- > 0;)
+        if (!blk->ops.data[i]->dead)
+            return blk->ops.data[i]->code == TIR_YIELD || blk->ops.data[i]->code == TIR_CONDITION ? blk->ops.data[i]
+                                                                                                : NULL;
+    return NULL;
+}
+
 tk_tir_op *tir_append_op(tk_arena *arena, tk_tir_kernel *k, tir_op_list *out, tk_tir_block *at, tk_loc loc,
                          tk_tir_opcode code, int sub, const tk_type *t, tk_tir_value *a, tk_tir_value *b) {
     tk_tir_op *op = tir_new_op(arena, code, sub, loc);

@@ -191,13 +191,6 @@ static const tk_ll *choose(prop_ctx *c, const meeting *m) {
 
 static void visit_block(prop_ctx *c, tk_tir_block *blk);
 
-static const tk_tir_op *terminator(const tk_tir_block *blk) {
-    for (uint32_t i = blk->ops.len; i-- > 0;)
-        if (!blk->ops.data[i]->dead)
-            return blk->ops.data[i]->code == TIR_YIELD || blk->ops.data[i]->code == TIR_CONDITION ? blk->ops.data[i]
-                                                                                                : NULL;
-    return NULL;
-}
 
 /* a for or while loop: the carried values round the body until they settle */
 static void visit_loop(prop_ctx *c, tk_tir_op *op) {
@@ -213,8 +206,8 @@ static void visit_loop(prop_ctx *c, tk_tir_op *op) {
                 op->regions.data[r]->args.data[i]->preferred = carried[i - skip];
         for (uint32_t r = 0; r < op->regions.len; r++) visit_block(c, op->regions.data[r]);
         /* the trip's values: a for's yield; a while's condition and its body's yield */
-        const tk_tir_op *cond = !is_for && op->regions.len ? terminator(op->regions.data[0]) : NULL;
-        const tk_tir_op *yield = terminator(op->regions.data[op->regions.len - 1]);
+        const tk_tir_op *cond = !is_for && op->regions.len ? tir_terminator(op->regions.data[0]) : NULL;
+        const tk_tir_op *yield = tir_terminator(op->regions.data[op->regions.len - 1]);
         bool changed = false;
         for (uint32_t i = 0; i < n; i++) {
             tk_tir_block *body = op->regions.data[op->regions.len - 1];
@@ -239,8 +232,8 @@ static void visit_loop(prop_ctx *c, tk_tir_op *op) {
 
 static void visit_if(prop_ctx *c, tk_tir_op *op) {
     for (uint32_t r = 0; r < op->regions.len; r++) visit_block(c, op->regions.data[r]);
-    const tk_tir_op *then_yield = op->regions.len > 0 ? terminator(op->regions.data[0]) : NULL;
-    const tk_tir_op *else_yield = op->regions.len > 1 ? terminator(op->regions.data[1]) : NULL;
+    const tk_tir_op *then_yield = op->regions.len > 0 ? tir_terminator(op->regions.data[0]) : NULL;
+    const tk_tir_op *else_yield = op->regions.len > 1 ? tir_terminator(op->regions.data[1]) : NULL;
     for (uint32_t i = 0; i < op->results.len; i++) {
         tk_tir_value *r = op->results.data[i];
         meeting m = {{NULL, NULL, NULL}, {c->depth, c->depth, c->depth}, NULL, r, op->parent, c->depth};

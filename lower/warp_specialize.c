@@ -99,11 +99,6 @@ static tk_tir_value *barrier(ws_ctx *c, op_list *out, tk_tir_block *at, uint32_t
     return buffer_view(c, out, at, buffer, c->k->buffers.data[buffer].tile, stage);
 }
 
-static const tk_tir_op *terminator(const tk_tir_block *blk) {
-    for (uint32_t i = blk->ops.len; i-- > 0;)
-        if (!blk->ops.data[i]->dead) return blk->ops.data[i]->code == TIR_YIELD ? blk->ops.data[i] : NULL;
-    return NULL;
-}
 
 static bool is_wgmma(const tk_tir_op *op) {
     return !op->dead && op->code == TIR_DOT && tk_tir_dot_impl(op) == TK_DOT_WGMMA;
@@ -223,7 +218,7 @@ static bool need(ws_ctx *c, const tk_tir_value *v, int depth) {
             int a = arg_index(body, v);
             if (a < 0) continue;
             if (a == 0) return true;
-            const tk_tir_op *y = terminator(body);
+            const tk_tir_op *y = tir_terminator(body);
             return y && need(c, loops[l]->operands.data[3 + a - 1], depth + 1) &&
                    need(c, y->operands.data[a - 1], depth + 1);
         }
@@ -380,7 +375,7 @@ static tk_tir_op *producer_loop(ws_ctx *c, op_list *out, tk_tir_block *at, tk_ti
         producer_trip(c, &ops, nb, stage, phase);
         advance(c, &ops, nb, stage, phase, &s_out, &p_out);
     }
-    const tk_tir_op *y = terminator(body);
+    const tk_tir_op *y = tir_terminator(body);
     tk_tir_op *ny = emit(c, &ops, nb, TIR_YIELD, 0, NULL, NULL, NULL);
     for (uint32_t i = 0; i < kept.len; i++) tk_vec_push(c->arena, &ny->operands, mapped(c, y->operands.data[kept.data[i] - 1]));
     tk_vec_push(c->arena, &ny->operands, s_out);
@@ -397,7 +392,7 @@ static tk_tir_op *producer_loop(ws_ctx *c, op_list *out, tk_tir_block *at, tk_ti
  * the trip's end; the index of that carried value, or -1. */
 static int chained(ws_ctx *c, const tk_tir_op *dot) {
     tk_tir_block *body = c->inner->regions.data[0];
-    const tk_tir_op *y = terminator(body);
+    const tk_tir_op *y = tir_terminator(body);
     if (!y || dot->operands.len < 3 || uses(c, dot->results.data[0]) != 1) return -1;
     for (uint32_t i = 0; i < y->operands.len; i++)
         if (y->operands.data[i] == dot->results.data[0])
@@ -468,7 +463,7 @@ static void consumer_loop(ws_ctx *c, tk_tir_value *s0, tk_tir_value *p0, tk_tir_
     }
     tk_tir_value *s_next, *p_next;
     advance(c, &head, body, stage, phase, &s_next, &p_next);
-    tk_tir_op *y = (tk_tir_op *)terminator(body);
+    tk_tir_op *y = (tk_tir_op *)tir_terminator(body);
     tk_vec_push(c->arena, &y->operands, s_next);
     tk_vec_push(c->arena, &y->operands, p_next);
     tk_vec_push(c->arena, &head, y);
@@ -608,7 +603,7 @@ static void specialize(ws_ctx *c) {
         consumer_loop(c, s, p, &s_end, &p_end, &after, ob);
         insert_after(c, ob, c->inner, &after);
         after.len = 0;
-        tk_tir_op *y = (tk_tir_op *)terminator(ob);
+        tk_tir_op *y = (tk_tir_op *)tir_terminator(ob);
         tk_vec_push(c->arena, &y->operands, s_end);
         tk_vec_push(c->arena, &y->operands, p_end);
     }
