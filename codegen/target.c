@@ -275,7 +275,25 @@ static bool run_ptxas(tk_arena *arena, tk_diag *diag, const tk_cg_options *opt, 
             } else {
                 out->cubin = NULL;
                 const char *why = report && *report ? report : "(no message)\n";
-                if (out->user_asm.src) {
+                const char *few = strstr(why, "Insufficient registers (");
+                if (few && !out->user_asm.src) {
+                    /* the kernel's maxnreg is below what an instruction
+                     * needs: "Insufficient registers (N) ... in function F.
+                     * Try to compile with register target of M or higher" */
+                    const char *fn = strstr(few, " in function "), *need = strstr(few, "register target of ");
+                    int len = 0;
+                    if (fn) {
+                        fn += strlen(" in function ");
+                        while (fn[len] && fn[len] != '.' && fn[len] != ' ' && fn[len] != '\n') len++;
+                    }
+                    const char *least = need ? tk_arena_printf(arena, ": ptxas needs at least %d",
+                                                               atoi(need + strlen("register target of ")))
+                                             : "";
+                    tk_error(diag, (tk_loc){0}, "kernel '%.*s': maxnreg=%d is too few registers a thread on %s%s",
+                             fn ? len : 1, fn ? fn : "?", atoi(few + strlen("Insufficient registers (")),
+                             opt->target->name, least);
+                    tk_note_plain(diag, "raise maxnreg (or leave it out) for this kernel or config");
+                } else if (out->user_asm.src) {
                     tk_error(diag, out->user_asm, "ptxas -arch=%s rejected the PTX, which holds this inline "
                              "assembly", opt->target->name);
                     tk_note_plain(diag, "ptxas said:\n%s", why);
