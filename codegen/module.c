@@ -80,12 +80,13 @@ static bool emit_kernel(cg *c, const tk_tir_kernel *k, const char *entry) {
     /* the header launches exactly num_warps * 32 threads (and a producer
      * warpgroup's): .reqntid, which ptxas may use (as Triton does), not
      * just an upper bound. setmaxnreg needs the registers capped at entry:
-     * one block an SM (.minnctapersm 1) caps them at the block's share. */
+     * one block an SM (.minnctapersm 1) caps them at the block's share,
+     * or the kernel's maxnreg does. */
     char threads[16];
     snprintf(threads, sizeof threads, "%u", tk_tir_kernel_threads(k));
     LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
                             LLVMCreateStringAttribute(c->ctx, "nvvm.reqntid", 12, threads, (unsigned)strlen(threads)));
-    if (k->producer_warps)
+    if (k->producer_warps && !k->sema->maxnreg)
         LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
                                 LLVMCreateStringAttribute(c->ctx, "nvvm.minctasm", 13, "1", 1));
     if (k->sema->maxnreg) {

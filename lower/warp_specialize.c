@@ -19,9 +19,11 @@
  * setmaxnreg moves registers from the producer to the consumers (codegen).
  *
  * Applies to a flagged `for` at the kernel's top level whose body, or the
- * one loop directly in its body, computes wgmma dots (dot.c) of 2-D
+ * one loop directly in its body, computes wgmma dots (dot.c) reading 2-D
  * desc_loads of descriptor parameters TMA can copy into buffers wgmma
- * reads, on a target with setmaxnreg (sm_90a); the loads' coordinates and
+ * reads, on a target with setmaxnreg (sm_90a). A dot's other operand may
+ * be what the consumers compute (attention's Q from before the loop, its
+ * probabilities P), but not another load in the loop. The loads' coordinates and
  * the loops' bounds must be scalars computed from the loop variables,
  * scalar loop-carried values and values from before the loop. Elsewhere
  * (a warning where the target could) the loop is pipelined as usual.
@@ -166,6 +168,20 @@ static bool find_loops(ws_ctx *c) {
     return true;
 }
 
+/* Is v a load in body (or a tl.trans or conversion of one)? The
+ * consumers compute a dot's other operands (a tile from before the loop,
+ * attention's probabilities); a load in the loop would be theirs to
+ * issue and pipeline, which this schedule does not do. */
+static bool loaded_in(const tk_tir_value *v, const tk_tir_block *body) {
+    for (int depth = 0; v->def && v->def->parent == body && depth < 8; depth++) {
+        const tk_tir_op *def = v->def;
+        if (def->code == TIR_LOAD || def->code == TIR_DESC_LOAD) return true;
+        if (def->code != TIR_PERMUTE && def->code != TIR_CAST && def->code != TIR_CONVERT_LAYOUT) return false;
+        v = def->operands.data[0];
+    }
+    return false;
+}
+
 static bool collect_loads(ws_ctx *c) {
     tk_tir_block *body = c->inner->regions.data[0];
     for (uint32_t i = 0; i < body->ops.len; i++) {
@@ -177,14 +193,15 @@ static bool collect_loads(ws_ctx *c) {
         if (!is_wgmma(op)) continue;
         for (uint32_t j = 0; j < 2; j++) {
             ws_load l;
-            if (!stageable(c, op, j, &l)) {
-                c->why = "a dot in it reads an operand that is not a load of a tensor descriptor parameter TMA can copy";
+            if (stageable(c, op, j, &l)) {
+                tk_vec_push(c->arena, &c->loads, l);
+            } else if (loaded_in(op->operands.data[j], body)) {
+                c->why = "a dot in it reads a load that is not one of a tensor descriptor parameter TMA can copy";
                 return false;
             }
-            tk_vec_push(c->arena, &c->loads, l);
         }
     }
-    if (!c->loads.len) c->why = "its loop holds no wgmma dot";
+    if (!c->loads.len) c->why = "no dot in its loop reads a load of a tensor descriptor parameter TMA can copy";
     return c->loads.len != 0;
 }
 
