@@ -495,9 +495,10 @@ def sdpa(q, k, v, causal, backend):
 
 
 def attention_fwd_group(Z, H, N, D, causal, use_tkc):
-    """kernels/attention.tk (sm_90a and sm_80 code) against the Triton FA2
-    forward of bench/triton_attention.py and torch SDPA's cuDNN and flash
-    backends; the reference is the flash backend's output."""
+    """kernels/attention.tk (sm_90a and sm_80 code) and kernels/attention_tma.tk
+    (descriptors, warp-specialized configs; head dim 64 and 128) against the
+    Triton FA2 forward of bench/triton_attention.py and torch SDPA's cuDNN
+    and flash backends; the reference is the flash backend's output."""
     import triton_attention as ta
     q, k, v, _ = attention_inputs(Z, H, N, D)
     scale = D ** -0.5
@@ -508,6 +509,18 @@ def attention_fwd_group(Z, H, N, D, causal, use_tkc):
             o, m = torch.empty_like(q), torch.empty(Z * H * N, device=DEV)
             variant = f"attention_d{D}" + ("_causal" if causal else "") + suffix
             impls.append(tkc_impl(f"tkc {label}", variant, (q, k, v, scale, m, o, *st, *st, *st, *st, Z, H, N), [o]))
+        if D in (64, 128):  # kernels/attention_tma.tk's Python modules (tuned at the first call)
+            name = f"attention_tma_d{D}" + ("_causal" if causal else "")
+            try:
+                sys.path.insert(0, str(ROOT / "build" / "gpu" / "py"))
+                module = __import__(name)
+                o, m = torch.empty_like(q), torch.empty(Z * H * N, device=DEV)
+                q2, k2, v2 = (t.view(-1, D) for t in (q, k, v))
+                impls.append(triton_impl("tkc TMA sm_90a", lambda: module.attention_fwd_tma_f16(q2, k2, v2, scale, m, o,
+                                                                                              Z, H, N), [o]))
+                impls[-1].column = "tkc"
+            except Exception as e:  # noqa: BLE001 - a missing module is a table cell, not a crash
+                impls.append(Impl("tkc", "tkc TMA sm_90a", error=f"not built ({e})"))
     o_t, m_t = torch.empty_like(q), torch.empty(Z * H * N, device=DEV)
     impls.append(triton_impl("FA2 (bench/triton_attention.py)",
                              lambda: ta.forward(q, k, v, o_t, m_t, scale, causal), [o_t]))

@@ -32,7 +32,7 @@ import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
 from triton.tools.tensor_descriptor import TensorDescriptor  # noqa: E402
 
-from run_ports import CTYPES, TkTensor, launchers, tk_tensor  # noqa: E402
+from run_ports import launcher_library, tk_tensor  # noqa: E402
 
 TKC = os.environ.get("TKC", str(ROOT / "build" / "tkc"))
 CC = os.environ.get("CC", "gcc")
@@ -55,20 +55,7 @@ def build_tkc(work, rt, config, arch):
     if r.returncode:
         print(f"  tkc {arch} {config}: does not build: {r.stderr.splitlines()[0][:160]}")
         return None
-    params = launchers(d / "tma_persistent.h")[NAME]
-    decl = ", ".join(["void *s"] + [f"const tk_tensor *{n}" if t == "tk_tensor" else f"{t} {n}" for t, n in params])
-    call = ", ".join(["(tk_stream)s"] + [f"*{n}" if t == "tk_tensor" else n for t, n in params])
-    (d / "shim.c").write_text(f'#define TKC_IMPLEMENTATION\n#include "tma_persistent.h"\n'
-                              f'__attribute__((visibility("default"))) int run({decl}) {{ return (int){NAME}({call}); }}\n'
-                              '__attribute__((visibility("default"))) const char *status(int s) '
-                              '{ return tkrt_status_string((tk_status)s); }\n')
-    subprocess.run([CC, "-O2", "-shared", "-fPIC", "-fvisibility=hidden", f"-I{d}", f"-I{ROOT / 'runtime_stub'}",
-                    str(d / "shim.c"), str(rt), "-o", str(d / "lib.so"), "-ldl", "-lpthread"], check=True)
-    lib = ctypes.CDLL(str(d / "lib.so"))
-    lib.run.argtypes = [ctypes.c_void_p] + [ctypes.POINTER(TkTensor) if t == "tk_tensor" else getattr(ctypes, CTYPES[t])
-                                            for t, _ in params]
-    lib.status.restype = ctypes.c_char_p
-    return lib
+    return launcher_library(d, "tma_persistent.h", NAME, rt)[0]
 
 
 @triton.jit

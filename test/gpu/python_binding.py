@@ -28,6 +28,10 @@ import attention_bwd_d64  # noqa: E402
 import attention_bwd_d64_causal  # noqa: E402
 import attention_d64  # noqa: E402
 import attention_d64_causal  # noqa: E402
+import attention_tma_d64  # noqa: E402
+import attention_tma_d64_causal  # noqa: E402
+import attention_tma_d128  # noqa: E402
+import attention_tma_d128_causal  # noqa: E402
 import layernorm  # noqa: E402
 import matmul  # noqa: E402
 import matmul_fp8  # noqa: E402
@@ -197,6 +201,38 @@ for causal in (False, True):
             problem = close(got, want, 2e-2)
             if problem:
                 return f"{label}: {problem}"
+        return None
+
+
+# kernels/attention_tma.tk (descriptors; tuned over warp-specialized and
+# plain configs): Out and M against float32 attention for lengths that are
+# and are not multiples of the tiles (a key tile past N_CTX reads the next
+# head's rows), f16 and bf16, Out and M poisoned with NaN first
+ATTENTION_TMA = {(64, False): attention_tma_d64, (64, True): attention_tma_d64_causal,
+                 (128, False): attention_tma_d128, (128, True): attention_tma_d128_causal}
+for (d, causal), module in ATTENTION_TMA.items():
+    @case(f"attention_fwd_tma D{d} {'causal' if causal else 'full'}, f16 and bf16, N_CTX 1 to 4097, against float32")
+    def _(d=d, causal=causal, module=module):
+        for dt, t, tol in (("f16", torch.float16, 5e-3), ("bf16", torch.bfloat16, 2e-2)):
+            for Z, H, N in ((1, 1, 1), (2, 3, 17), (1, 2, 128), (2, 3, 1000), (1, 2, 4097)):
+                scale = d ** -0.5
+                q, k, v = (torch.randn(Z, H, N, d, device=DEV, dtype=t) for _ in range(3))
+                out = torch.full_like(q, NAN)
+                m = torch.full((Z * H * N,), NAN, device=DEV)
+                getattr(module, f"attention_fwd_tma_{dt}")(q.view(-1, d), k.view(-1, d), v.view(-1, d), scale, m,
+                                                           out, Z, H, N)
+                torch.cuda.synchronize()
+                s = (q.float() @ k.float().transpose(-1, -2)) * scale
+                if causal:
+                    s = s.masked_fill(torch.ones(N, N, device=DEV, dtype=torch.bool).triu(1), float("-inf"))
+                want = torch.softmax(s, -1) @ v.float()
+                problem = close(out, want, tol)
+                if problem:
+                    return f"{dt} Z{Z} H{H} N{N}: Out: {problem}"
+                want_m = (torch.logsumexp(s, -1) / torch.log(torch.tensor(2.0))).reshape(-1)
+                err = (m - want_m).abs().max().item()
+                if not err < 1e-2:
+                    return f"{dt} Z{Z} H{H} N{N}: M off by {err:.3g}"
         return None
 
 

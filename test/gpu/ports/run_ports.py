@@ -48,6 +48,28 @@ def launchers(header):
     return out
 
 
+def launcher_library(d, header, kernel, rt):
+    """One launcher of the generated header d/header as a C library built
+    in d: (lib, [(C type, name)]), lib.run(stream, *args) (a tk_tensor by
+    its address, a pointer as an integer) returning the tk_status, and
+    lib.status(s) its message."""
+    params = launchers(d / header)[kernel]
+    decl = ", ".join(["void *s"] + [f"const tk_tensor *{n}" if t == "tk_tensor" else f"{t} {n}" for t, n in params])
+    call = ", ".join(["(tk_stream)s"] + [f"*{n}" if t == "tk_tensor" else n for t, n in params])
+    (d / "shim.c").write_text(f'#define TKC_IMPLEMENTATION\n#include "{header}"\n'
+                              f'__attribute__((visibility("default"))) int run({decl}) {{ return (int){kernel}({call}); }}\n'
+                              '__attribute__((visibility("default"))) const char *status(int s) '
+                              '{ return tkrt_status_string((tk_status)s); }\n')
+    subprocess.run([CC, "-O2", "-shared", "-fPIC", "-fvisibility=hidden", f"-I{d}", f"-I{ROOT / 'runtime_stub'}",
+                    str(d / "shim.c"), str(rt), "-o", str(d / "lib.so"), "-ldl", "-lpthread"], check=True)
+    lib = ctypes.CDLL(str(d / "lib.so"))
+    lib.run.argtypes = [ctypes.c_void_p] + [ctypes.POINTER(TkTensor) if t == "tk_tensor" else
+                                            ctypes.c_void_p if "*" in t else getattr(ctypes, CTYPES[t])
+                                            for t, _ in params]
+    lib.status.restype = ctypes.c_char_p
+    return lib, params
+
+
 class TkTensor(ctypes.Structure):
     """runtime_stub's tk_tensor: what a launcher takes for a descriptor parameter"""
     _fields_ = [("data", ctypes.c_void_p), ("shape", ctypes.c_longlong * 5), ("strides", ctypes.c_longlong * 5)]
