@@ -10,8 +10,9 @@
  * instead (never both for one vector: a zero-fill landing later would
  * overwrite it). async_commit and async_wait are
  * cp.async's commit_group and wait_group; the wait is followed by a
- * fence.proxy.async when a wgmma reads the buffers (cp.async writes are
- * generic-proxy writes) and by the program's barrier. local_load reads a
+ * fence.proxy.async where lower/proxy_fences.c marked it (cp.async
+ * writes are generic-proxy writes a wgmma reads through the async one)
+ * and by the program's barrier. local_load reads a
  * view into the registers of its result's layout: by ldmatrix where the
  * layout is mma.sync's 16-bit operand layout (or anything else made of
  * ldmatrix's 8 x 8 matrices), else as wide as the layouts allow;
@@ -334,7 +335,8 @@ static void emit_async_copy(cg *c, const tk_tir_op *op) {
 static void emit_wait(cg *c, const tk_tir_op *op) {
     LLVMValueRef pending = cg_i32(c, tk_tir_attr_int(op, "pending", 0));
     cg_call(c, "llvm.nvvm.cp.async.wait.group", c->t_void, &pending, 1);
-    if (c->wgmma) cg_asm_call(c, c->t_void, "fence.proxy.async.shared::cta;", "", NULL, 0, true);
+    if (tk_tir_attr_int(op, "proxy_fence", 0))
+        cg_asm_call(c, c->t_void, "fence.proxy.async.shared::cta;", "", NULL, 0, true);
     cg_barrier(c);
 }
 
@@ -407,8 +409,9 @@ static void emit_local_load(cg *c, const tk_tir_op *op) {
 
 /* local_store: each register where the view's layout puts it, as wide as
  * both layouts allow (a register a copy of a lower one is stored by that
- * one's thread only); then a fence, as the wgmma reading it reads through
- * the async proxy (the barrier after it is an op of its own) */
+ * one's thread only); then a fence where lower/proxy_fences.c marked it,
+ * as a wgmma or TMA store reading it reads through the async proxy (the
+ * barrier after it is an op of its own) */
 static void emit_local_store(cg *c, const tk_tir_op *op) {
     const tk_tir_value *val = op->operands.data[1];
     view_access a = view_access_of(c, op->operands.data[0], val);
@@ -419,7 +422,8 @@ static void emit_local_store(cg *c, const tk_tir_op *op) {
             v = LLVMBuildInsertElement(c->b, v, cg_operand(c, op, 1, r + i), cg_i32(c, i), "");
         LLVMSetAlignment(LLVMBuildStore(c->b, v, view_address(c, &a, r)), a.vec * a.bytes);
     }
-    cg_asm_call(c, c->t_void, "fence.proxy.async.shared::cta;", "", NULL, 0, true);
+    if (tk_tir_attr_int(op, "proxy_fence", 0))
+        cg_asm_call(c, c->t_void, "fence.proxy.async.shared::cta;", "", NULL, 0, true);
 }
 
 void cg_emit_async(cg *c, const tk_tir_op *op) {

@@ -199,6 +199,7 @@ void tir_pass_pipeline_dots(tk_arena *arena, tk_diag *diag, tk_tir_kernel *k, co
 void tir_pass_warp_specialize(tk_arena *arena, tk_diag *diag, tk_tir_kernel *k, const tk_target *target,
                               tk_tir_warned *warned);
 void tir_pass_dot_operands(tk_arena *arena, tk_tir_kernel *k);
+void tir_pass_proxy_fences(tk_arena *arena, tk_tir_kernel *k);
 void tir_pass_axis_info(tk_arena *arena, tk_tir_kernel *k);
 void tir_pass_propagate_layouts(tk_arena *arena, tk_tir_kernel *k);
 bool tir_pass_layouts(tk_arena *arena, tk_diag *diag, tk_tir_kernel *k);

@@ -40,6 +40,7 @@ static bool run_pipeline_dots(pass_env *e, tk_tir_kernel *k) {
 }
 static bool run_dot_operands(pass_env *e, tk_tir_kernel *k) { return tir_pass_dot_operands(e->arena, k), true; }
 static bool run_tma_stores(pass_env *e, tk_tir_kernel *k) { return tir_pass_tma_stores(e->arena, k), true; }
+static bool run_proxy_fences(pass_env *e, tk_tir_kernel *k) { return tir_pass_proxy_fences(e->arena, k), true; }
 static bool run_axis_info(pass_env *e, tk_tir_kernel *k) { return tir_pass_axis_info(e->arena, k), true; }
 static bool run_propagate_layouts(pass_env *e, tk_tir_kernel *k) { return tir_pass_propagate_layouts(e->arena, k), true; }
 static bool run_layouts(pass_env *e, tk_tir_kernel *k) { return tir_pass_layouts(e->arena, e->diag, k); }
@@ -103,6 +104,7 @@ static const struct tir_pass {
     {"pipeline", true, true, run_pipeline},
     {"dot-operands", true, true, run_dot_operands},
     {"tma-stores", true, true, run_tma_stores},
+    {"proxy-fences", true, false, run_proxy_fences},
     {"axis-info", true, false, run_axis_info},
     {"layout-propagation", true, false, run_propagate_layouts},
     {"layouts", true, true, run_layouts},
