@@ -157,18 +157,24 @@ static void emit_if(cg *c, const tk_tir_op *op) {
     bind_regs(c, &op->results, 0, phis);
 }
 
+uint32_t cg_entry_registers(const tk_tir_kernel *k, bool *capped) {
+    uint32_t share = 65536 / tk_tir_kernel_threads(k) / 8 * 8;
+    if (share > 248) share = 248; /* 255, the most a thread may hold, in whole eights */
+    *capped = k->sema->maxnreg && k->sema->maxnreg < share;
+    return *capped ? ((uint32_t)k->sema->maxnreg + 7) / 8 * 8 : share;
+}
+
 /* The registers each side takes with setmaxnreg (0: none): the
  * producer 40 a thread, the consumers what that frees of the block's
  * registers at entry (at most 240), where that is more than the entry's.
  * setmaxnreg only moves registers within the block: an .inc waits until
- * the pool has them. At entry a block holds its threads times the
- * entry's count: one block an SM's share of the 64K, or the kernel's
- * maxnreg (two blocks an SM, as attention runs). */
+ * the pool has them. At entry a block holds its threads times the entry's
+ * count (cg_entry_registers: one block an SM's share of the 64K, or the
+ * kernel's maxnreg, as for two blocks an SM). */
 static void partition_registers(const tk_tir_kernel *k, uint32_t *producer, uint32_t *consumer) {
-    uint32_t threads = tk_tir_kernel_threads(k), entry = 65536 / threads / 8 * 8;
-    if (entry > 255) entry = 255 / 8 * 8;
-    if (k->sema->maxnreg && k->sema->maxnreg < entry) entry = (uint32_t)k->sema->maxnreg / 8 * 8;
-    uint32_t pool = threads * entry, kept = k->producer_warps * 32 * 40;
+    bool capped;
+    uint32_t entry = cg_entry_registers(k, &capped);
+    uint32_t pool = tk_tir_kernel_threads(k) * entry, kept = k->producer_warps * 32 * 40;
     uint32_t more = pool > kept ? (pool - kept) / (k->num_warps * 32) / 8 * 8 : 0;
     if (more > 240) more = 240;
     *producer = *consumer = 0;

@@ -266,4 +266,10 @@ const char *cg_element_c_type(const tk_type *pointer);
 /* Emits blk's live ops in order, until one fails; c->scratch_op is as it was after. */
 void cg_emit_block(cg *c, const tk_tir_block *blk);
 
+/* The registers a thread of a warp-specialized kernel holds at entry:
+ * the kernel's maxnreg (rounded up to the 8 registers are allocated by)
+ * where that is below one block's share of the SM's 64K (*capped), else
+ * that share (.minnctapersm 1 keeps ptxas to it). */
+uint32_t cg_entry_registers(const tk_tir_kernel *k, bool *capped);
+
 #endif

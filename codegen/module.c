@@ -81,12 +81,14 @@ static bool emit_kernel(cg *c, const tk_tir_kernel *k, const char *entry) {
      * warpgroup's): .reqntid, which ptxas may use (as Triton does), not
      * just an upper bound. setmaxnreg needs the registers capped at entry:
      * one block an SM (.minnctapersm 1) caps them at the block's share,
-     * or the kernel's maxnreg does. */
+     * or the kernel's maxnreg where it is below that share. */
     char threads[16];
     snprintf(threads, sizeof threads, "%u", tk_tir_kernel_threads(k));
     LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
                             LLVMCreateStringAttribute(c->ctx, "nvvm.reqntid", 12, threads, (unsigned)strlen(threads)));
-    if (k->producer_warps && !k->sema->maxnreg)
+    bool capped = false;
+    if (k->producer_warps) cg_entry_registers(k, &capped);
+    if (k->producer_warps && !capped)
         LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
                                 LLVMCreateStringAttribute(c->ctx, "nvvm.minctasm", 13, "1", 1));
     if (k->sema->maxnreg) {
