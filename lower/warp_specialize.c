@@ -54,6 +54,7 @@ typedef struct ws_ctx {
     uint32_t nvalues;
     uint8_t *needed;       /* by value id: the producer computes it */
     uint8_t *outside;      /* by value id: defined before the loop, left where it is */
+    uint8_t *loaded;       /* by value id: loaded_in's answers */
     tk_tir_value **map;    /* by value id: its value in the producer */
     const char *why;
 } ws_ctx;
@@ -168,18 +169,34 @@ static bool find_loops(ws_ctx *c) {
     return true;
 }
 
-/* Is v a load in body (or a tl.trans or conversion of one)? The
- * consumers compute a dot's other operands (a tile from before the loop,
- * attention's probabilities); a load in the loop would be theirs to
- * issue and pipeline, which this schedule does not do. */
-static bool loaded_in(const tk_tir_value *v, const tk_tir_block *body) {
-    for (int depth = 0; v->def && v->def->parent == body && depth < 8; depth++) {
-        const tk_tir_op *def = v->def;
-        if (def->code == TIR_LOAD || def->code == TIR_DESC_LOAD) return true;
-        if (def->code != TIR_PERMUTE && def->code != TIR_CAST && def->code != TIR_CONVERT_LAYOUT) return false;
-        v = def->operands.data[0];
-    }
-    return false;
+/* Is v computed in body from a load there (a tl.trans of one, a
+ * converted or scaled one), other than through a dot? The consumers
+ * compute a dot's other operands (a tile from before the loop,
+ * attention's probabilities from the scores); a load in the loop would be
+ * theirs to issue and pipeline, which this schedule does not do.
+ * c->loaded memoizes by value id (1 no, 2 yes). */
+static bool loaded_in(ws_ctx *c, const tk_tir_value *v, const tk_tir_block *body);
+
+typedef struct region_loads { ws_ctx *c; const tk_tir_block *body; bool loaded; } region_loads;
+static void scan_region_op(tk_tir_op *op, void *ctx) {
+    region_loads *r = ctx;
+    if (op->dead || r->loaded) return;
+    r->loaded = op->code == TIR_LOAD || op->code == TIR_DESC_LOAD;
+    for (uint32_t i = 0; !r->loaded && i < op->operands.len; i++) r->loaded = loaded_in(r->c, op->operands.data[i], r->body);
+}
+
+static bool loaded_in(ws_ctx *c, const tk_tir_value *v, const tk_tir_block *body) {
+    const tk_tir_op *def = v->def;
+    if (!def || def->parent != body || def->code == TIR_DOT) return false;
+    if (v->id < c->nvalues && c->loaded[v->id]) return c->loaded[v->id] == 2;
+    if (v->id < c->nvalues) c->loaded[v->id] = 1; /* no cycles in SSA; settles re-entry */
+    bool loaded = def->code == TIR_LOAD || def->code == TIR_DESC_LOAD;
+    for (uint32_t i = 0; !loaded && i < def->operands.len; i++) loaded = loaded_in(c, def->operands.data[i], body);
+    /* an if's result: what its branches load or read from the loop's body */
+    region_loads r = {c, body, loaded};
+    for (uint32_t i = 0; !r.loaded && i < def->regions.len; i++) tir_walk(def->regions.data[i], scan_region_op, &r);
+    if (v->id < c->nvalues) c->loaded[v->id] = r.loaded ? 2 : 1;
+    return r.loaded;
 }
 
 static bool collect_loads(ws_ctx *c) {
@@ -195,7 +212,7 @@ static bool collect_loads(ws_ctx *c) {
             ws_load l;
             if (stageable(c, op, j, &l)) {
                 tk_vec_push(c->arena, &c->loads, l);
-            } else if (loaded_in(op->operands.data[j], body)) {
+            } else if (loaded_in(c, op->operands.data[j], body)) {
                 c->why = "a dot in it reads a load that is not one of a tensor descriptor parameter TMA can copy";
                 return false;
             }
@@ -650,6 +667,7 @@ void tir_pass_warp_specialize(tk_arena *arena, tk_diag *diag, tk_tir_kernel *k, 
         c.nvalues = k->value_count;
         c.needed = TK_NEW_ARRAY(arena, uint8_t, c.nvalues + 1);
         c.outside = TK_NEW_ARRAY(arena, uint8_t, c.nvalues + 1);
+        c.loaded = TK_NEW_ARRAY(arena, uint8_t, c.nvalues + 1);
         c.map = TK_NEW_ARRAY(arena, tk_tir_value *, c.nvalues + 1);
         if (done) c.why = "the kernel specializes another loop already";
         else if (specializable(&c)) {
