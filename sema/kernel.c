@@ -859,7 +859,7 @@ static const tk_sema_var *non_key_var(const tk_sx *x, const char *const *key, ui
 
 /* One prune_configs_by entry (an expression, or a lambda of one
  * parameter as in @heuristics) for config v: over its constexprs, its
- * num_warps and num_stages (Triton's config.all_kwargs()) and the scalar
+ * num_warps, num_stages and maxnreg (Triton's config.all_kwargs()) and the scalar
  * parameters. A host expression must read only key parameters: the
  * choice, and with it the pruning, is made once per key. NULL and *out a
  * constant where it has one value. */
@@ -875,14 +875,16 @@ static bool eval_prune(checker *c, const kernel_decl *k, const variant *v, const
         return false;
     }
     setup_kernel_frame(c, k, v, &f, NULL, &counter);
-    static const char *const launch_names[2] = {"num_warps", "num_stages"};
-    for (int i = 0; i < 2; i++) {
+    /* the launch options, as the config (or else the kernel) sets them:
+     * num_warps 4 and num_stages 3 by default, maxnreg None */
+    static const char *const launch_names[3] = {"num_warps", "num_stages", "maxnreg"};
+    for (int i = 0; i < 3; i++) {
         const char *name = tk_intern_cstr(c->names, launch_names[i]);
         if (find_param(k->def, name)) continue;
-        value val = i ? v->num_stages : v->num_warps;
-        const tk_expr *given = i ? k->num_stages : k->num_warps;
+        value val = i == 2 ? v->maxnreg : i ? v->num_stages : v->num_warps;
+        const tk_expr *given = i == 2 ? k->maxnreg : i ? k->num_stages : k->num_warps;
         if (val.kind == V_NONE && given) val = eval_host(c, given);
-        if (val.kind == V_NONE) val = v_int(e->loc, i ? 3 : 4);
+        if (val.kind == V_NONE) val = i == 2 ? (value){.kind = V_NONE, .loc = e->loc} : v_int(e->loc, i ? 3 : 4);
         bind(c, &f.names, name, val, e->loc);
     }
     value r = eval_host(c, e);
