@@ -8,7 +8,8 @@
  *   %s = local_view %zero {buffer}; local_store %s, %b; barrier; dot %a, %s
  * A tile computed before a loop the dot is in (attention's Q where the
  * pipeliner did not stage it: a warp-specialized loop) is stored before
- * the outermost such loop instead, once.
+ * the outermost such loop instead, once; a later loop of that block
+ * reading the same tile reads the same buffer.
  * local_store writes each thread's registers where the buffer's swizzled
  * layout puts them and makes them visible to wgmma (fence.proxy.async);
  * the barrier after a dot's stores, to every warp. barriers.c puts a
@@ -90,16 +91,23 @@ static bool inside(const tk_tir_op *op, const tk_tir_op *loop) {
     return false;
 }
 
+/* an operand stored before a loop of the block: its value and view */
+typedef struct hoisted { const tk_tir_value *value; tk_tir_value *view; } hoisted;
+typedef TK_VEC(hoisted) hoisted_list;
+
 typedef struct hoist_ctx {
     operands_ctx *c;
     const tk_tir_op *loop;
     op_list *out;
+    hoisted_list *done; /* stored before an earlier loop of this block */
     bool stored;
 } hoist_ctx;
 
 /* A wgmma in the loop whose buffered operand is computed before it (a
  * tile loaded once, attention's Q in a loop the pipeliner leaves to warp
- * specialization) has it stored once, before the loop, not every trip. */
+ * specialization) has it stored once, before the loop, not every trip;
+ * a later loop of the block reading the same tile reads that buffer,
+ * which then lives all kernel long (two loops of causal attention). */
 static void hoist_invariant(tk_tir_op *op, void *ctx) {
     hoist_ctx *h = ctx;
     if (op->dead || op->code != TIR_DOT || tk_tir_dot_impl(op) != TK_DOT_WGMMA) return;
@@ -107,18 +115,29 @@ static void hoist_invariant(tk_tir_op *op, void *ctx) {
         const tk_tir_value *v = op->operands.data[j];
         bool column_major;
         if (!v->def || inside(v->def, h->loop) || !buffered(op, j, &column_major)) continue;
+        tk_tir_value *view = NULL;
+        for (uint32_t d = 0; d < h->done->len && !view; d++)
+            if (h->done->data[d].value == v) view = h->done->data[d].view;
+        if (view) {
+            h->c->k->buffers.data[tk_tir_attr_int(view->def, "buffer", 0)].loop = NULL;
+            op->operands.data[j] = view;
+            continue;
+        }
         /* the buffer lives over the loop that reads it */
         store_operand(h->c, h->out, h->loop->parent, op, j, column_major, h->loop);
+        hoisted made = {v, op->operands.data[j]};
+        tk_vec_push(h->c->arena, h->done, made);
         h->stored = true;
     }
 }
 
 static void rewrite_block(operands_ctx *c, tk_tir_block *blk) {
     op_list ops = {0};
+    hoisted_list done = {0};
     for (uint32_t i = 0; i < blk->ops.len; i++) {
         tk_tir_op *op = blk->ops.data[i];
         if (!op->dead && (op->code == TIR_FOR || op->code == TIR_WHILE)) {
-            hoist_ctx h = {c, op, &ops, false};
+            hoist_ctx h = {c, op, &ops, &done, false};
             for (uint32_t r = 0; r < op->regions.len; r++) tir_walk(op->regions.data[r], hoist_invariant, &h);
             if (h.stored) new_op(c, &ops, blk, op, TIR_BARRIER, NULL);
         }

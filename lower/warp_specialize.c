@@ -25,8 +25,13 @@
  * be what the consumers compute (attention's Q from before the loop, its
  * probabilities P), but not another load in the loop. The loads' coordinates and
  * the loops' bounds must be scalars computed from the loop variables,
- * scalar loop-carried values and values from before the loop. Elsewhere
- * (a warning where the target could) the loop is pipelined as usual.
+ * scalar loop-carried values, values from before the loop and the
+ * kernel's plain scalars between flagged loops. Several flagged loops at
+ * the top level (causal attention's band and diagonal block) are walked
+ * by one producer and one ring, whose stage and phase run on from loop to
+ * loop; a later loop's loads reuse an earlier loop's buffers of their
+ * tile. Elsewhere (a warning where the target could) the loop is
+ * pipelined as usual.
  *
  * Needs: dot.c's impl, before pipeline_dot.c (which finds these loads
  * gone). Guarantees: one warp_specialize op at the end of the kernel
@@ -45,11 +50,21 @@ typedef struct ws_load {
     uint32_t buffer;
 } ws_load;
 
+typedef TK_VEC(ws_load) ws_loads;
+
+/* One flagged loop the partitions walk: the loop, the loop of its dots
+ * (maybe the same), the loads staged there */
+typedef struct ws_segment {
+    tk_tir_op *outer, *inner;
+    ws_loads loads;
+} ws_segment;
+
 typedef struct ws_ctx {
     tk_arena *arena;
     tk_tir_kernel *k;
-    tk_tir_op *outer, *inner; /* the flagged loop, and the loop of the dots (maybe the same) */
-    TK_VEC(ws_load) loads;
+    TK_VEC(ws_segment) segments; /* the flagged loops, in the kernel's order */
+    tk_tir_op *outer, *inner;    /* the segment being looked at or built */
+    ws_loads loads;              /* its loads */
     uint32_t stages, full, empty; /* ring depth; the two barrier buffers */
     uint32_t nvalues;
     uint8_t *needed;       /* by value id: the producer computes it */
@@ -244,29 +259,34 @@ static bool need(ws_ctx *c, const tk_tir_value *v, int depth) {
         return false;
     }
     c->needed[v->id] = 1;
-    if (!v->def) {
-        /* a loop's variable or carried value */
-        const tk_tir_op *loops[2] = {c->outer, c->inner};
+    bool in_loops = false;
+    for (uint32_t g = 0; g < c->segments.len; g++) {
+        const tk_tir_op *loops[2] = {c->segments.data[g].outer, c->segments.data[g].inner};
         for (uint32_t l = 0; l < 2; l++) {
             tk_tir_block *body = loops[l]->regions.data[0];
-            int a = arg_index(body, v);
+            in_loops |= v->def && v->def->parent == body;
+            int a = v->def ? -1 : arg_index(body, v);
             if (a < 0) continue;
+            /* a loop's variable or carried value */
             if (a == 0) return true;
             const tk_tir_op *y = tir_terminator(body);
             return y && need(c, loops[l]->operands.data[3 + a - 1], depth + 1) &&
                    need(c, y->operands.data[a - 1], depth + 1);
         }
-        c->why = "the loads' coordinates depend on a value of another region";
+    }
+    if (!v->def) {
+        c->why = "the loads' coordinates or the loops' bounds depend on a value of another region";
         return false;
     }
     const tk_tir_op *def = v->def;
-    if (def->parent != c->outer->regions.data[0] && def->parent != c->inner->regions.data[0]) {
-        c->why = def->parent == c->k->body ? "the loads' coordinates depend on a value that is not a plain scalar"
-                                           : "the loads' coordinates depend on a value of another region";
+    /* the kernel's own scalars (between two flagged loops) the producer
+     * computes again */
+    if (!in_loops && def->parent != c->k->body) {
+        c->why = "the loads' coordinates or the loops' bounds depend on a value of another region";
         return false;
     }
     if (!(tk_tir_props(def) & TIR_P_PURE) || def->regions.len) {
-        c->why = "the loads' coordinates depend on a value that is not a plain scalar";
+        c->why = "the loads' coordinates or the loops' bounds depend on a value that is not a plain scalar";
         return false;
     }
     for (uint32_t i = 0; i < def->operands.len; i++)
@@ -274,11 +294,11 @@ static bool need(ws_ctx *c, const tk_tir_value *v, int depth) {
     return true;
 }
 
-/* The kernel's ops before the loop that stay before the partitions:
- * plain scalars (every warp computes them) */
+/* The kernel's ops before the first flagged loop that stay before the
+ * partitions: plain scalars (every warp computes them) */
 static void mark_outside(ws_ctx *c) {
     tk_tir_block *top = c->k->body;
-    for (uint32_t i = 0; i < top->ops.len && top->ops.data[i] != c->outer; i++) {
+    for (uint32_t i = 0; i < top->ops.len && top->ops.data[i] != c->segments.data[0].outer; i++) {
         tk_tir_op *op = top->ops.data[i];
         bool stays = !op->dead && (tk_tir_props(op) & TIR_P_PURE) && !op->regions.len && op->results.len == 1 &&
                      op->results.data[0]->type->kind == TK_TYPE_SCALAR;
@@ -547,48 +567,103 @@ static void find_flagged(tk_tir_op *op, void *ctx) {
     if (!op->dead && op->code == TIR_FOR && tk_tir_attr_int(op, "warp_specialize", 0)) tk_vec_push(f->arena, &f->loops, op);
 }
 
-static bool specializable(ws_ctx *c) {
+/* The flagged loop c->outer on its own: at the top level, its dots'
+ * loads stageable (into c->loads); false with c->why where not. */
+static bool segment_fits(ws_ctx *c) {
     if (c->outer->parent != c->k->body) return c->why = "it is not at the kernel's top level", false;
     if (c->k->num_warps % 4) return c->why = "num_warps is not a multiple of 4", false;
     if (holds_return(c->k->body)) return c->why = "the kernel returns early", false;
-    if (!find_loops(c) || !collect_loads(c)) return false;
+    c->loads = (ws_loads){0};
+    return find_loops(c) && collect_loads(c);
+}
+
+/* The producer's share of every segment: the loads' coordinates and the
+ * loops' bounds; the index of a segment it cannot compute, or -1. */
+static int segment_needing_too_much(ws_ctx *c) {
+    memset(c->needed, 0, c->nvalues + 1);
+    memset(c->outside, 0, c->nvalues + 1);
     mark_outside(c);
-    for (uint32_t l = 0; l < c->loads.len; l++)
-        for (uint32_t d = 1; d < c->loads.data[l].load->operands.len; d++)
-            if (!need(c, c->loads.data[l].load->operands.data[d], 0)) return false;
-    const tk_tir_op *loops[2] = {c->outer, c->inner};
-    for (uint32_t l = 0; l < 2; l++)
-        for (uint32_t i = 0; i < 3; i++)
-            if (!need(c, loops[l]->operands.data[i], 0)) return false;
-    return true;
+    for (uint32_t g = 0; g < c->segments.len; g++) {
+        const ws_segment *seg = &c->segments.data[g];
+        for (uint32_t l = 0; l < seg->loads.len; l++)
+            for (uint32_t d = 1; d < seg->loads.data[l].load->operands.len; d++)
+                if (!need(c, seg->loads.data[l].load->operands.data[d], 0)) return (int)g;
+        const tk_tir_op *loops[2] = {seg->outer, seg->inner};
+        for (uint32_t l = 0; l < 2; l++)
+            for (uint32_t i = 0; i < 3; i++)
+                if (!need(c, loops[l]->operands.data[i], 0)) return (int)g;
+    }
+    return -1;
+}
+
+static void use_segment(ws_ctx *c, const ws_segment *seg) {
+    c->outer = seg->outer;
+    c->inner = seg->inner;
+    c->loads = seg->loads;
+}
+
+/* A buffer of `stages` for each staged load; a later segment's load takes
+ * an earlier segment's buffer of its tile where one is free (the ring's
+ * stages are the same slots all along) */
+static void make_buffers(ws_ctx *c) {
+    tk_tir_kernel *k = c->k;
+    TK_VEC(uint32_t) made = {0};
+    for (uint32_t g = 0; g < c->segments.len; g++) {
+        ws_segment *seg = &c->segments.data[g];
+        uint8_t *taken = TK_NEW_ARRAY(c->arena, uint8_t, made.len + 1);
+        for (uint32_t l = 0; l < seg->loads.len; l++) {
+            ws_load *w = &seg->loads.data[l];
+            const tk_type *t = (w->trans ? w->trans : w->load)->results.data[0]->type;
+            bool column_major = tir_loaded_column_major(w->load, w->trans != NULL);
+            int found = -1;
+            for (uint32_t m = 0; m < made.len && found < 0; m++) {
+                const tk_tir_buffer *b = &k->buffers.data[made.data[m]];
+                if (!taken[m] && b->transposed == column_major && tk_type_equal(b->tile, t)) found = (int)m;
+            }
+            if (found >= 0) {
+                taken[found] = 1;
+                w->buffer = made.data[found];
+            } else {
+                w->buffer = tir_add_buffer(c->arena, k, t, c->stages, column_major, NULL, w->load->loc);
+            }
+            uint32_t arg = (uint32_t)kernel_param(c, w->load->operands.data[0]), box[2], swizzle;
+            tir_tma_box(w->load->results.data[0]->type, w->trans != NULL, box, &swizzle);
+            bool known = false;
+            for (uint32_t m = 0; m < k->tma_maps.len; m++) known |= k->tma_maps.data[m].arg == arg;
+            if (!known) {
+                tk_tir_tma_map map = {arg, {box[0], box[1]}, swizzle};
+                tk_vec_push(c->arena, &k->tma_maps, map);
+            }
+        }
+        /* this segment's new buffers join the shared ones */
+        for (uint32_t l = 0; l < seg->loads.len; l++) {
+            bool listed = false;
+            for (uint32_t m = 0; m < made.len; m++) listed |= made.data[m] == seg->loads.data[l].buffer;
+            if (!listed) tk_vec_push(c->arena, &made, seg->loads.data[l].buffer);
+        }
+    }
+}
+
+static const ws_segment *segment_of(const ws_ctx *c, const tk_tir_op *op) {
+    for (uint32_t g = 0; g < c->segments.len; g++)
+        if (c->segments.data[g].outer == op) return &c->segments.data[g];
+    return NULL;
 }
 
 static void specialize(ws_ctx *c) {
     tk_tir_kernel *k = c->k;
+    const ws_segment *first = &c->segments.data[0];
     int64_t one = 1;
     const tk_type *bar_t = tk_type_tile(c->arena, tk_type_scalar(c->arena, TK_I64), 1, &one);
-    int64_t stages = tk_tir_attr_int(c->inner, "num_stages", tk_tir_attr_int(c->outer, "num_stages", k->num_stages));
+    int64_t stages = tk_tir_attr_int(first->inner, "num_stages", tk_tir_attr_int(first->outer, "num_stages", k->num_stages));
     if (k->max_stages && stages > k->max_stages) stages = k->max_stages;
     c->stages = stages < 2 ? 2 : (uint32_t)stages;
-    for (uint32_t l = 0; l < c->loads.len; l++) {
-        ws_load *w = &c->loads.data[l];
-        const tk_type *t = (w->trans ? w->trans : w->load)->results.data[0]->type;
-        w->buffer = tir_add_buffer(c->arena, k, t, c->stages, tir_loaded_column_major(w->load, w->trans != NULL), NULL,
-                                   w->load->loc);
-        uint32_t arg = (uint32_t)kernel_param(c, w->load->operands.data[0]), box[2], swizzle;
-        tir_tma_box(w->load->results.data[0]->type, w->trans != NULL, box, &swizzle);
-        bool known = false;
-        for (uint32_t m = 0; m < k->tma_maps.len; m++) known |= k->tma_maps.data[m].arg == arg;
-        if (!known) {
-            tk_tir_tma_map map = {arg, {box[0], box[1]}, swizzle};
-            tk_vec_push(c->arena, &k->tma_maps, map);
-        }
-    }
-    c->full = tir_add_buffer(c->arena, k, bar_t, c->stages, false, NULL, c->outer->loc);
-    c->empty = tir_add_buffer(c->arena, k, bar_t, c->stages, false, NULL, c->outer->loc);
+    make_buffers(c);
+    c->full = tir_add_buffer(c->arena, k, bar_t, c->stages, false, NULL, first->outer->loc);
+    c->empty = tir_add_buffer(c->arena, k, bar_t, c->stages, false, NULL, first->outer->loc);
 
     tk_tir_block *top = k->body;
-    tk_tir_op *ws = tir_new_op(c->arena, TIR_WARP_SPECIALIZE, 0, c->outer->loc);
+    tk_tir_op *ws = tir_new_op(c->arena, TIR_WARP_SPECIALIZE, 0, first->outer->loc);
     ws->parent = top;
     attr(c, ws, "producer_warps", 4);
     tk_tir_block *consumer = TK_NEW(c->arena, tk_tir_block), *producer = TK_NEW(c->arena, tk_tir_block);
@@ -600,7 +675,7 @@ static void specialize(ws_ctx *c) {
     /* before the partitions: the shared scalars, the ring's barriers */
     op_list before = {0}, mine = {0};
     uint32_t at = 0;
-    for (; at < top->ops.len && top->ops.data[at] != c->outer; at++) {
+    for (; at < top->ops.len && top->ops.data[at] != first->outer; at++) {
         tk_tir_op *op = top->ops.data[at];
         bool stays = op->results.len == 1 && c->outside[op->results.data[0]->id];
         op->parent = stays ? top : consumer;
@@ -615,42 +690,75 @@ static void specialize(ws_ctx *c) {
     emit(c, &before, top, TIR_BARRIER, 0, NULL, NULL, NULL);
     tk_vec_push(c->arena, &before, ws);
 
-    /* the producer: the loops again, copying */
+    /* the producer: the kernel's scalars it needs and the loops again,
+     * copying; the ring's stage and phase run on from loop to loop */
     op_list prod = {0};
-    tk_tir_value *zero = constant(c, &prod, producer, i32_type(c), 0);
-    producer_loop(c, &prod, producer, c->outer, zero, zero);
+    tk_tir_value *s = constant(c, &prod, producer, i32_type(c), 0), *p = s;
+    for (uint32_t i = 0; i < top->ops.len; i++) {
+        tk_tir_op *op = top->ops.data[i];
+        const ws_segment *seg = segment_of(c, op);
+        if (!seg) {
+            clone_needed(c, &prod, producer, op);
+            continue;
+        }
+        use_segment(c, seg);
+        tk_tir_op *loop = producer_loop(c, &prod, producer, op, s, p);
+        s = loop->results.data[loop->results.len - 2];
+        p = loop->results.data[loop->results.len - 1];
+    }
     emit(c, &prod, producer, TIR_YIELD, 0, NULL, NULL, NULL);
     producer->ops.data = prod.data, producer->ops.len = prod.len, producer->ops.cap = prod.cap;
 
-    /* the consumers: the kernel from the loop on, the loads now stages */
-    tk_tir_value *s0 = constant(c, &mine, consumer, i32_type(c), 0), *p0 = constant(c, &mine, consumer, i32_type(c), 0);
-    op_list after = {0};
-    if (c->inner == c->outer) {
+    /* the consumers: the kernel from the first loop on, the loads now
+     * stages; each loop's follow-up ops (its last wgmma's wait and
+     * release) right after it */
+    s = constant(c, &mine, consumer, i32_type(c), 0);
+    p = constant(c, &mine, consumer, i32_type(c), 0);
+    op_list *after = TK_NEW_ARRAY(c->arena, op_list, c->segments.len);
+    for (uint32_t g = 0; g < c->segments.len; g++) {
+        use_segment(c, &c->segments.data[g]);
         tk_tir_value *s_end, *p_end;
-        consumer_loop(c, s0, p0, &s_end, &p_end, &after, consumer);
-    } else {
-        tk_tir_value *s_res, *p_res;
-        tk_tir_value *s = carry(c, c->outer, s0, &s_res), *p = carry(c, c->outer, p0, &p_res);
-        /* the inner loop's inits go in front of it: they are the outer's arguments */
-        tk_tir_value *s_end, *p_end;
-        tk_tir_block *ob = c->outer->regions.data[0];
-        consumer_loop(c, s, p, &s_end, &p_end, &after, ob);
-        insert_after(c, ob, c->inner, &after);
-        after.len = 0;
-        tk_tir_op *y = (tk_tir_op *)tir_terminator(ob);
-        tk_vec_push(c->arena, &y->operands, s_end);
-        tk_vec_push(c->arena, &y->operands, p_end);
+        if (c->inner == c->outer) {
+            consumer_loop(c, s, p, &s_end, &p_end, &after[g], consumer);
+            s = s_end, p = p_end;
+        } else {
+            tk_tir_value *s_res, *p_res;
+            tk_tir_value *so = carry(c, c->outer, s, &s_res), *po = carry(c, c->outer, p, &p_res);
+            /* the inner loop's inits go in front of it: they are the outer's arguments */
+            tk_tir_block *ob = c->outer->regions.data[0];
+            op_list inner_after = {0};
+            consumer_loop(c, so, po, &s_end, &p_end, &inner_after, ob);
+            insert_after(c, ob, c->inner, &inner_after);
+            tk_tir_op *y = (tk_tir_op *)tir_terminator(ob);
+            tk_vec_push(c->arena, &y->operands, s_end);
+            tk_vec_push(c->arena, &y->operands, p_end);
+            s = s_res, p = p_res;
+        }
     }
     for (; at < top->ops.len; at++) {
         tk_tir_op *op = top->ops.data[at];
         op->parent = consumer;
         tk_vec_push(c->arena, &mine, op);
-        if (op == c->outer)
-            for (uint32_t a = 0; a < after.len; a++) after.data[a]->parent = consumer, tk_vec_push(c->arena, &mine, after.data[a]);
+        for (uint32_t g = 0; g < c->segments.len; g++)
+            if (op == c->segments.data[g].outer)
+                for (uint32_t a = 0; a < after[g].len; a++)
+                    after[g].data[a]->parent = consumer, tk_vec_push(c->arena, &mine, after[g].data[a]);
     }
     emit(c, &mine, consumer, TIR_YIELD, 0, NULL, NULL, NULL);
     consumer->ops.data = mine.data, consumer->ops.len = mine.len, consumer->ops.cap = mine.cap;
     top->ops.data = before.data, top->ops.len = before.len, top->ops.cap = before.cap;
+}
+
+static void warn(ws_ctx *c, tk_diag *diag, const tk_target *target, tk_tir_warned *warned, const tk_tir_op *loop) {
+    for (uint32_t w = 0; w < warned->len; w++)
+        if (warned->data[w].src == loop->loc.src && warned->data[w].line == loop->loc.line &&
+            warned->data[w].col == loop->loc.col)
+            return;
+    if (!tk_warning_enabled(diag, TK_W_WARP_SPECIALIZE)) return;
+    tk_vec_push(c->arena, warned, loop->loc);
+    tk_warning(diag, TK_W_WARP_SPECIALIZE, loop->loc,
+               "loop not warp-specialized on %s: %s; it runs as it would without warp_specialize", target->name,
+               c->why);
 }
 
 void tir_pass_warp_specialize(tk_arena *arena, tk_diag *diag, tk_tir_kernel *k, const tk_target *target,
@@ -658,31 +766,32 @@ void tir_pass_warp_specialize(tk_arena *arena, tk_diag *diag, tk_tir_kernel *k, 
     flagged f = {arena, {0}};
     tir_walk(k->body, find_flagged, &f);
     if (!f.loops.len || !target || !target->has_setmaxnreg || !target->has_tma) return;
-    bool done = false;
+    ws_ctx c = {0};
+    c.arena = arena;
+    c.k = k;
+    c.nvalues = k->value_count;
+    c.needed = TK_NEW_ARRAY(arena, uint8_t, c.nvalues + 1);
+    c.outside = TK_NEW_ARRAY(arena, uint8_t, c.nvalues + 1);
+    c.loaded = TK_NEW_ARRAY(arena, uint8_t, c.nvalues + 1);
+    c.map = TK_NEW_ARRAY(arena, tk_tir_value *, c.nvalues + 1);
+    /* every flagged loop that fits on its own, in order (the walk's is
+     * the kernel's at the top level) */
     for (uint32_t i = 0; i < f.loops.len; i++) {
-        ws_ctx c = {0};
-        c.arena = arena;
-        c.k = k;
         c.outer = f.loops.data[i];
-        c.nvalues = k->value_count;
-        c.needed = TK_NEW_ARRAY(arena, uint8_t, c.nvalues + 1);
-        c.outside = TK_NEW_ARRAY(arena, uint8_t, c.nvalues + 1);
-        c.loaded = TK_NEW_ARRAY(arena, uint8_t, c.nvalues + 1);
-        c.map = TK_NEW_ARRAY(arena, tk_tir_value *, c.nvalues + 1);
-        if (done) c.why = "the kernel specializes another loop already";
-        else if (specializable(&c)) {
-            specialize(&c);
-            done = true;
+        c.why = NULL;
+        if (!segment_fits(&c)) {
+            warn(&c, diag, target, warned, f.loops.data[i]);
             continue;
         }
-        bool seen = false;
-        for (uint32_t w = 0; w < warned->len && !seen; w++)
-            seen = warned->data[w].src == c.outer->loc.src && warned->data[w].line == c.outer->loc.line &&
-                   warned->data[w].col == c.outer->loc.col;
-        if (seen || !tk_warning_enabled(diag, TK_W_WARP_SPECIALIZE)) continue;
-        tk_vec_push(arena, warned, c.outer->loc);
-        tk_warning(diag, TK_W_WARP_SPECIALIZE, c.outer->loc,
-                   "loop not warp-specialized on %s: %s; it runs as it would without warp_specialize", target->name,
-                   c.why);
+        ws_segment seg = {c.outer, c.inner, c.loads};
+        tk_vec_push(arena, &c.segments, seg);
     }
+    /* then the producer's share of them all; a loop whose copies it
+     * cannot place is left out, and the rest looked at again */
+    for (int bad; c.segments.len && (bad = segment_needing_too_much(&c)) >= 0;) {
+        warn(&c, diag, target, warned, c.segments.data[bad].outer);
+        for (uint32_t g = (uint32_t)bad; g + 1 < c.segments.len; g++) c.segments.data[g] = c.segments.data[g + 1];
+        c.segments.len--;
+    }
+    if (c.segments.len) specialize(&c);
 }

@@ -322,3 +322,37 @@ for fa, fb, group in (("e4m3", "e4m3", 32), ("e5m2", "e4m3", 32), ("e2m1", "e2m1
             if err:
                 return err
         return None
+
+
+def attention_against_float64(mod, torch, causal):
+    for Z, H, N in ((1, 2, 128), (2, 3, 384), (1, 1, 1024)):
+        q, k, v = (torch.randn(Z, H, N, 64, device="cuda", dtype=torch.float16) for _ in range(3))
+        out = nan_like(torch, (Z, H, N, 64), torch.float16)
+        m = nan_like(torch, (Z * H * N,), torch.float32)
+        scale = 64 ** -0.5
+        mod("_attn_fwd", scale, m, Z, H, q.view(-1, 64), k.view(-1, 64), v.view(-1, 64), out.view(-1, 64), N)
+        s = (q.double() @ k.double().transpose(-1, -2)) * scale
+        if causal:
+            s = s.masked_fill(torch.ones(N, N, device="cuda", dtype=torch.bool).triu(1), float("-inf"))
+        err = compare(torch, out, torch.softmax(s, -1) @ v.double(), 4e-3, f"Z{Z} H{H} N{N} Out: ")
+        if err:
+            return err
+        want_m = torch.logsumexp(s, -1).reshape(-1) / torch.log(torch.tensor(2.0, dtype=torch.float64))
+        err = compare(torch, m, want_m, 1e-3, f"Z{Z} H{H} N{N} M: ")
+        if err:
+            return err
+    return None
+
+
+@check("fused_attention f16: tutorial 06's forward over host descriptors, causal (STAGE 3: two loops), "
+       "N_CTX a multiple of BLOCK_M as the tutorial needs, against float64 attention")
+@check("fused_attention f16 warp-specialized: both causal loops walked by one producer warpgroup, its ring "
+       "running on from one loop to the next", ["-Dwarp_specialize=True"])
+def fused_attention_causal(mod, torch):
+    return attention_against_float64(mod, torch, True)
+
+
+@check("fused_attention f16 non-causal (STAGE 1)", ["-DSTAGE=1"])
+@check("fused_attention f16 non-causal warp-specialized", ["-DSTAGE=1", "-Dwarp_specialize=True"])
+def fused_attention_full(mod, torch):
+    return attention_against_float64(mod, torch, False)
