@@ -31,6 +31,7 @@ import torch  # noqa: E402
 import triton  # noqa: E402
 
 import tkshim  # noqa: E402
+from interleaved import medians  # noqa: E402
 import triton_attention as ta  # noqa: E402
 
 
@@ -86,11 +87,7 @@ def main():
             o_t, m_t = torch.empty_like(q), torch.empty(Z * H * N, device="cuda")
             fs["Triton"] = lambda: ta.forward(q, k, v, o_t, m_t, scale, causal)
             fs["tuned"] = lambda: tuned(q, k, v, scale, m, o, *st, *st, *st, *st, Z, H, N)
-            times = {n: [] for n in fs}
-            for _ in range(rounds):
-                for n, f in fs.items():
-                    times[n].append(bench(f))
-            med = {n: sorted(t)[len(t) // 2] for n, t in times.items()}
+            med = medians(fs, rounds, bench)
             print(f"Z{Z} H{H} N{N} D{D} {'causal' if causal else 'full'} (tuned pick: config {','.join(pick)}; "
                   f"Triton {med['Triton']:.3f} ms): "
                   + "  ".join(f"{n} {med['Triton'] / t:.3f}" for n, t in med.items() if n != "Triton"), flush=True)

@@ -31,6 +31,7 @@ import triton  # noqa: E402
 
 from run_ports import launcher_library, tk_tensor  # noqa: E402
 import triton_attention as ta  # noqa: E402
+from interleaved import medians, print_rates  # noqa: E402
 
 TKC = os.environ.get("TKC", str(ROOT / "build" / "tkc"))
 CC = os.environ.get("CC", "gcc")
@@ -136,17 +137,9 @@ def main():
                 print(f"  {name}: WRONG, Out error {eo:.3g}, M error {em:.3g}")
                 continue
             runs[name] = f
-        times = {n: [] for n in runs}
-        for _ in range(rounds):
-            for n, f in runs.items():
-                times[n].append(bench(f))
+        med = medians(runs, rounds, bench)
         flops = 4.0 * Z * H * N * N * D * (0.5 if causal else 1.0)
-        base = sorted(times[next(iter(times))])[rounds // 2]
-        print(f"{shape}:")
-        for n, t in times.items():
-            med = sorted(t)[len(t) // 2]
-            print(f"  {n:60s} {med * 1e3:9.1f} us  {flops / med / 1e9:7.1f} TFLOP/s  {base / med:5.3f}x Triton",
-                  flush=True)
+        print_rates(shape, med, flops, 60, med[next(iter(med))], "Triton")
 
 
 if __name__ == "__main__":

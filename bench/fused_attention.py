@@ -21,12 +21,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "test" / "gpu" / "ports"))
+sys.path.insert(0, str(ROOT / "bench"))
 
 import torch  # noqa: E402
 import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
 from triton.tools.tensor_descriptor import TensorDescriptor  # noqa: E402
 
+from interleaved import medians, print_rates  # noqa: E402
 from run_ports import launcher_library, tk_tensor  # noqa: E402
 
 TKC = os.environ.get("TKC", str(ROOT / "build" / "tkc"))
@@ -177,15 +179,8 @@ def main():
                 print(f"  {name}: WRONG, max error {err:.3g}")
                 continue
             runs[name] = f
-        times = {n: [] for n in runs}
-        for _ in range(rounds):
-            for n, f in runs.items():
-                times[n].append(bench(f))
         flops = 4.0 * Z * H * N * N * D * (0.5 if causal else 1.0)
-        print(f"Z{Z} H{H} N{N} D{D} {'causal' if causal else 'full'}:")
-        for n, t in times.items():
-            med = sorted(t)[len(t) // 2]
-            print(f"  {n:40s} {med * 1e3:9.1f} us  {flops / med / 1e9:7.1f} TFLOP/s", flush=True)
+        print_rates(f"Z{Z} H{H} N{N} D{D} {'causal' if causal else 'full'}", medians(runs, rounds, bench), flops)
 
 
 if __name__ == "__main__":

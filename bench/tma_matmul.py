@@ -34,6 +34,9 @@ from triton.tools.tensor_descriptor import TensorDescriptor  # noqa: E402
 
 from run_ports import launcher_library, tk_tensor  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "bench"))
+from interleaved import medians, print_rates  # noqa: E402
+
 TKC = os.environ.get("TKC", str(ROOT / "build" / "tkc"))
 CC = os.environ.get("CC", "gcc")
 SRC = ROOT / "test" / "gpu" / "ports" / "tma_persistent.tk"
@@ -163,15 +166,7 @@ def main():
                 print(f"  Triton {cfg}: WRONG, relative error {err:.3g}")
                 continue
             fs[f"Triton {cfg}"] = f
-        times = {n: [] for n in fs}
-        for _ in range(rounds):
-            for n, f in fs.items():
-                times[n].append(bench(f))
-        flops = 2.0 * M * N * K
-        print(f"{M}x{N}x{K}:")
-        for n, t in times.items():
-            med = sorted(t)[len(t) // 2]
-            print(f"  {n:40s} {med * 1e3:9.1f} us  {flops / med / 1e9:7.1f} TFLOP/s", flush=True)
+        print_rates(f"{M}x{N}x{K}", medians(fs, rounds, bench), 2.0 * M * N * K)
 
 
 if __name__ == "__main__":
