@@ -258,6 +258,15 @@ static void ensure(layout_ctx *c, op_list *out, tk_tir_op *op, uint32_t i, const
         op->operands.data[i] = relabel_converted(c, out, op->parent, v, want);
         return;
     }
+    /* a conversion's result is converted from what that conversion read:
+     * one move instead of two in a row */
+    while (v->def && v->def->code == TIR_CONVERT_LAYOUT && v->def->operands.data[0]->layout &&
+           tk_ll_num_regs(v->def->operands.data[0]->layout) <= tk_ll_num_regs(v->layout))
+        v = v->def->operands.data[0];
+    if (v->layout && tk_ll_equal(v->layout, want)) {
+        op->operands.data[i] = v;
+        return;
+    }
     tk_tir_block *at = op->parent;
     /* a few registers a thread (a row of statistics) may stay live */
     bool hoist = v->def && v->layout &&
