@@ -8,7 +8,8 @@ torch.compile(fullgraph=True); a launch captured in a CUDA graph and one
 on a side stream. Inputs are random, sizes not multiples of the blocks,
 outputs poisoned with NaN first.
 
-    python3 test/gpu/python_binding.py      (TK_GPU_DIR: default build/gpu)
+    python3 test/gpu/python_binding.py      (TK_GPU_DIR: default build/gpu;
+                                             CASES=text: only the cases named so)
 
 Prints a line per case and "N passed, M failed" last."""
 
@@ -34,6 +35,7 @@ import attention_tma_d128  # noqa: E402
 import attention_tma_d128_causal  # noqa: E402
 import layernorm  # noqa: E402
 import matmul  # noqa: E402
+import matmul_block_scaled  # noqa: E402
 import matmul_fp8  # noqa: E402
 import matmul_persistent  # noqa: E402
 import softmax  # noqa: E402
@@ -46,6 +48,8 @@ results = []
 
 def case(name):
     def wrap(fn):
+        if os.environ.get("CASES", "") not in name:  # CASES=text runs only the cases whose names hold it
+            return fn
         try:
             problem = fn()
         except Exception:  # noqa: BLE001 - a case that raises fails, with its traceback
@@ -373,6 +377,63 @@ for dt in ("f16", "bf16"):
             return "a view of A: " + problem
         return refused(matmul_persistent.TkcArgumentError, "is not 16-byte aligned", kernel, big[:200, 1:257], b,
                        c, 200, 72, 256)
+
+
+# kernels/matmul_block_scaled.tk (tutorial 10's kernel; tuned): every
+# format against float64 of the dequantized operands, sizes not multiples
+# of the tiles, the scales in their packed 5-D layout, C poisoned beside
+# guard columns; a misaligned A refused
+E2M1 = torch.tensor([0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, -0.0, -0.5, -1.0, -1.5, -2.0, -3.0, -4.0, -6.0],
+                    dtype=torch.float64, device=DEV)
+
+
+def block_scaled_operand(fmt, rows, K):
+    """(the kernel's bytes, the float64 values [rows, K])"""
+    if fmt == "e4m3":
+        x = torch.randn(rows, K, device=DEV).to(torch.float8_e4m3fn)
+        return x, x.double()
+    codes = torch.randint(0, 16, (rows, K), device=DEV, dtype=torch.uint8)
+    return (codes[:, 0::2] | (codes[:, 1::2] << 4)).contiguous(), E2M1[codes.long()]
+
+
+def block_scaled_scales(rows, K, vec, nv):
+    """(the packed [1, rows / 128, K / vec / 4, 2, 256] scales, their
+    float64 values broadcast to [rows, K])"""
+    groups, padded = K // vec, -(-rows // 128) * 128
+    if nv:
+        s = (torch.rand(padded, groups, device=DEV) * 1.75 + 0.25).to(torch.float8_e4m3fn)
+        values = s.double()
+    else:
+        s = torch.randint(125, 130, (padded, groups), device=DEV, dtype=torch.uint8)
+        values = torch.exp2(s.double() - 127)
+    packed = s.view(padded // 128, 4, 32, groups // 4, 4).permute(0, 3, 2, 1, 4).contiguous()
+    return packed.view(1, padded // 128, groups // 4, 2, 256), values[:rows].repeat_interleave(vec, dim=1)
+
+
+for fmt, (fa, fb, vec) in {"mxfp8": ("e4m3", "e4m3", 32), "mxfp4": ("e2m1", "e2m1", 32),
+                           "nvfp4": ("e2m1", "e2m1", 16), "mixed": ("e4m3", "e2m1", 32)}.items():
+    @case(f"matmul_block_scaled_{fmt} f16 and f32 against float64 of the dequantized operands (ragged M, N; tuned)")
+    def _(fmt=fmt, fa=fa, fb=fb, vec=vec):
+        for c_dt, tol in ((torch.float16, 2e-3), (torch.float32, 1e-5)):
+            kernel = getattr(matmul_block_scaled, f"matmul_block_scaled_{fmt}_{'f16' if c_dt == torch.float16 else 'f32'}")
+            for M, N, K in ((1000, 520, 256), (128, 256, 128), (300, 136, 384), (64, 200, 512), (2100, 1000, 1024),
+                            (129, 8, 128)):
+                a, av = block_scaled_operand(fa, M, K)
+                b, bv = block_scaled_operand(fb, N, K)
+                sa, sav = block_scaled_scales(M, K, vec, fmt == "nvfp4")
+                sb, sbv = block_scaled_scales(N, K, vec, fmt == "nvfp4")
+                buf = torch.randn(M, N + 8, device=DEV).to(c_dt)  # poison: random, not zero
+                c, guard = buf[:, :N], buf[:, N:].clone()
+                kernel(a, sa, b, sb, c, M, N, K)
+                torch.cuda.synchronize()
+                if not torch.equal(buf[:, N:], guard):
+                    return f"{c_dt} {M}x{N}x{K}: wrote past column N"
+                problem = close(c, (av * sav) @ (bv * sbv).T, tol)
+                if problem:
+                    return f"{c_dt} {M}x{N}x{K}: {problem}"
+        a, _ = block_scaled_operand(fa, 200, 256 + 32)
+        return refused(matmul_block_scaled.TkcArgumentError, "is not 16-byte aligned", kernel, a[:, 1:257], sa, b,
+                       sb, c, M, N, 256)
 
 
 @case("descriptor parameters: tutorial 09's persistent matmul (tma_persistent.tk) with torch tensors and a view")
