@@ -168,6 +168,21 @@ int tir_remat_cost(const tk_tir_value *v, int budget);
  * scales). NULL otherwise. b in (b * 0.5).to(f16): what pipeline_dot.c
  * stages for a dot and layouts.c reads in the dot operand's layout. */
 tk_tir_value *tir_elementwise_source(const tk_tir_op *op);
+/* The element-wise ops (casts, arithmetic, comparisons, selects) of v's
+ * block that compute tile v from one 2-D tile of its shape, the result of
+ * an op `source_code` (a load; a local_load where the pipeliner staged
+ * one) or of its tl.trans (then the source is that permute): tl.dot_scaled's decoding of fp8 codes, an int4 unpacking. Their
+ * other operands come from outside (splats, broadcast rows of scales).
+ * values[0] is v. What pipeline_dot.c stages for a dot and layouts.c
+ * reads in the dot operand's layout; a chain (tir_elementwise_source) is
+ * one. */
+enum { TIR_CONE_MAX = 64 };
+typedef struct tir_cone {
+    tk_tir_value *values[TIR_CONE_MAX];
+    uint32_t len;
+    tk_tir_value *source;
+} tir_cone;
+bool tir_elementwise_cone(const tk_tir_value *v, tk_tir_opcode source_code, tir_cone *out);
 /* a load, store or atomic: its pointers, mask and values in one layout */
 bool tir_memory_op(const tk_tir_op *op);
 /* Is value v, in `layout`, stored through pointers ptr as it is, not

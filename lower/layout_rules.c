@@ -245,6 +245,57 @@ tk_tir_value *tir_elementwise_source(const tk_tir_op *op) {
     return source;
 }
 
+static bool same_shape(const tk_type *a, const tk_type *b) {
+    return a->kind == TK_TYPE_TILE && b->kind == TK_TYPE_TILE && a->rank == b->rank &&
+           memcmp(a->shape, b->shape, sizeof(int64_t) * a->rank) == 0;
+}
+
+static bool elementwise_step(const tk_tir_op *op) {
+    switch (op->code) {
+    case TIR_CAST: case TIR_UNARY: case TIR_BINARY: case TIR_SELECT: case TIR_BITCAST: case TIR_CMP:
+        return !op->dead && op->results.len == 1 && !op->regions.len;
+    default:
+        return false;
+    }
+}
+
+/* w: the result of an op source_code, or a tl.trans of one (b.T) */
+static bool source_tile(const tk_tir_value *w, tk_tir_opcode source_code) {
+    uint32_t order[TK_MAX_RANK];
+    if (w->def->code == TIR_PERMUTE && !w->def->dead && tk_tir_permute_order(w->def, order) == 2 && order[0] == 1) {
+        const tk_tir_value *t = w->def->operands.data[0];
+        return t->def && t->def->code == source_code && !t->def->dead && t->def->parent == w->def->parent;
+    }
+    return w->def->code == source_code && !w->def->dead;
+}
+
+bool tir_elementwise_cone(const tk_tir_value *v, tk_tir_opcode source_code, tir_cone *out) {
+    out->len = 0;
+    out->source = NULL;
+    if (!v->def || !elementwise_step(v->def)) return false;
+    const tk_tir_block *blk = v->def->parent;
+    out->values[out->len++] = (tk_tir_value *)v;
+    for (uint32_t next = 0; next < out->len; next++) {
+        const tk_tir_op *op = out->values[next]->def;
+        for (uint32_t i = 0; i < op->operands.len; i++) {
+            tk_tir_value *w = op->operands.data[i];
+            if (!same_shape(w->type, v->type) || !w->def || w->def->parent != blk) continue; /* from outside */
+            if (source_tile(w, source_code)) {
+                if (out->source && out->source != w) return false; /* two tiles it is computed from */
+                out->source = w;
+                continue;
+            }
+            if (!elementwise_step(w->def)) continue; /* a broadcast row, a splat: from outside */
+            bool seen = false;
+            for (uint32_t k = 0; k < out->len && !seen; k++) seen = out->values[k] == w;
+            if (seen) continue;
+            if (out->len == TIR_CONE_MAX) return false;
+            out->values[out->len++] = w;
+        }
+    }
+    return out->source && out->source->type->rank == 2;
+}
+
 /* A row read back from a pipeline stage (pipeline_dot.c's row_load) can
  * be read again in any layout anywhere later in its trip: nothing writes
  * the stage a trip reads before the trip ends. Its view stays as it is. */

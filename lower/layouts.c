@@ -370,6 +370,14 @@ static bool assign_join_split_cat(layout_ctx *c, op_list *out, tk_tir_op *op) {
  * computed from element-wise (b = (b * 0.5).to(f16), staged by
  * pipeline_dot.c): it is converted in the operand's layout, as Triton
  * converts after its local_load. */
+/* Does layout l hold some of tile t's elements in more than one thread
+ * or register? */
+static bool copies_elements(const tk_ll *l, const tk_type *t, uint32_t num_warps) {
+    uint64_t elements = 1;
+    for (uint32_t d = 0; d < t->rank; d++) elements *= (uint64_t)t->shape[d];
+    return tk_ll_num_regs(l) * 32u * num_warps > elements;
+}
+
 static void preset_local_loads(tk_tir_op *op, void *ctx_) {
     layout_ctx *c = ctx_;
     if (!tir_is_mma(op)) return;
@@ -381,24 +389,36 @@ static void preset_local_loads(tk_tir_op *op, void *ctx_) {
             if (tk_tir_dot_impl(op) == TK_DOT_MMA_SYNC) v->layout = need;
             continue;
         }
-        enum { CHAIN = 8 };
-        tk_tir_value *chain[CHAIN];
-        uint32_t n = 0;
-        while (n < CHAIN && v->def && tir_elementwise_source(v->def)) {
-            chain[n++] = v;
-            v = tir_elementwise_source(v->def);
+        tir_cone cone;
+        if (!tir_elementwise_cone(v, TIR_LOCAL_LOAD, &cone)) continue;
+        /* A chain of steps is cheap in any layout. Steps that combine
+         * several of their values (a decoding: fp8 codes read three times)
+         * would repeat in each copy of an operand layout that holds
+         * elements several times (mma.sync's B, copied across warps along
+         * M): sm_90 mxfp8 spilled 8 KB. Those convert once, after. */
+        bool chain = true;
+        for (uint32_t k = 0; k < cone.len && chain; k++) chain = tir_elementwise_source(cone.values[k]->def) != NULL;
+        if (!chain && copies_elements(need, v->type, c->kernel->num_warps)) continue;
+        if (cone.source->def->code == TIR_PERMUTE) { /* b.T: the tile read back transposed */
+            const uint32_t swap[2] = {1, 0};
+            tk_ll *read = TK_NEW(c->arena, tk_ll);
+            tk_ll_permute(read, need, swap);
+            cone.source->def->operands.data[0]->layout = read;
+            cone.source->preferred = need;
+        } else {
+            cone.source->layout = need;
         }
-        if (!n || !v->def || v->def->code != TIR_LOCAL_LOAD || v->type->rank != 2) continue;
-        v->layout = need;
         /* and so are the rows they are combined with (scale[None, :]):
          * broadcast in that layout, their rows are converted before the
-         * loop, not every trip */
-        for (uint32_t k = 0; k < n; k++) {
-            chain[k]->preferred = need;
-            const tk_tir_op *step = chain[k]->def;
+         * loop, or where small, not the whole tile every trip */
+        for (uint32_t k = 0; k < cone.len; k++) {
+            cone.values[k]->preferred = need;
+            const tk_tir_op *step = cone.values[k]->def;
             for (uint32_t j = 0; j < step->operands.len; j++) {
                 tk_tir_value *w = step->operands.data[j];
-                if (w->def && w->def->code == TIR_BROADCAST && w->type->kind == TK_TYPE_TILE) w->preferred = need;
+                if (w->def && (w->def->code == TIR_BROADCAST || w->def->code == TIR_RESHAPE) &&
+                    w->type->kind == TK_TYPE_TILE)
+                    w->preferred = need;
             }
         }
     }

@@ -428,21 +428,33 @@ static bool pipelinable(dp_ctx *c, const tk_tir_op *dot, uint32_t i, staged *s) 
 }
 
 /* Operand i of an mma dot computed element-wise from a 2-D load of this
- * body (b = (b * 0.5).to(f16); w.to(f16) * scale[None, :]), each step
- * used once: the load is staged as it is and read back where it stood,
- * and the steps convert it there, in the operand's layout (layouts.c), as
- * Triton converts after its local_load. Loaded synchronously instead, the
- * tile and its conversion to the operand layout held registers across the
- * dot (sm_80, 128x128x64 on 4 warps: 28-36 bytes spilled). */
+ * body (b = (b * 0.5).to(f16); w.to(f16) * scale[None, :]; tl.dot_scaled's
+ * decoding of fp8 codes, whose steps read the codes several times), each
+ * step read only by the others and the last by the dot: the load is
+ * staged as it is and read back where it stood, and the steps convert it
+ * there, in the operand's layout (layouts.c), as Triton converts after its
+ * local_load. Loaded synchronously instead, the tile and its conversion
+ * to the operand layout held registers across the dot (sm_80, 128x128x64
+ * on 4 warps: 28-36 bytes spilled). */
 static bool converted_operand(dp_ctx *c, const tk_tir_op *dot, uint32_t i, staged *s) {
-    tk_tir_value *v = dot->operands.data[i];
-    uint32_t steps = 0;
-    for (; v->def && v->def->code != TIR_LOAD; steps++) {
-        const tk_tir_op *op = v->def;
-        if (steps == 8 || op->parent != c->body || c->uses[v->id] != 1 || !tir_elementwise_source(op)) return false;
-        v = tir_elementwise_source(op);
+    tk_tir_value *root = dot->operands.data[i];
+    tir_cone cone;
+    if (!tir_elementwise_cone(root, TIR_LOAD, &cone) || root->def->parent != c->body || c->uses[root->id] != 1)
+        return false;
+    for (uint32_t k = 1; k <= cone.len; k++) {
+        const tk_tir_value *w = k < cone.len ? cone.values[k] : cone.source;
+        uint32_t inside = 0;
+        for (uint32_t j = 0; j < cone.len; j++) {
+            const tk_tir_op *step = cone.values[j]->def;
+            for (uint32_t o = 0; o < step->operands.len; o++) inside += step->operands.data[o] == w;
+        }
+        if (inside != c->uses[w->id]) return false;
     }
-    if (!steps || !v->def || v->type->kind != TK_TYPE_TILE || v->type->rank != 2 || c->uses[v->id] != 1) return false;
+    tk_tir_value *v = cone.source;
+    if (v->def->code == TIR_PERMUTE) { /* b.T: the load staged as it is, transposed in registers */
+        v = v->def->operands.data[0];
+        if (c->uses[v->id] != 1) return false;
+    }
     if (!copyable(c, v->def)) return false;
     /* copies narrower than cp.async's 4 bytes go element by element
      * through registers: slower than the load they would replace (a

@@ -316,6 +316,17 @@ CONVERTED_IN_LOOP = [
      " * (rm % 3 + 1).to(tl.float16)[:, None]\n"
      "        b = tl.load(y + (k0 + rk[:, None]) * 64 + rn[None, :], mask=k0 + rk[:, None] < 80, other=0.0)"
      ".to(tl.float16)\n", "rows"),
+    # steps that read the load more than once (tl.dot_scaled's decoding
+    # does): a select between two branches of it, in A and in B
+    ("A and B each a select between two branches of its load",
+     "        xa = tl.load(x + rm[:, None] * 80 + k0 + rk[None, :], mask=k0 + rk[None, :] < 80, other=0.0)\n"
+     "        a = tl.where(xa > 0.0, xa * 0.5, xa * 2.0).to(tl.float16)\n"
+     "        yb = tl.load(y + (k0 + rk[:, None]) * 64 + rn[None, :], mask=k0 + rk[:, None] < 80, other=0.0)\n"
+     "        b = tl.where(yb > 0.0, yb * 0.5, yb * 2.0).to(tl.float16)\n", "branches"),
+    ("B read K-major, a select between two branches of it",
+     "        a = tl.load(x + rm[:, None] * 80 + k0 + rk[None, :], mask=k0 + rk[None, :] < 80, other=0.0).to(tl.float16)\n"
+     "        yb = tl.load(y + rn[:, None] * 80 + k0 + rk[None, :], mask=k0 + rk[None, :] < 80, other=0.0).T\n"
+     "        b = tl.where(yb > 0.0, yb * 0.5, yb * 2.0).to(tl.float16)\n", "branches_kmajor"),
 ]
 
 for name, body, ref_kind in CONVERTED_IN_LOOP:
@@ -335,8 +346,12 @@ def op(x: *f32 % 16, y: *f32 % 16, out: *f32 % 16, n: i32):
     def check_converted(run, torch, ref_kind=ref_kind):
         a = inputs("f32", 64 * 80, 41).view(64, 80)
         b = inputs("f32", 80 * 64, 42).view(80, 64)
-        b_dev = b.t().contiguous() if ref_kind == "kmajor" else b
+        b_dev = b.t().contiguous() if ref_kind in ("kmajor", "branches_kmajor") else b
         ah, bh = a.half(), b.half()
+        if ref_kind.startswith("branches"):
+            bh = torch.where(b > 0, b * 0.5, b * 2.0).half()
+            if ref_kind == "branches":
+                ah = torch.where(a > 0, a * 0.5, a * 2.0).half()
         if ref_kind == "ones":  # 96 columns of K: the 16 past 80 are 1.0 in A, 0.5 in B
             ah = torch.cat([ah, torch.ones(64, 16, dtype=torch.float16)], 1)
             bh = torch.cat([(b * 0.5).half(), torch.full((16, 64), 0.5, dtype=torch.float16)], 0)
