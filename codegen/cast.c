@@ -84,17 +84,40 @@ LLVMValueRef cg_cast(cg *c, const tk_type *from, const tk_type *to, LLVMValueRef
 
 static const char *f8_name(tk_dtype d) { return d == TK_F8E4M3 ? "e4m3x2" : "e5m2x2"; }
 
+/* An fp8 byte's f16 value (exact: every e4m3 and e5m2 value is an f16)
+ * where the target has no fp8 cvt (before sm_89): e5m2 is f16's top byte;
+ * e4m3's bits shifted into f16's are its value times 2^-8 (subnormals
+ * too), scaled back exactly, its NaN (magnitude 0x7F) made NaN. */
+static LLVMValueRef f8_to_f16_bits(cg *c, tk_dtype from, LLVMValueRef byte) {
+    LLVMValueRef x = LLVMBuildZExt(c->b, byte, c->t_i16, "");
+    if (from == TK_F8E5M2) return LLVMBuildBitCast(c->b, LLVMBuildShl(c->b, x, LLVMConstInt(c->t_i16, 8, 0), ""), c->t_f16, "");
+    LLVMValueRef mag = LLVMBuildAnd(c->b, x, LLVMConstInt(c->t_i16, 0x7F, 0), "");
+    LLVMValueRef sign = LLVMBuildShl(c->b, LLVMBuildAnd(c->b, x, LLVMConstInt(c->t_i16, 0x80, 0), ""),
+                                     LLVMConstInt(c->t_i16, 8, 0), "");
+    LLVMValueRef bits = LLVMBuildOr(c->b, LLVMBuildShl(c->b, mag, LLVMConstInt(c->t_i16, 7, 0), ""), sign, "");
+    LLVMValueRef scaled = LLVMBuildFMul(c->b, LLVMBuildBitCast(c->b, bits, c->t_f16, ""), LLVMConstReal(c->t_f16, 256.0), "");
+    LLVMValueRef nan = LLVMBuildBitCast(c->b, LLVMBuildOr(c->b, sign, LLVMConstInt(c->t_i16, 0x7E00, 0), ""), c->t_f16, "");
+    LLVMValueRef is_nan = LLVMBuildICmp(c->b, LLVMIntEQ, mag, LLVMConstInt(c->t_i16, 0x7F, 0), "");
+    return LLVMBuildSelect(c->b, is_nan, nan, scaled, "");
+}
+
 /* fp8 values live in registers as their byte. To fp8: through f32 and
- * cvt.rn.satfinite (finite values saturate, as Triton); from fp8: cvt to
- * f16, then the ordinary conversion. */
+ * cvt.rn.satfinite (finite values saturate, as Triton; sm_89 and newer
+ * only); from fp8: cvt to f16 (bit arithmetic before sm_89), then the
+ * ordinary conversion. */
 LLVMValueRef cg_cast_f8(cg *c, tk_dtype from, bool f8_from, tk_dtype to, bool f8_to, const tk_type *ft,
                         const tk_type *tt, LLVMValueRef x) {
     char text[96];
     if (f8_from) {
-        snprintf(text, sizeof text, "cvt.rn.f16x2.%s $0, $1;", f8_name(from));
-        LLVMValueRef pair = cg_asm_call(c, c->t_i32, text, "=r,h", (LLVMValueRef[]){LLVMBuildZExt(c->b, x, c->t_i16, "")},
-                                        1, false);
-        LLVMValueRef half = LLVMBuildBitCast(c->b, LLVMBuildTrunc(c->b, pair, c->t_i16, ""), c->t_f16, "");
+        LLVMValueRef half;
+        if (c->target->has_fp8) {
+            snprintf(text, sizeof text, "cvt.rn.f16x2.%s $0, $1;", f8_name(from));
+            LLVMValueRef pair = cg_asm_call(c, c->t_i32, text, "=r,h",
+                                            (LLVMValueRef[]){LLVMBuildZExt(c->b, x, c->t_i16, "")}, 1, false);
+            half = LLVMBuildBitCast(c->b, LLVMBuildTrunc(c->b, pair, c->t_i16, ""), c->t_f16, "");
+        } else {
+            half = f8_to_f16_bits(c, from, x);
+        }
         tk_type h = {0};
         h.kind = TK_TYPE_SCALAR;
         h.dtype = TK_F16;

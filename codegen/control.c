@@ -330,8 +330,10 @@ static void emit_op(cg *c, const tk_tir_op *op) {
         bool f8_to = te->kind == TK_TYPE_SCALAR && (te->dtype == TK_F8E4M3 || te->dtype == TK_F8E5M2);
         const char *rounding = tk_tir_attr_text(op, "rounding");
         bool rtz = rounding && strcmp(rounding, "rtne") != 0;
-        if ((f8_from || f8_to) && !c->target->has_fp8) {
-            /* not a gap to fill later: the target has no fp8 instructions */
+        if ((f8_to || (f8_from && tk_tir_attr_int(op, "fp8_dot_operand", 0))) && !c->target->has_fp8) {
+            /* not a gap to fill later: the target has no fp8 instructions
+             * (from fp8 is bit arithmetic there, cg_cast_f8, except into
+             * a dot: lower/dot.c) */
             if (!c->failed)
                 tk_error(c->diag, op->loc, "fp8 needs sm_89 or newer (its conversions and tl.dot); this compilation "
                          "is for %s (--arch)", c->target->name);

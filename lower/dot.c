@@ -30,7 +30,7 @@
  * the accumulator (and for "fma" the operands) cast to the compute type
  * before the dot, the result cast to its dtype after (f16 for
  * out_dtype=f16). fp8 operands convert there too, which targets before
- * sm_89 report.
+ * sm_89 refuse (codegen: the casts are marked fp8_dot_operand).
  * Needs: SSA (axis info is run here for the orientation of loaded
  * B tiles). Keeps: semantics, within the rounding each precision
  * allows (tf32 rounds the operands; the FMA path rounds once per step). */
@@ -54,6 +54,12 @@ static tk_tir_value *cast_to(tk_arena *arena, tk_tir_kernel *k, tk_tir_value *v,
     tk_tir_op *cast = tir_new_op(arena, TIR_CAST, 0, at->loc);
     cast->parent = at->parent;
     tk_vec_push(arena, &cast->operands, v);
+    if (tir_elem(t)->dtype == TK_F8E4M3 || tir_elem(t)->dtype == TK_F8E5M2) {
+        /* an fp8 dot on FMAs: codegen refuses it before sm_89 (its
+         * instructions are missing, and an FMA loop is no substitute) */
+        struct tk_sema_attr a = {"fp8_dot_operand", NULL, 1};
+        tk_vec_push(arena, &cast->attrs, a);
+    }
     tk_tir_value *r = tir_new_value(arena, k, tk_type_tile(arena, tk_type_scalar(arena, d), t->rank, t->shape), cast);
     tk_vec_push(arena, &cast->results, r);
     tk_vec_push(arena, out, cast);

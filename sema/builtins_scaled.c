@@ -1,7 +1,8 @@
 /* tl.dot_scaled: the product of two tiles in microscaling formats (OCP MX:
  * mxfp8, mxfp4; nvfp4 with e4m3 scales), computed as Triton computes it on
  * GPUs without a scaled MMA (sm_80 to sm_90a): each operand decoded to
- * f32 by integer arithmetic (so any target runs it, fp8 included),
+ * f32 (e2m1 by integer arithmetic; fp8 by conversion, which codegen does
+ * with cvt where the target has it and by bit arithmetic before sm_89),
  * multiplied by its block's scale, rounded to bf16 (f16 where both
  * operands are f16), and the two multiplied by tl.dot into an f32
  * accumulator.
@@ -64,8 +65,6 @@ typedef struct fp_format {
 } fp_format;
 
 static const fp_format E2M1 = {2, 1, 1, false, false};
-static const fp_format E4M3 = {4, 3, 7, true, false};
-static const fp_format E5M2 = {5, 2, 15, false, true};
 
 /* the f32 values of the codes in x (an integer tile, one code in its low
  * 1 + ebits + mbits bits) */
@@ -140,7 +139,8 @@ static bool operand_values(scaled *s, call *k, uint32_t arg, format f, bool rhs,
         return true;
     }
     if (f != F_E2M1) {
-        *out = decode(s, d == TK_U8 ? v : cast_to(s, v, TK_U8, true), f == F_E4M3 ? E4M3 : E5M2);
+        /* fp8 by conversion (cvt on sm_89 and newer, bit arithmetic before) */
+        *out = cast_to(s, d == TK_U8 ? cast_to(s, v, stored[f], true) : v, TK_F32, false);
         *k_out = rhs ? rows : cols;
         return true;
     }
@@ -177,7 +177,7 @@ static bool apply_scale(scaled *s, call *k, uint32_t arg, bool rhs, int64_t kdim
                    (long long)(kdim / 16), tk_type_str(c->arena, x->type));
         return false;
     }
-    value scale = d == TK_U8 ? decode_e8m0(s, v_rt(x)) : decode(s, cast_to(s, v_rt(x), TK_U8, true), E4M3);
+    value scale = d == TK_U8 ? decode_e8m0(s, v_rt(x)) : cast_to(s, v_rt(x), TK_F32, false);
     value expand[2] = {scale, int_v(s, 2)};
     value bc[4] = {invoke(s, "expand_dims", expand, 2), int_v(s, rows), int_v(s, kdim / group), int_v(s, group)};
     value per_element = reshape2(s, invoke(s, "broadcast_to", bc, 4), rows, kdim); /* [rows, K] */

@@ -49,6 +49,38 @@ def rand_f32(n, seed):
     return torch.randn(n, generator=g)
 
 
+# ---- fp8 converted up --------------------------------------------------------
+# Every code of each fp8 type to f32 and through f16, against torch's
+# conversion: sm_89 and newer convert by cvt; sm_80 (TKC_ARCH=sm_80), which
+# has none, by bit arithmetic (codegen/cast.c): subnormals, NaNs (e4m3's
+# 0x7F and 0xFF), infinities (e5m2) and the sign of zero included.
+
+for f8, torch_name in (("f8e4m3", "float8_e4m3fn"), ("f8e5m2", "float8_e5m2")):
+    @case(f"{f8} converted up, every code, to f32 and through f16", f"""
+@kernel(grid=(1,), num_warps=4)
+def op(x: *{f8} % 16, y: *{f8} % 16, out: *f32 % 16, n: i32):
+    o = tl.arange(0, 256)
+    a = tl.load(x + o)
+    tl.store(out + o, a.to(tl.float32))
+    tl.store(out + 256 + o, a.to(tl.float16).to(tl.float32))
+""")
+    def check_f8_up(run, torch, torch_name=torch_name):
+        codes = torch.arange(256, dtype=torch.int32).to(torch.uint8)
+        want = codes.view(getattr(torch, torch_name)).float()
+        x = dev(codes).view(getattr(torch, torch_name))
+        out = dev(torch.full((512,), -7.0))
+        if run(x, x, out, 256) != 0:
+            return "launch failed"
+        torch.cuda.synchronize()
+        got = out.cpu()
+        for part, name in ((got[:256], "f32"), (got[256:], "through f16")):
+            same = ((part == want) & (part.signbit() == want.signbit())) | (part.isnan() & want.isnan())
+            if not same.all():
+                bad = codes[~same][:4].tolist()
+                return f"{name}: {(~same).sum().item()} codes wrong, first {bad}: {part[~same][:4].tolist()}"
+        return None
+
+
 # ---- atomics ----------------------------------------------------------------
 
 for t, one in (("f32", "1.0"), ("i32", "1")):
