@@ -10,6 +10,8 @@
  * code runs (the scratch helpers in convert.c read it). */
 #include "internal.h"
 
+#include <math.h>
+
 #include <string.h>
 
 static LLVMValueRef splat_const(LLVMTypeRef t, bool flt, double f, int64_t i) {
@@ -330,6 +332,14 @@ static void emit_op(cg *c, const tk_tir_op *op) {
         bool f8_to = te->kind == TK_TYPE_SCALAR && (te->dtype == TK_F8E4M3 || te->dtype == TK_F8E5M2);
         const char *rounding = tk_tir_attr_text(op, "rounding");
         bool rtz = rounding && strcmp(rounding, "rtne") != 0;
+        const tk_tir_op *src = op->operands.data[0]->def;
+        if (f8_to && !f8_from && src && src->code == TIR_CONST && cg_elem_of(src->results.data[0]->type) == fe &&
+            (tk_dtype_is_float(fe->dtype) ? src->value.f == 0.0 && !signbit(src->value.f) : src->value.i == 0)) {
+            /* +0 is the byte 0 in both fp8 formats: no conversion, on any
+             * target (an fp8 descriptor load's padding) */
+            for (uint32_t r = 0; r < n; r++) out.r[r] = LLVMConstInt(c->t_i8, 0, 0);
+            break;
+        }
         if ((f8_to || (f8_from && tk_tir_attr_int(op, "fp8_dot_operand", 0))) && !c->target->has_fp8) {
             /* not a gap to fill later: the target has no fp8 instructions
              * (from fp8 is bit arithmetic there, cg_cast_f8, except into
