@@ -365,11 +365,6 @@ static bool assign_join_split_cat(layout_ctx *c, op_list *out, tk_tir_op *op) {
     return true;
 }
 
-/* A tile read from shared memory for an mma.sync operand is read there in
- * the operand's layout: no conversion after. So is one the operand is
- * computed from element-wise (b = (b * 0.5).to(f16), staged by
- * pipeline_dot.c): it is converted in the operand's layout, as Triton
- * converts after its local_load. */
 /* Does layout l hold some of tile t's elements in more than one thread
  * or register? */
 static bool copies_elements(const tk_ll *l, const tk_type *t, uint32_t num_warps) {
@@ -378,6 +373,11 @@ static bool copies_elements(const tk_ll *l, const tk_type *t, uint32_t num_warps
     return tk_ll_num_regs(l) * 32u * num_warps > elements;
 }
 
+/* A tile read from shared memory for an mma.sync operand is read there in
+ * the operand's layout: no conversion after. So is one the operand is
+ * computed from element-wise (b = (b * 0.5).to(f16); a decoding, staged by
+ * pipeline_dot.c; tir_elementwise_cone): it is converted in the operand's
+ * layout, as Triton converts after its local_load. */
 static void preset_local_loads(tk_tir_op *op, void *ctx_) {
     layout_ctx *c = ctx_;
     if (!tir_is_mma(op)) return;
