@@ -17,7 +17,6 @@ pinned attention.tk configs (each also runs tuned).
 
 import ctypes
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -29,28 +28,14 @@ sys.path.insert(0, str(ROOT / "bench"))
 import torch  # noqa: E402
 import triton  # noqa: E402
 
-from run_ports import launcher_library, tk_tensor  # noqa: E402
+from run_ports import build_launcher, runtime_object, tk_tensor  # noqa: E402
 import triton_attention as ta  # noqa: E402
 from interleaved import medians, print_rates  # noqa: E402
 
-TKC = os.environ.get("TKC", str(ROOT / "build" / "tkc"))
-CC = os.environ.get("CC", "gcc")
 
 
 def parse(var, default):
     return [tuple(int(x) for x in c.split(",")) for c in os.environ.get(var, default).split(";") if c]
-
-
-def build(work, rt, src, kernel, defs):
-    d = work / ("k%d" % len(list(work.iterdir())))
-    d.mkdir()
-    r = subprocess.run([TKC, "--arch=sm_90a", *defs, str(src), "-o", str(d)], capture_output=True, text=True)
-    if r.returncode:
-        print(f"  tkc {' '.join(defs)}: does not build: {(r.stderr.splitlines() or [''])[0][:200]}")
-        return None
-    if r.stderr:
-        print(f"  tkc {' '.join(defs)}: {r.stderr.strip()[:300]}")
-    return launcher_library(d, next(d.glob("*.h")).name, kernel, rt)
 
 
 def main():
@@ -59,9 +44,7 @@ def main():
     rounds = int(os.environ.get("ROUNDS", "3"))
     print(torch.cuda.get_device_name(), flush=True)
     work = Path(tempfile.mkdtemp(prefix="tkc_attn_tma_"))
-    rt = work / "tkrt.o"
-    subprocess.run([CC, "-O2", "-fPIC", "-std=c11", "-D_DEFAULT_SOURCE", "-c", str(ROOT / "runtime_stub" / "tkrt.c"),
-                    "-o", str(rt)], check=True)
+    rt = runtime_object(work)
     tma_configs = [None] + parse("TMA_CONFIGS", "")
     main_configs = [None] + parse("MAIN_CONFIGS", "")
     bench = lambda f: triton.testing.do_bench(f, warmup=25, rep=100)  # noqa: E731
@@ -92,7 +75,7 @@ def main():
                 bm, bn, warps, stages, ws = cfg[:5]
                 defs += [f"-DBLOCK_M={bm}", f"-DBLOCK_N={bn}", f"-Dnum_warps={warps}", f"-Dnum_stages={stages}",
                          f"-DWS={'True' if ws else 'False'}"] + ([f"-Dmaxnreg={cfg[5]}"] if len(cfg) > 5 else [])
-            got = build(work, rt, ROOT / "kernels" / "attention_tma.tk", "attention_fwd_tma_f16", defs)
+            got = build_launcher(work, rt, ROOT / "kernels" / "attention_tma.tk", "attention_fwd_tma_f16", defs)
             if not got:
                 continue
             lib, names = got
@@ -110,7 +93,7 @@ def main():
                     continue
                 defs += [f"-DBLOCK_M={bm}", f"-DBLOCK_N={bn}", f"-Dnum_warps={warps}", f"-Dnum_stages={stages}",
                          f"-DDIAG_LOOP={'True' if diag else 'False'}"]
-            got = build(work, rt, ROOT / "kernels" / "attention.tk", "attention_fwd", defs)
+            got = build_launcher(work, rt, ROOT / "kernels" / "attention.tk", "attention_fwd", defs)
             if not got:
                 continue
             lib, names = got

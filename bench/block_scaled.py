@@ -20,12 +20,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "build" / "gpu" / "py"))
 sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(ROOT / "test" / "gpu"))
 
 import torch  # noqa: E402
 import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
 from triton.tools.tensor_descriptor import TensorDescriptor  # noqa: E402
 
+from block_scaled_data import operand, scales  # noqa: E402
 from interleaved import medians, print_rates  # noqa: E402
 
 FORMATS = {"mxfp8": ("e4m3", "e4m3", 32), "mxfp4": ("e2m1", "e2m1", 32), "nvfp4": ("e2m1", "e2m1", 16),
@@ -61,30 +63,6 @@ def triton_block_scaled(a_desc, a_scale_desc, b_desc, b_scale_desc, c_desc, M, N
         kb += BK // PB
         ks += rep_k
     c_desc.store([pid_m * BM, pid_n * BN], acc.to(tl.float16))
-
-
-E2M1 = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, -0.0, -0.5, -1.0, -1.5, -2.0, -3.0, -4.0, -6.0]
-
-
-def operand(fmt, rows, K):
-    if fmt == "e4m3":
-        x = torch.randn(rows, K, device="cuda").to(torch.float8_e4m3fn)
-        return x, x.double()
-    codes = torch.randint(0, 16, (rows, K), device="cuda", dtype=torch.uint8)
-    values = torch.tensor(E2M1, dtype=torch.float64, device="cuda")[codes.long()]
-    return (codes[:, 0::2] | (codes[:, 1::2] << 4)).contiguous(), values
-
-
-def scales(rows, K, vec, nv):
-    groups, padded = K // vec, -(-rows // 128) * 128
-    if nv:
-        s = (torch.rand(padded, groups, device="cuda") * 1.75 + 0.25).to(torch.float8_e4m3fn)
-        values = s.double()
-    else:
-        s = torch.randint(125, 130, (padded, groups), device="cuda", dtype=torch.uint8)
-        values = torch.exp2(s.double() - 127)
-    packed = s.view(padded // 128, 4, 32, groups // 4, 4).permute(0, 3, 2, 1, 4).contiguous()
-    return packed.view(1, padded // 128, groups // 4, 2, 256), values[:rows].repeat_interleave(vec, dim=1)
 
 
 def main():

@@ -14,7 +14,6 @@ CONFIGS="BM,BN,warps,stages,ws;..." replaces the configs.
 
 import ctypes
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -29,10 +28,8 @@ import triton.language as tl  # noqa: E402
 from triton.tools.tensor_descriptor import TensorDescriptor  # noqa: E402
 
 from interleaved import medians, print_rates  # noqa: E402
-from run_ports import launcher_library, tk_tensor  # noqa: E402
+from run_ports import build_launcher, runtime_object, tk_tensor  # noqa: E402
 
-TKC = os.environ.get("TKC", str(ROOT / "build" / "tkc"))
-CC = os.environ.get("CC", "gcc")
 SRC = ROOT / "test" / "gpu" / "ports" / "fused_attention.tk"
 # BLOCK_N <= HEAD_DIM (the tutorial's static assertion), so no BLOCK_N 128 at head dim 64
 CONFIGS = [(128, 64, 8, 2, 0), (128, 64, 8, 2, 1), (128, 64, 8, 3, 1), (128, 64, 4, 3, 0)]
@@ -113,17 +110,10 @@ def triton_attn_fwd(sm_scale, M, Z, H, desc_q, desc_k, desc_v, desc_o, N_CTX, HE
 
 def build_tkc(work, rt, cfg, stage):
     bm, bn, warps, stages, ws = cfg
-    d = work / f"{stage}_{bm}_{bn}_{warps}_{stages}_{ws}"
-    d.mkdir()
     defs = [f"-DBLOCK_M={bm}", f"-DBLOCK_N={bn}", f"-Dnum_warps={warps}", f"-Dnum_stages={stages}",
             f"-DSTAGE={stage}", f"-Dwarp_specialize={'True' if ws else 'False'}"]
-    r = subprocess.run([TKC, "--arch=sm_90a", *defs, str(SRC), "-o", str(d)], capture_output=True, text=True)
-    if r.returncode:
-        print(f"  tkc {cfg}: does not build: {(r.stderr.splitlines() or [''])[0][:160]}")
-        return None
-    if r.stderr:
-        print(f"  tkc {cfg}: {r.stderr.strip()[:200]}")
-    return launcher_library(d, "fused_attention.h", "_attn_fwd", rt)[0]
+    got = build_launcher(work, rt, SRC, "_attn_fwd", defs)
+    return got[0] if got else None
 
 
 def main():
@@ -131,9 +121,7 @@ def main():
     rounds = int(os.environ.get("ROUNDS", "3"))
     print(torch.cuda.get_device_name(), flush=True)
     work = Path(tempfile.mkdtemp(prefix="tkc_fa_"))
-    rt = work / "tkrt.o"
-    subprocess.run([CC, "-O2", "-fPIC", "-std=c11", "-D_DEFAULT_SOURCE", "-c", str(ROOT / "runtime_stub" / "tkrt.c"),
-                    "-o", str(rt)], check=True)
+    rt = runtime_object(work)
     bench = lambda f: triton.testing.do_bench(f, warmup=25, rep=100)  # noqa: E731
     D = 64
     for shape in shapes:

@@ -19,7 +19,6 @@ do_bench(warmup=25, rep=100) medians over ROUNDS interleaved rounds
 
 import ctypes
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -32,13 +31,11 @@ import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
 from triton.tools.tensor_descriptor import TensorDescriptor  # noqa: E402
 
-from run_ports import launcher_library, tk_tensor  # noqa: E402
+from run_ports import build_launcher, runtime_object, tk_tensor  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
 from interleaved import medians, print_rates  # noqa: E402
 
-TKC = os.environ.get("TKC", str(ROOT / "build" / "tkc"))
-CC = os.environ.get("CC", "gcc")
 SRC = ROOT / "test" / "gpu" / "ports" / "tma_persistent.tk"
 NAME = "matmul_kernel_tma_persistent"
 # (BLOCK_SIZE_M, BLOCK_SIZE_N, BLOCK_SIZE_K, num_warps, num_stages, WARP_SPECIALIZE)
@@ -50,15 +47,10 @@ if os.environ.get("CONFIGS"):  # "128,256,64,8,3,1;..."
 
 def build_tkc(work, rt, config, arch):
     bm, bn, bk, warps, stages, ws = config
-    d = work / f"{arch}_{bm}_{bn}_{bk}_{warps}_{stages}_{ws}"
-    d.mkdir()
     defs = [f"-DBLOCK_SIZE_M={bm}", f"-DBLOCK_SIZE_N={bn}", f"-DBLOCK_SIZE_K={bk}", f"-Dnum_warps={warps}",
             f"-Dnum_stages={stages}", f"-DWARP_SPECIALIZE={ws}"]
-    r = subprocess.run([TKC, f"--arch={arch}", *defs, str(SRC), "-o", str(d)], capture_output=True, text=True)
-    if r.returncode:
-        print(f"  tkc {arch} {config}: does not build: {r.stderr.splitlines()[0][:160]}")
-        return None
-    return launcher_library(d, "tma_persistent.h", NAME, rt)[0]
+    got = build_launcher(work, rt, SRC, NAME, defs, arch)
+    return got[0] if got else None
 
 
 @triton.jit
@@ -112,9 +104,7 @@ def main():
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     print(torch.cuda.get_device_name(), f"{sms} SMs", flush=True)
     work = Path(tempfile.mkdtemp(prefix="tkc_tma_"))
-    rt = work / "tkrt.o"
-    subprocess.run([CC, "-O2", "-fPIC", "-std=c11", "-D_DEFAULT_SOURCE", "-c", str(ROOT / "runtime_stub" / "tkrt.c"),
-                    "-o", str(rt)], check=True)
+    rt = runtime_object(work)
     libs = {}
     for cfg in CONFIGS:
         for arch in ["sm_90a"] + (["sm_80"] if sm80 else []):

@@ -24,9 +24,11 @@ import torch
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(Path(os.environ.get("TK_GPU_DIR", ROOT / "build" / "gpu")) / "py"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import attention_bwd_d64  # noqa: E402
 import attention_bwd_d64_causal  # noqa: E402
+import block_scaled_data  # noqa: E402
 import attention_d64  # noqa: E402
 import attention_d64_causal  # noqa: E402
 import attention_tma_d64  # noqa: E402
@@ -383,33 +385,6 @@ for dt in ("f16", "bf16"):
 # format against float64 of the dequantized operands, sizes not multiples
 # of the tiles, the scales in their packed 5-D layout, C poisoned beside
 # guard columns; a misaligned A refused
-E2M1 = torch.tensor([0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, -0.0, -0.5, -1.0, -1.5, -2.0, -3.0, -4.0, -6.0],
-                    dtype=torch.float64, device=DEV)
-
-
-def block_scaled_operand(fmt, rows, K):
-    """(the kernel's bytes, the float64 values [rows, K])"""
-    if fmt == "e4m3":
-        x = torch.randn(rows, K, device=DEV).to(torch.float8_e4m3fn)
-        return x, x.double()
-    codes = torch.randint(0, 16, (rows, K), device=DEV, dtype=torch.uint8)
-    return (codes[:, 0::2] | (codes[:, 1::2] << 4)).contiguous(), E2M1[codes.long()]
-
-
-def block_scaled_scales(rows, K, vec, nv):
-    """(the packed [1, rows / 128, K / vec / 4, 2, 256] scales, their
-    float64 values broadcast to [rows, K])"""
-    groups, padded = K // vec, -(-rows // 128) * 128
-    if nv:
-        s = (torch.rand(padded, groups, device=DEV) * 1.75 + 0.25).to(torch.float8_e4m3fn)
-        values = s.double()
-    else:
-        s = torch.randint(125, 130, (padded, groups), device=DEV, dtype=torch.uint8)
-        values = torch.exp2(s.double() - 127)
-    packed = s.view(padded // 128, 4, 32, groups // 4, 4).permute(0, 3, 2, 1, 4).contiguous()
-    return packed.view(1, padded // 128, groups // 4, 2, 256), values[:rows].repeat_interleave(vec, dim=1)
-
-
 for fmt, (fa, fb, vec) in {"mxfp8": ("e4m3", "e4m3", 32), "mxfp4": ("e2m1", "e2m1", 32),
                            "nvfp4": ("e2m1", "e2m1", 16), "mixed": ("e4m3", "e2m1", 32)}.items():
     @case(f"matmul_block_scaled_{fmt} f16 and f32 against float64 of the dequantized operands (ragged M, N; tuned)")
@@ -418,10 +393,10 @@ for fmt, (fa, fb, vec) in {"mxfp8": ("e4m3", "e4m3", 32), "mxfp4": ("e2m1", "e2m
             kernel = getattr(matmul_block_scaled, f"matmul_block_scaled_{fmt}_{'f16' if c_dt == torch.float16 else 'f32'}")
             for M, N, K in ((1000, 520, 256), (128, 256, 128), (300, 136, 384), (64, 200, 512), (2100, 1000, 1024),
                             (129, 8, 128)):
-                a, av = block_scaled_operand(fa, M, K)
-                b, bv = block_scaled_operand(fb, N, K)
-                sa, sav = block_scaled_scales(M, K, vec, fmt == "nvfp4")
-                sb, sbv = block_scaled_scales(N, K, vec, fmt == "nvfp4")
+                a, av = block_scaled_data.operand(fa, M, K)
+                b, bv = block_scaled_data.operand(fb, N, K)
+                sa, sav = block_scaled_data.scales(M, K, vec, fmt == "nvfp4")
+                sb, sbv = block_scaled_data.scales(N, K, vec, fmt == "nvfp4")
                 buf = torch.randn(M, N + 8, device=DEV).to(c_dt)  # poison: random, not zero
                 c, guard = buf[:, :N], buf[:, N:].clone()
                 kernel(a, sa, b, sb, c, M, N, K)
@@ -431,7 +406,7 @@ for fmt, (fa, fb, vec) in {"mxfp8": ("e4m3", "e4m3", 32), "mxfp4": ("e2m1", "e2m
                 problem = close(c, (av * sav) @ (bv * sbv).T, tol)
                 if problem:
                     return f"{c_dt} {M}x{N}x{K}: {problem}"
-        a, _ = block_scaled_operand(fa, 200, 256 + 32)
+        a, _ = block_scaled_data.operand(fa, 200, 256 + 32)
         return refused(matmul_block_scaled.TkcArgumentError, "is not 16-byte aligned", kernel, a[:, 1:257], sa, b,
                        sb, c, M, N, 256)
 

@@ -70,6 +70,30 @@ def launcher_library(d, header, kernel, rt):
     return lib, params
 
 
+def runtime_object(work):
+    """runtime_stub/tkrt.c compiled once into work/tkrt.o, for launcher_library"""
+    rt = Path(work) / "tkrt.o"
+    subprocess.run([CC, "-O2", "-fPIC", "-std=c11", "-D_DEFAULT_SOURCE", "-c", str(ROOT / "runtime_stub" / "tkrt.c"),
+                    "-o", str(rt)], check=True)
+    return rt
+
+
+def build_launcher(work, rt, src, kernel, defs, arch="sm_90a"):
+    """src compiled by tkc (--arch, -D defs) into a new folder of work and
+    its launcher `kernel` as launcher_library gives it; None, with tkc's
+    first error printed, where it does not build (a config a target
+    refuses); tkc's warnings printed"""
+    d = Path(work) / f"k{len(list(Path(work).iterdir()))}"
+    d.mkdir()
+    r = subprocess.run([TKC, f"--arch={arch}", *defs, str(src), "-o", str(d)], capture_output=True, text=True)
+    if r.returncode:
+        print(f"  tkc {arch} {' '.join(defs)}: does not build: {(r.stderr.splitlines() or [''])[0][:200]}")
+        return None
+    if r.stderr:
+        print(f"  tkc {arch} {' '.join(defs)}: {r.stderr.strip()[:300]}")
+    return launcher_library(d, next(d.glob("*.h")).name, kernel, rt)
+
+
 class TkTensor(ctypes.Structure):
     """runtime_stub's tk_tensor: what a launcher takes for a descriptor parameter"""
     _fields_ = [("data", ctypes.c_void_p), ("shape", ctypes.c_longlong * 5), ("strides", ctypes.c_longlong * 5)]
