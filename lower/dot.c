@@ -19,7 +19,8 @@
  * (tir_wgmma_warps: warpgroups down M, then across N; m64nNk(256 / bits)
  * with N a multiple of 8 up to 256 a warpgroup) and wgmma can read the
  * buffer B will get (lower/buffers.c: 16-bit either way round; tf32, i8
- * and fp8 only when B is not loaded N-major, which stays on mma.sync): its
+ * and fp8 only when B is not loaded N-major, which stays on mma.sync,
+ * except a tf32 one beside a K-major A: swap_fits): its
  * operands come from the pipeliner's stages or are stored from registers
  * (dot_operands.c), A may stay in registers; whether a loop is pipelined
  * does not change the choice.
@@ -44,7 +45,7 @@ static tk_dtype compute_dtype(tk_dtype d) {
     return TK_F32;
 }
 
-typedef TK_VEC(tk_tir_op *) op_list;
+typedef tir_op_list op_list;
 
 /* v converted to dtype d before `at`, pushed onto out; v itself when it has d */
 static tk_tir_value *cast_to(tk_arena *arena, tk_tir_kernel *k, tk_tir_value *v, tk_dtype d, tk_tir_op *at,
@@ -104,38 +105,97 @@ static bool in_dot_chain(tk_arena *arena, const tk_tir_block *blk, uint32_t at) 
     return false;
 }
 
-/* Can wgmma read B from the buffer it will get? A loaded B keeps the
- * orientation it has in memory, as the pipeliner copies it; one computed
- * in registers goes into whichever orientation wgmma reads
- * (dot_operands.c). A is read from registers wherever its buffer would
- * not do. */
-static bool b_readable(const tk_tir_op *dot, tk_dtype in) {
-    const tk_tir_value *b = dot->operands.data[1];
+/* Can wgmma read b as its B, from the buffer b will get (transposed: b's
+ * transpose)? A loaded B keeps the orientation it has in memory, as the
+ * pipeliner copies it; one computed in registers goes into whichever
+ * orientation wgmma reads (dot_operands.c). A is read from registers
+ * wherever its buffer would not do. */
+static bool b_readable(const tk_tir_value *b, bool transposed, tk_dtype in) {
     bool trans;
     const tk_tir_op *load = tir_operand_load(b, &trans);
     if (load) {
-        bool column_major = tir_loaded_column_major(load, trans);
-        return tir_wgmma_reads(in, 1, column_major, tir_swizzle_for(b->type, column_major));
+        bool column_major = tir_loaded_column_major(load, trans != transposed);
+        /* the transpose's swizzle: b's, the other way round */
+        return tir_wgmma_reads(in, 1, column_major, tir_swizzle_for(b->type, column_major != transposed));
     }
     return tir_wgmma_reads(in, 1, true, tir_swizzle_for(b->type, true)) ||
            tir_wgmma_reads(in, 1, false, tir_swizzle_for(b->type, false));
 }
 
-/* wgmma for this mma dot? (PTX ISA) m64nNk(256 / element bits), N a
- * multiple of 8 up to 256 a warpgroup (of 16 past 24 for i8), issued by
- * whole warpgroups: fewer than 4 warps (as Triton's num_warps=2 configs)
- * take mma.sync, as do batched dots and B tiles wgmma cannot read. */
-static bool wgmma_fits(const tk_tir_kernel *k, const tk_target *target, const tk_tir_op *dot, tk_dtype in) {
+/* wgmma for an mma dot of result shape [M, N] over `depth`, reading b as
+ * B? (PTX ISA) m64nNk(256 / element bits), N a multiple of 8 up to 256 a
+ * warpgroup (of 16 past 24 for i8), issued by whole warpgroups: fewer
+ * than 4 warps (as Triton's num_warps=2 configs) take mma.sync, as do
+ * batched dots and B tiles wgmma cannot read. */
+static bool wgmma_fits(const tk_tir_kernel *k, const tk_target *target, const int64_t *shape, int64_t depth,
+                       const tk_tir_value *b, bool b_transposed, tk_dtype in) {
     if (!target || !target->has_wgmma || k->num_warps % 4) return false;
-    if (tir_rank(dot->operands.data[0]->type) != 2) return false;
-    const tk_type *r = dot->results.data[0]->type;
     uint32_t warps[2];
-    tir_wgmma_warps(r->shape, k->num_warps, warps);
-    int64_t n = r->shape[1] / warps[1], depth = dot->operands.data[0]->type->shape[1];
+    tir_wgmma_warps(shape, k->num_warps, warps);
+    int64_t n = shape[1] / warps[1];
     int64_t instr_k = 256 / (int64_t)tk_dtype_bits(in);
     if (in == TK_I8 && n > 24 && n % 16) return false;
-    return r->shape[0] % (16 * (int64_t)warps[0]) == 0 && n >= 8 && n <= 256 && n % 8 == 0 && depth % instr_k == 0 &&
-           r->shape[1] % 8 == 0 && b_readable(dot, in);
+    return shape[0] % (16 * (int64_t)warps[0]) == 0 && n >= 8 && n <= 256 && n % 8 == 0 && depth % instr_k == 0 &&
+           shape[1] % 8 == 0 && b_readable(b, b_transposed, in);
+}
+
+static bool dot_wgmma_fits(const tk_tir_kernel *k, const tk_target *target, const tk_tir_op *dot, tk_dtype in) {
+    if (tir_rank(dot->operands.data[0]->type) != 2) return false;
+    return wgmma_fits(k, target, dot->results.data[0]->type->shape, dot->operands.data[0]->type->shape[1],
+                      dot->operands.data[1], false, in);
+}
+
+/* Computed transposed, C^T = B^T A^T, where wgmma cannot read B as it
+ * lies but can read A's transpose: a tf32 B loaded row-major ([K, N], N
+ * contiguous; wgmma takes 32-bit operands K-major only) beside an A
+ * loaded row-major, which is K-major as the transposed product's B. B^T,
+ * the new A, is read from its buffer into registers (wgmma's A may be
+ * there, in any orientation). CUTLASS swaps the operands of such
+ * problems the same way. Not for 8-bit operands: wgmma's register A
+ * holds four consecutive K a register, which a row-major B has in four
+ * rows. Not for a dot of a chain (its result feeds another dot's rows). */
+static bool swap_fits(tk_arena *arena, const tk_tir_kernel *k, const tk_target *target, const tk_tir_block *blk,
+                      uint32_t at, bool tf32) {
+    const tk_tir_op *dot = blk->ops.data[at];
+    if (!tf32 || tir_rank(dot->operands.data[0]->type) != 2) return false;
+    if (tir_elem(dot->results.data[0]->type)->dtype != TK_F32 || in_dot_chain(arena, blk, at)) return false;
+    const int64_t *shape = dot->results.data[0]->type->shape;
+    int64_t swapped[2] = {shape[1], shape[0]};
+    return wgmma_fits(k, target, swapped, dot->operands.data[0]->type->shape[1], dot->operands.data[0], true, TK_F32);
+}
+
+/* v transposed, pushed onto out (a transposed value's source itself) */
+static tk_tir_value *transposed(tk_arena *arena, tk_tir_kernel *k, tk_tir_value *v, tk_tir_op *at, op_list *out) {
+    uint32_t order[TK_MAX_RANK];
+    if (v->def && v->def->code == TIR_PERMUTE && tk_tir_permute_order(v->def, order) == 2 && order[0] == 1)
+        return v->def->operands.data[0];
+    int64_t shape[2] = {v->type->shape[1], v->type->shape[0]};
+    tk_tir_op *p = tir_append_op(arena, k, out, at->parent, at->loc, TIR_PERMUTE, 0, tk_type_tile(arena, tir_elem(v->type), 2, shape),
+                                 v, NULL);
+    struct tk_sema_attr o1 = {"order", NULL, 1}, o0 = {"order", NULL, 0};
+    tk_vec_push(arena, &p->attrs, o1);
+    tk_vec_push(arena, &p->attrs, o0);
+    return p->results.data[0];
+}
+
+/* dot becomes the transposed product (its operands transposed onto out
+ * before it); returns the permute that gives back its result, for after it */
+static tk_tir_op *swap_operands(tk_arena *arena, tk_tir_kernel *k, tk_tir_op *dot, op_list *out) {
+    tk_tir_value *a = dot->operands.data[0], *b = dot->operands.data[1];
+    dot->operands.data[0] = transposed(arena, k, b, dot, out);
+    dot->operands.data[1] = transposed(arena, k, a, dot, out);
+    if (dot->operands.len > 2) dot->operands.data[2] = transposed(arena, k, dot->operands.data[2], dot, out);
+    tk_tir_value *result = dot->results.data[0];
+    int64_t shape[2] = {result->type->shape[1], result->type->shape[0]};
+    dot->results.data[0] = tir_new_value(arena, k, tk_type_tile(arena, tir_elem(result->type), 2, shape), dot);
+    op_list back = {0};
+    tk_tir_op *p = tir_append_op(arena, k, &back, dot->parent, dot->loc, TIR_PERMUTE, 0, NULL, dot->results.data[0], NULL);
+    struct tk_sema_attr o1 = {"order", NULL, 1}, o0 = {"order", NULL, 0};
+    tk_vec_push(arena, &p->attrs, o1);
+    tk_vec_push(arena, &p->attrs, o0);
+    result->def = p;
+    tk_vec_push(arena, &p->results, result);
+    return p;
 }
 
 static void choose_block(tk_arena *arena, tk_tir_kernel *k, const tk_target *target, tk_tir_block *blk) {
@@ -153,7 +213,11 @@ static void choose_block(tk_arena *arena, tk_tir_kernel *k, const tk_target *tar
         bool fp8 = in == TK_F8E4M3 || in == TK_F8E5M2;
         const tk_type *rt = op->results.data[0]->type;
         bool mma = in == TK_F16 || in == TK_BF16 || in == TK_I8 || tf32 || (fp8 && target && target->has_fp8);
-        bool wgmma = mma && wgmma_fits(k, target, op, in);
+        bool wgmma = mma && dot_wgmma_fits(k, target, op, in);
+        bool swap = mma && !wgmma && swap_fits(arena, k, target, blk, i, tf32);
+        tk_tir_op *swapped_back = swap ? swap_operands(arena, k, op, &ops) : NULL;
+        wgmma |= swap;
+        rt = op->results.data[0]->type;
         tk_dot_impl how = wgmma ? TK_DOT_WGMMA : mma ? TK_DOT_MMA_SYNC : TK_DOT_FMA;
         struct tk_sema_attr impl = {"impl", tk_tir_dot_impl_name(how), 0};
         tk_vec_push(arena, &op->attrs, impl);
@@ -170,6 +234,7 @@ static void choose_block(tk_arena *arena, tk_tir_kernel *k, const tk_target *tar
         for (uint32_t j = mma ? 2 : 0; j < op->operands.len; j++)
             op->operands.data[j] = cast_to(arena, k, op->operands.data[j], ct, op, &ops);
         tk_vec_push(arena, &ops, op);
+        if (swapped_back) tk_vec_push(arena, &ops, swapped_back); /* its result is f32: no cast after */
         /* the product in the compute type, then the result's dtype */
         tk_tir_value *res = op->results.data[0];
         if (tir_elem(res->type)->dtype != ct) {

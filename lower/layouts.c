@@ -386,7 +386,7 @@ static void preset_local_loads(tk_tir_op *op, void *ctx_) {
         tk_tir_value *v = op->operands.data[i];
         if (!need) continue;
         if (v->def && v->def->code == TIR_LOCAL_LOAD) {
-            if (tk_tir_dot_impl(op) == TK_DOT_MMA_SYNC) v->layout = need;
+            v->layout = need; /* mma.sync's operands; wgmma's A read into registers */
             continue;
         }
         tir_cone cone;

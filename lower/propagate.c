@@ -77,9 +77,17 @@ static bool follows_user(const tk_tir_value *v) {
     return !v->preferred && (!v->def || v->def->code == TIR_BROADCAST);
 }
 
+static const tk_ll *use_need(prop_ctx *c, const tk_tir_block *blk, const tk_tir_value *v);
+
 /* the layout operand i of user needs (a copy's pointers, a dot's
- * operands, a stored tile of computed pointers), or NULL where any will do */
+ * operands, a stored tile of computed pointers; through a permute, what
+ * its result's use needs read the other way round: a transposed copy's
+ * pointers), or NULL where any will do */
 static const tk_ll *need_of(prop_ctx *c, const tk_tir_op *user, uint32_t i) {
+    if (user->code == TIR_PERMUTE && user->parent) {
+        const tk_ll *after = use_need(c, user->parent, user->results.data[0]);
+        return after ? tir_operand_layout_for(&c->rules, user, 0, after) : NULL;
+    }
     if (user->code == TIR_ASYNC_COPY && i >= 1) return tir_copy_layout(&c->rules, user);
     if (user->code == TIR_DOT) return tir_dot_operand_need(&c->rules, user, i);
     if (user->code == TIR_STORE && i == 1 && !fixed(user->operands.data[0]))

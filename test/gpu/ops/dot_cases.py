@@ -109,6 +109,15 @@ SHAPES = [
     ("f16", "f16", 64, 8, 32, 4, "plain", ""),
     ("bf16", "bf16", 128, 128, 64, 8, "plain", ""),
     ("f16", "f16", 64, 256, 64, 8, "bt", ""),
+    # tf32 with B row-major on sm_90a, where wgmma reads 32-bit operands
+    # K-major only: the product computed transposed (dot.c swap_operands),
+    # B^T read into registers as wgmma's A, A^T as its K-major B; one and
+    # two warpgroups, M' = 256 on one, an accumulator carried (mma.sync
+    # on sm_80, and where N is under 64)
+    ("f32", "f32", 32, 64, 32, 4, "plain", ""),
+    ("f32", "f32", 64, 128, 64, 8, "plain", ""),
+    ("f32", "f32", 16, 64, 64, 4, "loop", ""),
+    ("f32", "f32", 64, 256, 32, 4, "matmul_op", ""),
 ]
 
 for ta, tb, M, N, K, warps, form, extra in SHAPES:
@@ -751,6 +760,21 @@ PIPELINED = [
     ("no buffer to spare, tf32, B K-major, 4 stages asked", "f32", 128, 128, 200, 64, 4, 4, 200, 200, "0.0",
      "b_kmajor"),
     ("no buffer to spare, tf32, B K-major, 2 deep", "f32", 64, 256, 150, 64, 4, 3, 152, 152, "0.0", "b_kmajor"),
+    # tf32 with B row-major, computed transposed on sm_90a (B^T from its
+    # stage into wgmma's register A): ragged K, carried pointers on two
+    # warpgroups, N = 256 (M' = 256) at BK = 16, B's columns masked,
+    # A computed in registers, other=1.0, two loops sharing the buffers
+    ("B row-major, tf32, transposed product", "f32", 64, 64, 70, 32, 4, 3, 72, 64, "0.0", "index"),
+    ("B row-major, tf32, transposed product, 8 warps", "f32", 128, 128, 200, 32, 8, 3, 200, 128, "0.0",
+     "carried"),
+    ("B row-major, tf32, transposed product, N=256", "f32", 64, 256, 100, 16, 8, 4, 104, 256, "0.0", "index"),
+    ("B row-major, tf32, transposed product, columns masked", "f32", 64, 64, 100, 32, 4, 3, 104, 64, "0.0",
+     "mask_columns"),
+    ("B row-major, tf32, transposed product, A in registers", "f32", 64, 64, 70, 32, 4, 3, 72, 64, "0.0",
+     "a_negated"),
+    ("B row-major, tf32, transposed product, other=1.0", "f32", 64, 64, 45, 16, 4, 3, 48, 64, "1.0", "index"),
+    ("B row-major, tf32, transposed product, two loops", "f32", 64, 128, 100, 32, 4, 3, 104, 128, "0.0",
+     "two_loops"),
 ]
 
 # the columns of B that the mask_columns form keeps
