@@ -859,6 +859,7 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
      * ahead never lands in the stage it may still read */
     bool *b_view = TK_NEW_ARRAY(c->arena, bool, dots.len + 1), in_flight = false;
     bool *a_view = TK_NEW_ARRAY(c->arena, bool, dots.len + 1);
+    bool *a_stays = TK_NEW_ARRAY(c->arena, bool, dots.len + 1), *chained = TK_NEW_ARRAY(c->arena, bool, dots.len + 1);
     const staged **held_a = TK_NEW_ARRAY(c->arena, const staged *, dots.len + 1);
     bool *held_used = TK_NEW_ARRAY(c->arena, bool, held.len + 1);
     for (uint32_t d = 0; d < dots.len; d++) {
@@ -875,7 +876,23 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
         a_view[d] = is_wgmma(dot) && a && view_readable(c, dot, 0, a);
         if (!a_view[d] || from[0]) held_a[d] = NULL;
         for (uint32_t h = 0; h < held.len; h++) held_used[h] |= held_a[d] == &held.data[h];
-        in_flight |= b_view[d] && chained_accumulator(c, dot, yield, NULL) >= 0;
+        /* A wgmma running on into the next trip reads its A there still.
+         * From shared memory, or registers no trip writes (a loop-
+         * invariant A, attention's Q), it may. From registers the trip
+         * writes (a conversion, a transposed product's B^T, a staged A
+         * read back) only where an earlier dot of the trip waits for
+         * every wgmma before this one writes them again (attention's P:
+         * QK^T's wait comes first): the words wgmma reads are the same
+         * PTX registers every trip, written again before this dot's own
+         * wait would retire the previous one (H200: wrong sums and NaNs
+         * at 8 warps and many trips; Triton pipelines no such wgmma). */
+        const tk_tir_value *av = dot->operands.data[0];
+        bool earlier_waits = false;
+        for (uint32_t e = 0; e < d; e++) earlier_waits |= is_wgmma(dots.data[e]) && !chained[e];
+        chained[d] = b_view[d] && chained_accumulator(c, dot, yield, NULL) >= 0;
+        a_stays[d] = a_view[d] || (!from[0] && !inside_body(c, av) && body_arg(c, av) < 0) || earlier_waits;
+        chained[d] = chained[d] && a_stays[d];
+        in_flight |= chained[d];
     }
     if (in_flight && extra_buffer_costs_a_block(c, first_buffer, stages)) stages--;
     /* Where the buffer beyond the depth does not fit (tf32's big tiles,
@@ -1036,7 +1053,7 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
             /* only a wgmma whose B is a stage may run on into the next
              * trip: a B stored from registers is stored again then */
             bool wait_first = false;
-            int carried = in_flight && b_view[d] ? chained_accumulator(c, dot, yield, &wait_first) : -1;
+            int carried = in_flight && b_view[d] && a_stays[d] ? chained_accumulator(c, dot, yield, &wait_first) : -1;
             if (wait_first) wait_before_first_read(c, body->args.data[carried + 1]);
             set_attr(c, dot, "pending", NULL, carried >= 0 ? 1 : 0);
             if (carried >= 0) tk_vec_push(c->arena, &waited, carried);

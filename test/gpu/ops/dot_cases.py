@@ -748,6 +748,14 @@ PIPELINED = [
     ("A in registers, tf32, B K-major", "f32", 64, 64, 70, 32, 4, 3, 72, 72, "0.0", "a_negated_b_kmajor"),
     ("A in registers, i8, B K-major", "i8", 64, 64, 100, 32, 4, 3, 112, 112, "0", "a_negated_b_kmajor"),
     ("A in registers, f8e4m3, B K-major", "f8e4m3", 64, 64, 200, 64, 4, 3, 208, 208, "0.0", "a_negated_b_kmajor"),
+    # many trips, the copies issued before the dot: a trip's A written
+    # into registers while the previous trip's wgmma may still be reading
+    # its own (the two must not share registers)
+    ("A in registers, many trips, 8 warps", "f16", 128, 128, 2048, 32, 8, 4, 2048, 128, "0.0", "a_negated"),
+    ("A in registers, many trips, 4 warps", "bf16", 64, 128, 1000, 32, 4, 4, 1000, 128, "0.0", "a_negated"),
+    ("A in registers, many trips, tf32, B K-major", "f32", 128, 128, 1000, 32, 8, 4, 1000, 1000, "0.0",
+     "a_negated_b_kmajor"),
+    ("A in registers, many trips, N=256", "f16", 128, 256, 1000, 64, 8, 3, 1000, 256, "0.0", "a_negated"),
     ("A M-major", "f16", 64, 64, 100, 32, 4, 3, 64, 64, "0.0", "a_mmajor"),
     ("A M-major, B K-major", "f16", 64, 64, 100, 32, 4, 3, 64, 112, "0.0", "a_mmajor_b_kmajor"),
     ("A M-major, f8e4m3", "f8e4m3", 64, 64, 100, 32, 4, 3, 64, 112, "0.0", "a_mmajor_b_kmajor"),
