@@ -638,13 +638,32 @@ static void operand_sources(const staged_list *loads, const tk_tir_op *dot, cons
  * acc * alpha before its second dot), so the body waits for it before
  * that first read; matmul's acc += a @ b chains wgmma on wgmma, which the
  * tensor core orders by itself. */
+static bool is_swap(const tk_tir_op *op) {
+    uint32_t order[TK_MAX_RANK];
+    return op && !op->dead && op->code == TIR_PERMUTE && tk_tir_permute_order(op, order) == 2 && order[0] == 1;
+}
+
+/* v's only use in the body, where it is a transpose, gives that: a dot
+ * computed transposed (dot.c's swap_operands) yields its result so */
+static const tk_tir_value *past_transpose(const dp_ctx *c, const tk_tir_value *v) {
+    if (c->uses[v->id] != 1) return v;
+    for (uint32_t i = 0; i < c->body->ops.len; i++) {
+        const tk_tir_op *op = c->body->ops.data[i];
+        if (is_swap(op) && op->operands.data[0] == v) return op->results.data[0];
+    }
+    return v;
+}
+
 static int chained_accumulator(const dp_ctx *c, const tk_tir_op *dot, const tk_tir_op *yield, bool *wait_first) {
-    const tk_tir_value *r = dot->results.data[0];
+    const tk_tir_value *r = past_transpose(c, dot->results.data[0]);
     if (c->uses[r->id] != 1) return -1;
+    /* the accumulator read as it is carried, or through a transpose of its own */
+    const tk_tir_value *acc = dot->operands.len > 2 ? dot->operands.data[2] : NULL;
+    if (acc && is_swap(acc->def) && c->uses[acc->id] == 1) acc = acc->def->operands.data[0];
     for (uint32_t j = 0; j < yield->operands.len; j++) {
         if (yield->operands.data[j] != r) continue;
         const tk_tir_value *arg = c->body->args.data[j + 1];
-        bool direct = dot->operands.len > 2 && dot->operands.data[2] == arg && c->uses[arg->id] == 1;
+        bool direct = acc == arg && c->uses[arg->id] == 1;
         if (wait_first) *wait_first = !direct && c->uses[arg->id] > 0;
         return (int)j;
     }
@@ -1043,6 +1062,7 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
     tk_tir_value **views = TK_NEW_ARRAY(c->arena, tk_tir_value *, loads.len);
     for (uint32_t l = 0; l < loads.len; l++) views[l] = view(c, &head, body, &loads.data[l], read_stage);
     TK_VEC(int) waited = {0}; /* carried values a dot_wait after the loop completes */
+    TK_VEC(int) trip_waited = {0}; /* ... that one at the trip's end completes */
     for (uint32_t d = 0; d < dots.len; d++) {
         tk_tir_op *dot = dots.data[d];
         tk_tir_value *v[2] = {NULL, NULL};
@@ -1055,8 +1075,12 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
             bool wait_first = false;
             int carried = in_flight && b_view[d] && a_stays[d] ? chained_accumulator(c, dot, yield, &wait_first) : -1;
             if (wait_first) wait_before_first_read(c, body->args.data[carried + 1]);
-            set_attr(c, dot, "pending", NULL, carried >= 0 ? 1 : 0);
+            /* one whose A the trip writes runs on over the trip's copies,
+             * waited for at the trip's end (its A words then free) */
+            int in_trip = carried < 0 && b_view[d] && !a_stays[d] ? chained_accumulator(c, dot, yield, NULL) : -1;
+            set_attr(c, dot, "pending", NULL, carried >= 0 || in_trip >= 0 ? 1 : 0);
             if (carried >= 0) tk_vec_push(c->arena, &waited, carried);
+            if (in_trip >= 0) tk_vec_push(c->arena, &trip_waited, in_trip);
             if (!v[0] && held_a[d]) v[0] = held_view[held_a[d] - held.data];
             if (v[0] && a_view[d]) dot->operands.data[0] = v[0], v[0] = NULL;
             if (v[1]) dot->operands.data[1] = v[1], v[1] = NULL;
@@ -1128,6 +1152,10 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
     if (copies_late) emit(c, &head, body, TIR_BARRIER, 0, NULL, NULL, NULL);
     if (!copies_first)
         for (uint32_t i = 0; i < tail.len; i++) tk_vec_push(c->arena, &head, tail.data[i]);
+    for (uint32_t w = 0; w < trip_waited.len; w++) {
+        tk_tir_value **v = &yield->operands.data[trip_waited.data[w]];
+        *v = emit(c, &head, body, TIR_DOT_WAIT, 0, (*v)->type, *v, NULL)->results.data[0];
+    }
     tk_vec_push(c->arena, &head, yield);
     body->ops.data = head.data;
     body->ops.len = head.len;
