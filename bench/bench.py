@@ -356,12 +356,19 @@ MATMUL_DTYPES = {
 }
 
 
+# tf32's 32-wide K step configs (bench/matmul_dtypes.py's k0 and k1),
+# which run it fastest: (BM, BN, BK, GROUP_M, warps, stages)
+TF32_CONFIGS = {"k0": (256, 128, 32, 8, 8, 4), "k1": (128, 256, 32, 8, 8, 4)}
+
+
 def matmul_dtype_group(M, N, K, dt, config_index, use_tkc):
     """matmul.tk with `dt` operands beside Triton's tutorial kernel at the
     same config, and torch where it has the product (cuBLAS: torch.matmul
     with TF32 allowed, torch._int_mm for i8; none for f8). dt "TYPE_bt":
-    B K-major (a column-major [K, N], as tutorial 03 passes fp8's b.T)."""
-    cfg = MATMUL_CONFIGS[config_index]
+    B K-major (a column-major [K, N], as tutorial 03 passes fp8's b.T).
+    config_index: an index into MATMUL_CONFIGS, or a TF32_CONFIGS name."""
+    cfg = TF32_CONFIGS[config_index] if config_index in TF32_CONFIGS else MATMUL_CONFIGS[config_index]
+    variant = config_index if config_index in TF32_CONFIGS else f"c{config_index}"
     b_kmajor, base = dt.endswith("_bt"), dt.removesuffix("_bt")
     ta, to, tol = MATMUL_DTYPES[base]
 
@@ -377,7 +384,7 @@ def matmul_dtype_group(M, N, K, dt, config_index, use_tkc):
     o_tkc, o_tri = matrix(M, N, False, to), matrix(M, N, False, to)
     impls = []
     if use_tkc:
-        impls.append(tkc_impl("tkc sm_90a", f"matmul_{dt}_c{config_index}",
+        impls.append(tkc_impl("tkc sm_90a", f"matmul_{dt}_{variant}",
                               (a, b, o_tkc, M, N, K, a.stride(0), 1, b.stride(0), b.stride(1), o_tkc.stride(0), 1),
                               [o_tkc]))
     impls.append(triton_impl("tutorial 03", lambda: tk.matmul(a, b, o_tri, cfg), [o_tri]))
@@ -793,6 +800,9 @@ def main():
         makers.append((f"matmul {dt}", lambda dt=dt: matmul_dtype_group(8192, 8192, 8192, dt, 0, use_tkc)))
     for dt in ("tf32_bt", "f8_bt", "i8_bt"):
         makers.append((f"matmul {dt}", lambda dt=dt: matmul_dtype_group(8192, 8192, 8192, dt, 2, use_tkc)))
+    for dt in ("tf32", "tf32_bt"):
+        for name in TF32_CONFIGS:
+            makers.append((f"matmul {dt}", lambda dt=dt, n=name: matmul_dtype_group(8192, 8192, 8192, dt, n, use_tkc)))
     for shape in ((4096, 4096, 4096), (8192, 8192, 8192), (8192, 8192, 4096), (3000, 4992, 2048)):  # N % 16: both want it
         makers.append(("matmul_fp8", lambda s=shape: matmul_fp8_group(*s, use_tkc)))
     for dt in ("f16", "bf16"):

@@ -22,12 +22,18 @@ EDITS = {
     "bf16": [("*f16 % 16", "*bf16 % 16", 3), ("acc.to(tl.float16)", "acc.to(tl.bfloat16)", 1)],
     # f32 tiles take twice the shared memory: a config that does not fit is
     # left out of the build (as Triton prunes one), so tf32 asks for the
-    # depth that fits, 2 of c0's 3 stages and 3 of c2's 4
+    # depth that fits, 2 of c0's 3 stages and 3 of c2's 4; two configs of
+    # 32-wide K steps in place of the 128x64 and 64x128 ones, which tf32
+    # runs fastest with (TF32_CONFIGS)
     "tf32": [("*f16 % 16", "*f32 % 16", 3), ("c = acc.to(tl.float16)", "c = acc", 1),
              ("BN=256, BK=64, GROUP_M=8, num_warps=8, num_stages=3)",
               "BN=256, BK=64, GROUP_M=8, num_warps=8, num_stages=2)", 1),
              ("BN=128, BK=64, GROUP_M=8, num_warps=4, num_stages=4)",
-              "BN=128, BK=64, GROUP_M=8, num_warps=4, num_stages=3)", 1)],
+              "BN=128, BK=64, GROUP_M=8, num_warps=4, num_stages=3)", 1),
+             ("BM=128, BN=64, BK=32, GROUP_M=8, num_warps=4, num_stages=4)",
+              "BM=256, BN=128, BK=32, GROUP_M=8, num_warps=8, num_stages=4)", 1),
+             ("BM=64, BN=128, BK=32, GROUP_M=8, num_warps=4, num_stages=4)",
+              "BM=128, BN=256, BK=32, GROUP_M=8, num_warps=8, num_stages=4)", 1)],
     "f8": [("A: *f16 % 16, B: *f16 % 16", "A: *f8e4m3 % 16, B: *f8e4m3 % 16", 1)],
     "i8": [("A: *f16 % 16, B: *f16 % 16, C: *f16 % 16", "A: *i8 % 16, B: *i8 % 16, C: *i32 % 16", 1),
            ("dtype=tl.float32)", "dtype=tl.int32)", 1), ("other=0.0", "other=0", 2),
@@ -41,6 +47,8 @@ B_KMAJOR = ("stride_bk: i32 % 16, stride_bn: i32 == 1", "stride_bk: i32 == 1, st
 for _name in ("tf32", "f8", "i8"):
     EDITS[_name + "_bt"] = EDITS[_name] + [B_KMAJOR]
 CONFIGS = {"c0": "-D BM=128 -D BN=256 -D BK=64", "c2": "-D BM=128 -D BN=128 -D BK=64"}
+# tf32's own (bench.py's TF32_CONFIGS, k0 and k1): 256x128x32 and 128x256x32
+TF32_CONFIGS = {"k0": "-D BM=256 -D BN=128 -D BK=32", "k1": "-D BM=128 -D BN=256 -D BK=32"}
 
 
 def main():
@@ -56,7 +64,8 @@ def main():
         path = OUT / name / "matmul.tk"
         path.parent.mkdir(exist_ok=True)
         path.write_text(text)
-        for cfg, defines in CONFIGS.items():
+        configs = {**CONFIGS, **TF32_CONFIGS} if name.startswith("tf32") else CONFIGS
+        for cfg, defines in configs.items():
             shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
             lines.append(f"matmul_{name}_{cfg} {shown} {defines}")
     (OUT / "variants").write_text("\n".join(lines) + "\n")
