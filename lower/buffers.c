@@ -108,8 +108,7 @@ bool tir_loaded_column_major(const tk_tir_op *load, bool trans) {
 }
 
 const tk_tir_op *tir_operand_load(const tk_tir_value *v, bool *trans) {
-    uint32_t order[TK_MAX_RANK];
-    *trans = v->def && v->def->code == TIR_PERMUTE && tk_tir_permute_order(v->def, order) == 2 && order[0] == 1;
+    *trans = v->def && tir_is_transpose(v->def);
     if (*trans) v = v->def->operands.data[0];
     const tk_tir_op *load = v->def;
     return load && load->code == TIR_LOAD && tir_rank(v->type) == 2 ? load : NULL;

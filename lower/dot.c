@@ -166,16 +166,8 @@ static bool swap_fits(tk_arena *arena, const tk_tir_kernel *k, const tk_target *
 
 /* v transposed, pushed onto out (a transposed value's source itself) */
 static tk_tir_value *transposed(tk_arena *arena, tk_tir_kernel *k, tk_tir_value *v, tk_tir_op *at, op_list *out) {
-    uint32_t order[TK_MAX_RANK];
-    if (v->def && v->def->code == TIR_PERMUTE && tk_tir_permute_order(v->def, order) == 2 && order[0] == 1)
-        return v->def->operands.data[0];
-    int64_t shape[2] = {v->type->shape[1], v->type->shape[0]};
-    tk_tir_op *p = tir_append_op(arena, k, out, at->parent, at->loc, TIR_PERMUTE, 0, tk_type_tile(arena, tir_elem(v->type), 2, shape),
-                                 v, NULL);
-    struct tk_sema_attr o1 = {"order", NULL, 1}, o0 = {"order", NULL, 0};
-    tk_vec_push(arena, &p->attrs, o1);
-    tk_vec_push(arena, &p->attrs, o0);
-    return p->results.data[0];
+    if (tir_is_transpose(v->def)) return v->def->operands.data[0];
+    return tir_append_transpose(arena, k, out, at->parent, at->loc, v, NULL);
 }
 
 /* dot becomes the transposed product (its operands transposed onto out
@@ -185,17 +177,15 @@ static tk_tir_op *swap_operands(tk_arena *arena, tk_tir_kernel *k, tk_tir_op *do
     dot->operands.data[0] = transposed(arena, k, b, dot, out);
     dot->operands.data[1] = transposed(arena, k, a, dot, out);
     if (dot->operands.len > 2) dot->operands.data[2] = transposed(arena, k, dot->operands.data[2], dot, out);
+    /* the dot computes the product [N, M]; the permute after it defines
+     * the old result, which keeps its uses */
     tk_tir_value *result = dot->results.data[0];
     int64_t shape[2] = {result->type->shape[1], result->type->shape[0]};
-    dot->results.data[0] = tir_new_value(arena, k, tk_type_tile(arena, tir_elem(result->type), 2, shape), dot);
+    tk_tir_value *product = tir_new_value(arena, k, tk_type_tile(arena, tir_elem(result->type), 2, shape), dot);
+    dot->results.data[0] = product;
     op_list back = {0};
-    tk_tir_op *p = tir_append_op(arena, k, &back, dot->parent, dot->loc, TIR_PERMUTE, 0, NULL, dot->results.data[0], NULL);
-    struct tk_sema_attr o1 = {"order", NULL, 1}, o0 = {"order", NULL, 0};
-    tk_vec_push(arena, &p->attrs, o1);
-    tk_vec_push(arena, &p->attrs, o0);
-    result->def = p;
-    tk_vec_push(arena, &p->results, result);
-    return p;
+    tir_append_transpose(arena, k, &back, dot->parent, dot->loc, product, result);
+    return back.data[0];
 }
 
 static void choose_block(tk_arena *arena, tk_tir_kernel *k, const tk_target *target, tk_tir_block *blk) {

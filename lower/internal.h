@@ -42,6 +42,12 @@ tk_tir_op *tir_emit_op(tir_emitter *e, tk_tir_opcode code, int sub, tk_loc loc);
 typedef TK_VEC(tk_tir_op *) tir_op_list;
 tk_tir_op *tir_append_op(tk_arena *arena, tk_tir_kernel *k, tir_op_list *out, tk_tir_block *at, tk_loc loc,
                          tk_tir_opcode code, int sub, const tk_type *t, tk_tir_value *a, tk_tir_value *b);
+/* a 2-D permute swapping its dimensions (tl.trans, .T), dead or not */
+bool tir_is_transpose(const tk_tir_op *op);
+/* v's transpose, a new permute appended to out in block `at`, its result
+ * `into` where given (a value of the transposed type), else a new one */
+tk_tir_value *tir_append_transpose(tk_arena *arena, tk_tir_kernel *k, tir_op_list *out, tk_tir_block *at, tk_loc loc,
+                                   tk_tir_value *v, tk_tir_value *into);
 /* the integer constant v of type t, so appended */
 tk_tir_value *tir_append_const(tk_arena *arena, tk_tir_kernel *k, tir_op_list *out, tk_tir_block *at, tk_loc loc,
                                const tk_type *t, int64_t v);

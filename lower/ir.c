@@ -91,6 +91,26 @@ tk_tir_op *tir_append_op(tk_arena *arena, tk_tir_kernel *k, tir_op_list *out, tk
     return op;
 }
 
+bool tir_is_transpose(const tk_tir_op *op) {
+    uint32_t order[TK_MAX_RANK];
+    return op && op->code == TIR_PERMUTE && tk_tir_permute_order(op, order) == 2 && order[0] == 1;
+}
+
+tk_tir_value *tir_append_transpose(tk_arena *arena, tk_tir_kernel *k, tir_op_list *out, tk_tir_block *at, tk_loc loc,
+                                   tk_tir_value *v, tk_tir_value *into) {
+    int64_t shape[2] = {v->type->shape[1], v->type->shape[0]};
+    const tk_type *t = into ? NULL : tk_type_tile(arena, tir_elem(v->type), 2, shape);
+    tk_tir_op *p = tir_append_op(arena, k, out, at, loc, TIR_PERMUTE, 0, t, v, NULL);
+    if (into) {
+        into->def = p;
+        tk_vec_push(arena, &p->results, into);
+    }
+    struct tk_sema_attr o1 = {"order", NULL, 1}, o0 = {"order", NULL, 0};
+    tk_vec_push(arena, &p->attrs, o1);
+    tk_vec_push(arena, &p->attrs, o0);
+    return p->results.data[0];
+}
+
 tk_tir_value *tir_append_const(tk_arena *arena, tk_tir_kernel *k, tir_op_list *out, tk_tir_block *at, tk_loc loc,
                                const tk_type *t, int64_t v) {
     tk_tir_op *op = tir_append_op(arena, k, out, at, loc, TIR_CONST, 0, t, NULL, NULL);

@@ -261,8 +261,7 @@ static bool elementwise_step(const tk_tir_op *op) {
 
 /* w: the result of an op source_code, or a tl.trans of one (b.T) */
 static bool source_tile(const tk_tir_value *w, tk_tir_opcode source_code) {
-    uint32_t order[TK_MAX_RANK];
-    if (w->def->code == TIR_PERMUTE && !w->def->dead && tk_tir_permute_order(w->def, order) == 2 && order[0] == 1) {
+    if (tir_is_transpose(w->def) && !w->def->dead) {
         const tk_tir_value *t = w->def->operands.data[0];
         return t->def && t->def->code == source_code && !t->def->dead && t->def->parent == w->def->parent;
     }

@@ -361,9 +361,7 @@ static const tk_tir_value *loop_root(const dp_ctx *c, const tk_tir_value *ptr) {
 /* Is v a 2-D tl.trans (order 1, 0) of this body's, used once? */
 static bool is_trans(const dp_ctx *c, const tk_tir_value *v) {
     const tk_tir_op *p = v->def;
-    if (!p || p->code != TIR_PERMUTE || p->parent != c->body || p->dead || c->uses[v->id] != 1) return false;
-    uint32_t order[TK_MAX_RANK];
-    return tk_tir_permute_order(p, order) == 2 && order[0] == 1 && order[1] == 0 && v->type->rank == 2;
+    return p && tir_is_transpose(p) && p->parent == c->body && !p->dead && c->uses[v->id] == 1 && v->type->rank == 2;
 }
 
 typedef struct dot_uses {
@@ -631,6 +629,17 @@ static void operand_sources(const staged_list *loads, const tk_tir_op *dot, cons
             if (dot->operands.data[j] == staged_value(&loads->data[l])) from[j] = &loads->data[l];
 }
 
+/* v's only use in the body, where it is a transpose, gives that: a dot
+ * computed transposed (dot.c's swap_operands) yields its result so */
+static const tk_tir_value *past_transpose(const dp_ctx *c, const tk_tir_value *v) {
+    if (c->uses[v->id] != 1) return v;
+    for (uint32_t i = 0; i < c->body->ops.len; i++) {
+        const tk_tir_op *op = c->body->ops.data[i];
+        if (!op->dead && tir_is_transpose(op) && op->operands.data[0] == v) return op->results.data[0];
+    }
+    return v;
+}
+
 /* The carried value (its index in the yield) that wgmma `dot` writes and
  * nothing else in the trip reads, so that the wgmma may stay in flight
  * into the next trip; -1 if none. *wait_first: the next trip reads it
@@ -638,28 +647,13 @@ static void operand_sources(const staged_list *loads, const tk_tir_op *dot, cons
  * acc * alpha before its second dot), so the body waits for it before
  * that first read; matmul's acc += a @ b chains wgmma on wgmma, which the
  * tensor core orders by itself. */
-static bool is_swap(const tk_tir_op *op) {
-    uint32_t order[TK_MAX_RANK];
-    return op && !op->dead && op->code == TIR_PERMUTE && tk_tir_permute_order(op, order) == 2 && order[0] == 1;
-}
-
-/* v's only use in the body, where it is a transpose, gives that: a dot
- * computed transposed (dot.c's swap_operands) yields its result so */
-static const tk_tir_value *past_transpose(const dp_ctx *c, const tk_tir_value *v) {
-    if (c->uses[v->id] != 1) return v;
-    for (uint32_t i = 0; i < c->body->ops.len; i++) {
-        const tk_tir_op *op = c->body->ops.data[i];
-        if (is_swap(op) && op->operands.data[0] == v) return op->results.data[0];
-    }
-    return v;
-}
-
 static int chained_accumulator(const dp_ctx *c, const tk_tir_op *dot, const tk_tir_op *yield, bool *wait_first) {
     const tk_tir_value *r = past_transpose(c, dot->results.data[0]);
     if (c->uses[r->id] != 1) return -1;
     /* the accumulator read as it is carried, or through a transpose of its own */
     const tk_tir_value *acc = dot->operands.len > 2 ? dot->operands.data[2] : NULL;
-    if (acc && is_swap(acc->def) && c->uses[acc->id] == 1) acc = acc->def->operands.data[0];
+    if (acc && tir_is_transpose(acc->def) && !acc->def->dead && c->uses[acc->id] == 1)
+        acc = acc->def->operands.data[0];
     for (uint32_t j = 0; j < yield->operands.len; j++) {
         if (yield->operands.data[j] != r) continue;
         const tk_tir_value *arg = c->body->args.data[j + 1];
@@ -1232,10 +1226,7 @@ static bool read_transposed(const tk_tir_op *load) {
     const tk_tir_block *blk = load->parent;
     for (uint32_t i = 0; i < blk->ops.len; i++) {
         const tk_tir_op *op = blk->ops.data[i];
-        uint32_t order[TK_MAX_RANK];
-        if (!op->dead && op->code == TIR_PERMUTE && op->operands.data[0] == load->results.data[0] &&
-            tk_tir_permute_order(op, order) == 2 && order[0] == 1)
-            return true;
+        if (!op->dead && tir_is_transpose(op) && op->operands.data[0] == load->results.data[0]) return true;
     }
     return false;
 }

@@ -144,9 +144,7 @@ static uint32_t uses(ws_ctx *c, const tk_tir_value *v) {
  * boxes fill a buffer wgmma reads. */
 static bool stageable(ws_ctx *c, tk_tir_op *dot, uint32_t i, ws_load *out) {
     tk_tir_value *v = dot->operands.data[i];
-    uint32_t order[TK_MAX_RANK];
-    tk_tir_op *trans = v->def && v->def->code == TIR_PERMUTE && tk_tir_permute_order(v->def, order) == 2 &&
-                               order[0] == 1 ? v->def : NULL;
+    tk_tir_op *trans = tir_is_transpose(v->def) ? v->def : NULL;
     tk_tir_op *load = trans ? trans->operands.data[0]->def : v->def;
     if (!load || load->code != TIR_DESC_LOAD || load->parent != dot->parent) return false;
     const tk_tir_value *desc = load->operands.data[0];
