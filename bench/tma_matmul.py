@@ -3,7 +3,9 @@
 Triton's tutorial 09 kernel as ported): tkc's build of it at a few
 configs against the same kernel in Triton 3.6 (TensorDescriptor
 arguments, the same configs) and cuBLAS (torch.matmul), f16 in, f16 out,
-B given as B^T ([N, K] row-major), in one process.
+B given as B^T ([N, K] row-major), in one process. DTYPE=tf32: f32 in and
+out, tl.dot's default tf32 (cuBLAS with TF32 allowed), the port's
+descriptors made f32, configs of 32-wide K steps by default.
 
 A config's last field is WARP_SPECIALIZE (a producer warpgroup; Triton's
 warp_specialize=True on the tile loop). CONFIGS="BM,BN,BK,warps,stages,ws;..."
@@ -41,6 +43,9 @@ NAME = "matmul_kernel_tma_persistent"
 # (BLOCK_SIZE_M, BLOCK_SIZE_N, BLOCK_SIZE_K, num_warps, num_stages, WARP_SPECIALIZE)
 CONFIGS = [(128, 128, 64, 8, 3, 0), (128, 128, 64, 8, 4, 0), (128, 256, 64, 8, 3, 0), (128, 128, 64, 4, 4, 0),
            (128, 128, 64, 8, 4, 1), (128, 256, 64, 8, 3, 1), (128, 128, 64, 4, 4, 1), (128, 128, 64, 4, 5, 1)]
+TF32 = os.environ.get("DTYPE", "f16") == "tf32"
+if TF32:
+    CONFIGS = [(128, 256, 32, 8, 3, 1), (128, 128, 32, 8, 4, 1), (128, 256, 32, 8, 3, 0), (128, 128, 64, 8, 3, 1)]
 if os.environ.get("CONFIGS"):  # "128,256,64,8,3,1;..."
     CONFIGS = [tuple(int(x) for x in c.split(",")) for c in os.environ["CONFIGS"].split(";")]
 
@@ -48,8 +53,19 @@ if os.environ.get("CONFIGS"):  # "128,256,64,8,3,1;..."
 def build_tkc(work, rt, config, arch):
     bm, bn, bk, warps, stages, ws = config
     defs = [f"-DBLOCK_SIZE_M={bm}", f"-DBLOCK_SIZE_N={bn}", f"-DBLOCK_SIZE_K={bk}", f"-Dnum_warps={warps}",
-            f"-Dnum_stages={stages}", f"-DWARP_SPECIALIZE={ws}"]
-    got = build_launcher(work, rt, SRC, NAME, defs, arch)
+            f"-Dnum_stages={stages}", f"-DWARP_SPECIALIZE={ws}", f"--kernel={NAME}"]
+    src = SRC
+    if TF32:  # the same kernel on f32 descriptors
+        src = Path(work) / "tma_persistent_f32.tk"
+        if not src.exists():
+            text = SRC.read_text()
+            for old, new, times in (("tensor_descriptor[f16,", "tensor_descriptor[f32,", 6),
+                                    ("dtype = tl.float16", "dtype = tl.float32", 2)):
+                if text.count(old) != times:
+                    sys.exit(f"tma_matmul.py: {SRC.name} has {text.count(old)} of {old!r}, expected {times}")
+                text = text.replace(old, new)
+            src.write_text(text)
+    got = build_launcher(work, rt, src, NAME, defs, arch)
     return got[0] if got else None
 
 
@@ -66,7 +82,7 @@ def _pid(tile_id, num_pid_in_group, num_pid_m, GROUP_SIZE_M: tl.constexpr):
 @triton.jit
 def triton_tma_persistent(a_desc, b_desc, c_desc, M, N, K, NUM_SMS: tl.constexpr, BLOCK_SIZE_M: tl.constexpr,
                           BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr, GROUP_SIZE_M: tl.constexpr,
-                          WARP_SPECIALIZE: tl.constexpr):
+                          WARP_SPECIALIZE: tl.constexpr, OUT: tl.constexpr = tl.float16):
     start_pid = tl.program_id(axis=0)
     num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
     num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
@@ -91,8 +107,8 @@ def triton_tma_persistent(a_desc, b_desc, c_desc, M, N, K, NUM_SMS: tl.constexpr
         acc = tl.reshape(accumulator, (BLOCK_SIZE_M, 2, BLOCK_SIZE_N // 2))
         acc = tl.permute(acc, (0, 2, 1))
         acc0, acc1 = tl.split(acc)
-        c_desc.store([offs_cm, offs_cn], acc0.to(tl.float16))
-        c_desc.store([offs_cm, offs_cn + BLOCK_SIZE_N // 2], acc1.to(tl.float16))
+        c_desc.store([offs_cm, offs_cn], acc0.to(OUT))
+        c_desc.store([offs_cm, offs_cn + BLOCK_SIZE_N // 2], acc1.to(OUT))
 
 
 def main():
@@ -112,15 +128,17 @@ def main():
             if lib:
                 libs[(arch, cfg)] = lib
     bench = lambda f: triton.testing.do_bench(f, warmup=25, rep=100)  # noqa: E731
+    dt = torch.float32 if TF32 else torch.float16
+    torch.backends.cuda.matmul.allow_tf32 = TF32
     for M, N, K in shapes:
         torch.manual_seed(0)
-        a = torch.randn(M, K, device="cuda", dtype=torch.float16) / 4
-        b = torch.randn(N, K, device="cuda", dtype=torch.float16) / 4
-        want = (a.float() @ b.float().T)
+        a = (torch.randn(M, K, device="cuda") / 4).to(dt)
+        b = (torch.randn(N, K, device="cuda") / 4).to(dt)
+        want = (a.double() @ b.double().T)
         scale = want.abs().max().item()
         fs = {"cuBLAS": lambda: torch.matmul(a, b.T)}
         for (arch, cfg), lib in libs.items():
-            c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.float16)
+            c = torch.full((M, N), float("nan"), device="cuda", dtype=dt)
             ta, tb, tc = tk_tensor(a), tk_tensor(b), tk_tensor(c)
             stream = torch.cuda.current_stream().cuda_stream
             f = (lambda lib=lib, ta=ta, tb=tb, tc=tc:
@@ -130,20 +148,21 @@ def main():
             if s != 0:
                 print(f"  tkc {arch} {cfg}: {lib.status(s).decode()}")
                 continue
-            err = (c.float() - want).abs().max().item() / scale
+            err = (c.double() - want).abs().max().item() / scale
             if not err < 1e-2:
                 print(f"  tkc {arch} {cfg}: WRONG, relative error {err:.3g}")
                 continue
             fs[f"tkc {arch} {cfg}"] = f
         for cfg in CONFIGS:
             bm, bn, bk, warps, stages, ws = cfg
-            c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.float16)
+            c = torch.full((M, N), float("nan"), device="cuda", dtype=dt)
             ad = TensorDescriptor(a, a.shape, a.stride(), [bm, bk])
             bd = TensorDescriptor(b, b.shape, b.stride(), [bn, bk])
             cd = TensorDescriptor(c, c.shape, c.stride(), [bm, bn // 2])
             grid = (min(sms, triton.cdiv(M, bm) * triton.cdiv(N, bn)),)
             f = (lambda ad=ad, bd=bd, cd=cd, grid=grid, bm=bm, bn=bn, bk=bk, warps=warps, stages=stages, ws=ws:
-                 triton_tma_persistent[grid](ad, bd, cd, M, N, K, sms, bm, bn, bk, 8, bool(ws), num_warps=warps,
+                 triton_tma_persistent[grid](ad, bd, cd, M, N, K, sms, bm, bn, bk, 8, bool(ws),
+                                             tl.float32 if TF32 else tl.float16, num_warps=warps,
                                              num_stages=stages))
             try:
                 f()
@@ -151,7 +170,7 @@ def main():
             except Exception as e:  # a config Triton cannot build here
                 print(f"  Triton {cfg}: {type(e).__name__}: {str(e)[:120]}")
                 continue
-            err = (c.float() - want).abs().max().item() / scale
+            err = (c.double() - want).abs().max().item() / scale
             if not err < 1e-2:
                 print(f"  Triton {cfg}: WRONG, relative error {err:.3g}")
                 continue
