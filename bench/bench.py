@@ -356,9 +356,8 @@ MATMUL_DTYPES = {
 }
 
 
-# tf32's 32-wide K step configs (bench/matmul_dtypes.py's k0 and k1),
-# which run it fastest: (BM, BN, BK, GROUP_M, warps, stages)
-TF32_CONFIGS = {"k0": (256, 128, 32, 8, 8, 4), "k1": (128, 256, 32, 8, 8, 4)}
+# tf32's 32-wide K step configs (k0 and k1), which run it fastest
+from matmul_dtypes import TF32_CONFIGS  # noqa: E402
 
 
 def matmul_dtype_group(M, N, K, dt, config_index, use_tkc):

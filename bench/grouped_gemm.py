@@ -31,7 +31,7 @@ import triton.language as tl  # noqa: E402
 import triton.testing  # noqa: E402
 
 from interleaved import medians, print_rates  # noqa: E402
-from matmul_dtypes import EDITS  # noqa: E402
+from matmul_dtypes import derive  # noqa: E402
 from run_ports import build_launcher, runtime_object  # noqa: E402
 
 ROUNDS = int(os.environ.get("ROUNDS", "3"))
@@ -137,13 +137,8 @@ def grouped(work, rt, sms):
 
 
 def decode(work, rt):
-    text = (ROOT / "kernels" / "matmul.tk").read_text()
-    for old, new, times in EDITS["bf16"]:
-        if text.count(old) != times:
-            sys.exit(f"grouped_gemm.py: kernels/matmul.tk has {text.count(old)} of {old!r}, expected {times}")
-        text = text.replace(old, new)
     src = Path(work) / "matmul_bf16.tk"
-    src.write_text(text)
+    src.write_text(derive("bf16"))
     lib, _ = build_launcher(work, rt, src, "matmul", [])
     stream = torch.cuda.current_stream().cuda_stream
     M, N, K = 64, 8192, 8192

@@ -47,24 +47,30 @@ B_KMAJOR = ("stride_bk: i32 % 16, stride_bn: i32 == 1", "stride_bk: i32 == 1, st
 for _name in ("tf32", "f8", "i8"):
     EDITS[_name + "_bt"] = EDITS[_name] + [B_KMAJOR]
 CONFIGS = {"c0": "-D BM=128 -D BN=256 -D BK=64", "c2": "-D BM=128 -D BN=128 -D BK=64"}
-# tf32's own (bench.py's TF32_CONFIGS, k0 and k1): 256x128x32 and 128x256x32
-TF32_CONFIGS = {"k0": "-D BM=256 -D BN=128 -D BK=32", "k1": "-D BM=128 -D BN=256 -D BK=32"}
+# tf32's own configs of 32-wide K steps (the ones its edits put in; bench.py
+# times them beside Triton at the same): (BM, BN, BK, GROUP_M, warps, stages)
+TF32_CONFIGS = {"k0": (256, 128, 32, 8, 8, 4), "k1": (128, 256, 32, 8, 8, 4)}
+
+
+def derive(name):
+    """kernels/matmul.tk with the operand types of `name` (an EDITS key)"""
+    text = (ROOT / "kernels" / "matmul.tk").read_text()
+    for old, new, times in EDITS[name]:
+        if text.count(old) != times:
+            sys.exit(f"matmul_dtypes.py: kernels/matmul.tk has {text.count(old)} of {old!r}, expected {times}")
+        text = text.replace(old, new)
+    return text
 
 
 def main():
-    src = (ROOT / "kernels" / "matmul.tk").read_text()
     OUT.mkdir(parents=True, exist_ok=True)
     lines = []
-    for name, edits in EDITS.items():
-        text = src
-        for old, new, times in edits:
-            if text.count(old) != times:
-                sys.exit(f"matmul_dtypes.py: kernels/matmul.tk has {text.count(old)} of {old!r}, expected {times}")
-            text = text.replace(old, new)
+    tf32 = {k: f"-D BM={c[0]} -D BN={c[1]} -D BK={c[2]}" for k, c in TF32_CONFIGS.items()}
+    for name in EDITS:
         path = OUT / name / "matmul.tk"
         path.parent.mkdir(exist_ok=True)
-        path.write_text(text)
-        configs = {**CONFIGS, **TF32_CONFIGS} if name.startswith("tf32") else CONFIGS
+        path.write_text(derive(name))
+        configs = {**CONFIGS, **tf32} if name.startswith("tf32") else CONFIGS
         for cfg, defines in configs.items():
             shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
             lines.append(f"matmul_{name}_{cfg} {shown} {defines}")
