@@ -157,6 +157,12 @@ static bool is_ldmatrix(LLVMValueRef v) {
     return !strncmp(name, "llvm.nvvm.ldmatrix", 18);
 }
 
+/* a read of shared memory: an ldmatrix, or a load (ld.shared) */
+static bool is_shared_read(LLVMValueRef v) {
+    if (is_ldmatrix(v)) return true;
+    return LLVMIsALoadInst(v) && LLVMGetPointerAddressSpace(LLVMTypeOf(LLVMGetOperand(v, 0))) == 3;
+}
+
 /* may inst write memory? (stores, atomics, calls other than ldmatrix and
  * inline PTX without side effects) */
 static bool may_write(LLVMValueRef inst) {
@@ -179,27 +185,41 @@ static bool in_set(LLVMValueRef *set, uint32_t n, LLVMValueRef v) {
     return false;
 }
 
-/* the ldmatrix calls a dot has moved */
+/* the shared-memory reads a dot has moved; `before`: the last
+ * instruction before the dot's own (NULL: the block's end), up to which
+ * nothing may write memory */
 typedef struct sink_set {
     LLVMValueRef *moved;
     uint32_t n, cap;
+    LLVMValueRef before;
 } sink_set;
 
-/* Moves the ldmatrix that register value reg comes from (with the
- * extracts that split its result) to the builder's position, once per
- * dot: at the K step that reads it, so that what is live is a step's
- * fragments rather than the whole tile's. Only within one block, when
- * nothing has used the fragments yet and nothing in between may write
- * memory; otherwise the ldmatrix stays where local_load put it. */
-static void sink_ldmatrix(cg *c, sink_set *sunk, LLVMValueRef reg) {
+/* Moves the shared-memory read (ldmatrix or ld.shared) that register
+ * value reg comes from (with the extracts that split its result) to the
+ * builder's position, once per dot: at the K step that reads it, so that
+ * what is live is a step's fragments rather than the whole tile's, or
+ * (wgmma) the step's wgmma starts before the next step's words are read.
+ * Only within one block, when nothing has used the fragments yet and
+ * nothing between the read and the dot may write memory; otherwise the
+ * read stays where local_load put it. False where it stays. */
+/* the shared-memory read in this block that register value reg is
+ * taken from (through extracts and bitcasts), or NULL */
+static LLVMValueRef shared_read_root(cg *c, LLVMValueRef reg) {
     LLVMValueRef v = reg;
-    while (LLVMIsAInstruction(v) && !is_ldmatrix(v)) {
+    while (LLVMIsAInstruction(v) && !is_shared_read(v)) {
         LLVMOpcode code = LLVMGetInstructionOpcode(v);
-        if (code != LLVMExtractElement && code != LLVMBitCast && code != LLVMExtractValue) return;
+        if (code != LLVMExtractElement && code != LLVMBitCast && code != LLVMExtractValue) return NULL;
         v = LLVMGetOperand(v, 0);
     }
-    if (!LLVMIsAInstruction(v) || LLVMGetInstructionParent(v) != LLVMGetInsertBlock(c->b)) return;
-    if (in_set(sunk->moved, sunk->n, v) || sunk->n == sunk->cap) return;
+    if (!LLVMIsAInstruction(v) || LLVMGetInstructionParent(v) != LLVMGetInsertBlock(c->b)) return NULL;
+    return v;
+}
+
+static bool sink_shared_read(cg *c, sink_set *sunk, LLVMValueRef reg) {
+    LLVMValueRef v = shared_read_root(c, reg);
+    if (!v) return false;
+    if (in_set(sunk->moved, sunk->n, v)) return true;
+    if (sunk->n == sunk->cap) return false;
     sunk->moved[sunk->n++] = v;
     LLVMValueRef set[SINK_MAX];
     uint32_t n = 0;
@@ -208,24 +228,37 @@ static void sink_ldmatrix(cg *c, sink_set *sunk, LLVMValueRef reg) {
         for (LLVMUseRef u = LLVMGetFirstUse(set[i]); u; u = LLVMGetNextUse(u)) {
             LLVMValueRef user = LLVMGetUser(u);
             LLVMOpcode code = LLVMIsAInstruction(user) ? LLVMGetInstructionOpcode(user) : LLVMRet;
-            if (code != LLVMExtractElement && code != LLVMBitCast && code != LLVMExtractValue) return;
-            if (LLVMGetInstructionParent(user) != LLVMGetInsertBlock(c->b)) return;
+            if (code != LLVMExtractElement && code != LLVMBitCast && code != LLVMExtractValue) return false;
+            if (LLVMGetInstructionParent(user) != LLVMGetInsertBlock(c->b)) return false;
             if (!in_set(set, n, user)) {
-                if (n == SINK_MAX) return;
+                if (n == SINK_MAX) return false;
                 set[n++] = user;
             }
         }
-    for (LLVMValueRef i = LLVMGetNextInstruction(v); i; i = LLVMGetNextInstruction(i))
-        if (!in_set(set, n, i) && may_write(i)) return;
+    for (LLVMValueRef i = LLVMGetNextInstruction(v); i; i = LLVMGetNextInstruction(i)) {
+        if (!in_set(set, n, i) && may_write(i)) return false;
+        if (i == sunk->before) break;
+    }
     LLVMValueRef order[SINK_MAX];
     uint32_t m = 0;
     for (LLVMValueRef i = v; i && m < n; i = LLVMGetNextInstruction(i))
         if (in_set(set, n, i)) order[m++] = i;
-    if (m != n) return;
+    if (m != n) return false;
     for (uint32_t i = 0; i < m; i++) {
         LLVMInstructionRemoveFromParent(order[i]);
         LLVMInsertIntoBuilder(c->b, order[i]);
     }
+    return true;
+}
+
+/* wgmma's A word w of register value av, k_width registers packed as
+ * mma.sync takes them (their shared-memory reads moved here first where
+ * sunk is given), through a volatile mov so that nothing computing it
+ * lands between the fence and the wgmma reading it */
+static LLVMValueRef a_word(cg *c, const cgval *av, uint32_t w, uint32_t k_width, sink_set *sunk) {
+    for (uint32_t i = 0; sunk && i < k_width; i++) sink_shared_read(c, sunk, av->r[w * k_width + i]);
+    LLVMValueRef word = pack(c, &av->r[w * k_width], k_width);
+    return cg_asm_call(c, c->t_i32, "mov.b32 $0, $1;", "=r,r", &word, 1, true);
 }
 
 static void emit_mma_sync(cg *c, const tk_tir_op *op) {
@@ -268,14 +301,14 @@ static void emit_mma_sync(cg *c, const tk_tir_op *op) {
     /* K steps outermost, as Triton's mma.sync loop (each accumulator still
      * adds its steps in order). Where the whole tile's fragments and the
      * accumulators would hold more than 192 of a thread's 255 registers,
-     * each step's ldmatrix moves to the step's start (sink_ldmatrix):
+     * each step's ldmatrix moves to the step's start (sink_shared_read):
      * loaded at the local_load, a 64 x 64 warp tile's operands at BK=64
      * took 128 registers beside its 128 accumulators, and ptxas spilled
      * the sm_80 matmul 128x128x64 (4 bytes) and, a step ahead, sm_90's
      * 256x128x64. Smaller tiles keep their loads where they are: moved,
      * the H200 ran matmul 64x128x32 on mma.sync 4% slower. */
     uint32_t words = batch * (c_slice + (a_slice + b_slice) / k_width);
-    sink_set sunk = {TK_NEW_ARRAY(c->arena, LLVMValueRef, (av->n + bv->n) / 2), 0, (av->n + bv->n) / 2};
+    sink_set sunk = {TK_NEW_ARRAY(c->arena, LLVMValueRef, (av->n + bv->n) / 2), 0, (av->n + bv->n) / 2, NULL};
     for (uint32_t bi = 0; bi < batch; bi++)
         for (uint32_t ki = 0; ki < kt; ki++) {
             for (uint32_t mi = 0; mi < mt && words > 192; mi++)
@@ -283,8 +316,8 @@ static void emit_mma_sync(cg *c, const tk_tir_op *op) {
                     const LLVMValueRef *ar = &av->r[a_slice * bi + a_per * (ki + kt * mi)];
                     const LLVMValueRef *br = &bv->r[b_slice * bi + b_per * (ki + kt * ni)];
                     for (uint32_t j = 0; j < a_per; j++) {
-                        sink_ldmatrix(c, &sunk, ar[j]);
-                        if (j < b_per) sink_ldmatrix(c, &sunk, br[j]);
+                        sink_shared_read(c, &sunk, ar[j]);
+                        if (j < b_per) sink_shared_read(c, &sunk, br[j]);
                     }
                 }
             for (uint32_t mi = 0; mi < mt; mi++)
@@ -453,6 +486,7 @@ static const char *wgmma_text(cg *c, tk_dtype in, tk_dtype in_b, int64_t instr_n
  * of that many K elements goes into a zeroed partial sum instead, waited
  * for and added to the accumulator in full f32 precision. */
 static void emit_wgmma(cg *c, const tk_tir_op *op) {
+    LLVMValueRef dot_start = LLVMGetLastInstruction(LLVMGetInsertBlock(c->b));
     const tk_tir_value *a = op->operands.data[0], *b = op->operands.data[1], *res = op->results.data[0];
     bool a_regs = !a->def || a->def->code != TIR_LOCAL_VIEW;
     wgmma_operand oa = a_regs ? (wgmma_operand){0} : wgmma_operand_of(c, a, 1), ob = wgmma_operand_of(c, b, 0);
@@ -500,23 +534,40 @@ static void emit_wgmma(cg *c, const tk_tir_op *op) {
     /* A in registers: each step's 4 words (mma.sync's A fragment, packed
      * as for it), passed through a volatile mov before the fence, as
      * Triton does, so that nothing computing them lands between the
-     * fence and the wgmma reading them */
-    LLVMValueRef *a_words = NULL;
-    if (a_regs) {
-        const cgval *av = cg_get(c, a);
-        a_words = TK_NEW_ARRAY(c->arena, LLVMValueRef, (size_t)(av->n / k_width));
-        for (uint32_t w = 0; w < av->n / k_width; w++) {
-            LLVMValueRef word = pack(c, &av->r[w * k_width], k_width);
-            a_words[w] = cg_asm_call(c, c->t_i32, "mov.b32 $0, $1;", "=r,r", &word, 1, true);
-        }
-    }
-
-    cg_call(c, "llvm.nvvm.wgmma.fence.sync.aligned", c->t_void, NULL, 0);
+     * fence and the wgmma reading them; every word ready before one fence.
+     * With step_groups (lower/pipeline_dot.c: a staged A read back into
+     * registers, the transposed tf32 product's B^T, in a loop of one
+     * wgmma) K steps go outermost, each step's wgmmas (of every 64-row
+     * tile) a group of their own that stays in flight into the next trip.
+     * Before a step's words are written, a wait leaves at most ksteps - 1
+     * groups running: the previous trip's same step, which read those
+     * registers, is done. Each step's words are then built (their shared-
+     * memory reads moved there where nothing in between writes memory,
+     * sink_shared_read) and fenced at the step, as CUTLASS's register-A
+     * mainloop does a K block at a time. */
+    int64_t ksteps = k / instr_k;
+    const cgval *av = a_regs ? cg_get(c, a) : NULL;
+    LLVMValueRef *a_words = a_regs ? TK_NEW_ARRAY(c->arena, LLVMValueRef, (size_t)(av->n / k_width)) : NULL;
+    bool step_groups = a_regs && !chunk && tk_tir_attr_int(op, "step_groups", 0);
+    sink_set sunk = {NULL, 0, 0, NULL};
+    if (step_groups) sunk = (sink_set){TK_NEW_ARRAY(c->arena, LLVMValueRef, av->n), 0, av->n, dot_start};
+    for (uint32_t w = 0; a_regs && !step_groups && w < av->n / k_width; w++) a_words[w] = a_word(c, av, w, k_width, NULL);
+    if (!step_groups) cg_call(c, "llvm.nvvm.wgmma.fence.sync.aligned", c->t_void, NULL, 0);
     bool issued = false;
-    for (int64_t rep = 0; rep < reps; rep++) {
-        LLVMValueRef *d = &out.r[rep * per];
-        LLVMValueRef rows = LLVMBuildAdd(c->b, group_rows, cg_i32(c, rep * 16 * wm), "");
-        for (int64_t kk = 0; kk < k / instr_k; kk++) {
+    for (int64_t outer = 0; outer < (step_groups ? ksteps : reps); outer++) {
+        if (step_groups) {
+            wgmma_wait(c, out.r, out.n, (unsigned)(ksteps - 1));
+            for (int64_t rep = 0; rep < reps; rep++)
+                for (uint32_t j = 0; j < 4; j++) {
+                    uint32_t w = (uint32_t)(a_per * (outer + ksteps * rep) / k_width) + j;
+                    a_words[w] = a_word(c, av, w, k_width, &sunk);
+                }
+            cg_call(c, "llvm.nvvm.wgmma.fence.sync.aligned", c->t_void, NULL, 0);
+        }
+        for (int64_t inner = 0; inner < (step_groups ? reps : ksteps); inner++) {
+            int64_t rep = step_groups ? inner : outer, kk = step_groups ? outer : inner;
+            LLVMValueRef *d = &out.r[rep * per];
+            LLVMValueRef rows = LLVMBuildAdd(c->b, group_rows, cg_i32(c, rep * 16 * wm), "");
             /* a step that starts a sum (scale-d 0) reads no accumulator:
              * undefined registers, as Triton passes, rather than a zeroed
              * copy (64 movs a trip at 64 x 128) */
@@ -531,7 +582,7 @@ static void emit_wgmma(cg *c, const tk_tir_op *op) {
             unsigned at = (unsigned)per;
             /* A's words for this step: mma.sync's A register order, K steps
              * within each 16-row tile */
-            int64_t first_word = a_per * (kk + (k / instr_k) * rep) / k_width;
+            int64_t first_word = a_per * (kk + ksteps * rep) / k_width;
             if (a_regs)
                 for (uint32_t j = 0; j < 4; j++) args[at++] = a_words[first_word + j];
             else args[at++] = operand_descriptor(c, &oa, rows, kk * instr_k);
@@ -544,8 +595,9 @@ static void emit_wgmma(cg *c, const tk_tir_op *op) {
             wgmma_wait(c, partial, (uint32_t)per, 0);
             for (int64_t i = 0; i < per; i++) d[i] = LLVMBuildFAdd(c->b, d[i], partial[i], "");
         }
+        if (step_groups) cg_call(c, "llvm.nvvm.wgmma.commit_group.sync.aligned", c->t_void, NULL, 0);
     }
-    if (chunk) {
+    if (chunk || step_groups) {
         *cg_get(c, res) = out;
         return;
     }

@@ -664,6 +664,17 @@ static int chained_accumulator(const dp_ctx *c, const tk_tir_op *dot, const tk_t
     return -1;
 }
 
+/* the wgmma dots in blk and in the regions of its ops */
+static uint32_t wgmma_dots_in(const tk_tir_block *blk) {
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < blk->ops.len; i++) {
+        const tk_tir_op *op = blk->ops.data[i];
+        n += !op->dead && op->code == TIR_DOT && is_wgmma(op);
+        for (uint32_t r = 0; r < op->regions.len; r++) n += wgmma_dots_in(op->regions.data[r]);
+    }
+    return n;
+}
+
 /* Does op, or an op nested in its regions, read v? */
 static bool reads(const tk_tir_op *op, const tk_tir_value *v) {
     for (uint32_t i = 0; i < op->operands.len; i++)
@@ -873,6 +884,8 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
     bool *b_view = TK_NEW_ARRAY(c->arena, bool, dots.len + 1), in_flight = false;
     bool *a_view = TK_NEW_ARRAY(c->arena, bool, dots.len + 1);
     bool *a_stays = TK_NEW_ARRAY(c->arena, bool, dots.len + 1), *chained = TK_NEW_ARRAY(c->arena, bool, dots.len + 1);
+    bool *a_steps = TK_NEW_ARRAY(c->arena, bool, dots.len + 1);
+    uint32_t wgmma_count = wgmma_dots_in(body);
     const staged **held_a = TK_NEW_ARRAY(c->arena, const staged *, dots.len + 1);
     bool *held_used = TK_NEW_ARRAY(c->arena, bool, held.len + 1);
     for (uint32_t d = 0; d < dots.len; d++) {
@@ -898,12 +911,20 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
          * QK^T's wait comes first): the words wgmma reads are the same
          * PTX registers every trip, written again before this dot's own
          * wait would retire the previous one (H200: wrong sums and NaNs
-         * at 8 warps and many trips; Triton pipelines no such wgmma). */
+         * at 8 warps and many trips; Triton pipelines no such wgmma).
+         * A staged A read back into registers (the transposed tf32
+         * product's B^T) of the loop's only wgmma may, a K step at a time
+         * (step_groups): each step's wgmmas a group, and before a step's
+         * words are read again the previous trip's same step is waited
+         * for (codegen/dot.c), so the words in flight are never the ones
+         * written. */
         const tk_tir_value *av = dot->operands.data[0];
         bool earlier_waits = false;
         for (uint32_t e = 0; e < d; e++) earlier_waits |= is_wgmma(dots.data[e]) && !chained[e];
         chained[d] = b_view[d] && chained_accumulator(c, dot, yield, NULL) >= 0;
-        a_stays[d] = a_view[d] || (!from[0] && !inside_body(c, av) && body_arg(c, av) < 0) || earlier_waits;
+        a_steps[d] = b_view[d] && from[0] && !a_view[d] && wgmma_count == 1;
+        a_stays[d] = a_view[d] || (!from[0] && !inside_body(c, av) && body_arg(c, av) < 0) || earlier_waits ||
+                     a_steps[d];
         chained[d] = chained[d] && a_stays[d];
         in_flight |= chained[d];
     }
@@ -1073,6 +1094,7 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
              * waited for at the trip's end (its A words then free) */
             int in_trip = carried < 0 && b_view[d] && !a_stays[d] ? chained_accumulator(c, dot, yield, NULL) : -1;
             set_attr(c, dot, "pending", NULL, carried >= 0 || in_trip >= 0 ? 1 : 0);
+            if (carried >= 0 && a_steps[d]) set_attr(c, dot, "step_groups", NULL, 1);
             if (carried >= 0) tk_vec_push(c->arena, &waited, carried);
             if (in_trip >= 0) tk_vec_push(c->arena, &trip_waited, in_trip);
             if (!v[0] && held_a[d]) v[0] = held_view[held_a[d] - held.data];

@@ -783,6 +783,15 @@ PIPELINED = [
     ("B row-major, tf32, transposed product, other=1.0", "f32", 64, 64, 45, 16, 4, 3, 48, 64, "1.0", "index"),
     ("B row-major, tf32, transposed product, two loops", "f32", 64, 128, 100, 32, 4, 3, 104, 128, "0.0",
      "two_loops"),
+    # ... its wgmma in flight into the next trip a K step at a time
+    # (step_groups), over many trips: 4 steps a trip on two warpgroups, 8
+    # steps a trip (BK = 64), and 128 x 256 (two 64-row tiles a warpgroup)
+    ("B row-major, tf32, transposed product, many trips", "f32", 128, 128, 1000, 32, 8, 4, 1000, 128, "0.0",
+     "carried"),
+    ("B row-major, tf32, transposed product, many trips, BK=64", "f32", 64, 128, 1000, 64, 4, 3, 1000, 128,
+     "0.0", "index"),
+    ("B row-major, tf32, transposed product, 128x256, many trips", "f32", 128, 256, 300, 32, 8, 4, 300, 256,
+     "0.0", "index"),
 ]
 
 # the columns of B that the mask_columns form keeps
