@@ -50,6 +50,13 @@ uint32_t tir_add_buffer(tk_arena *arena, tk_tir_kernel *k, const tk_type *tile, 
     return k->buffers.len - 1;
 }
 
+void tir_buffer_for_fragments(tk_arena *arena, tk_tir_buffer *b) {
+    tk_ll *l = TK_NEW(arena, tk_ll);
+    tk_ll_fragment_shared(l, b->tile->shape, b->transposed);
+    b->layout = l;
+    b->swizzle_bytes = 0;
+}
+
 bool tir_tma_box(const tk_type *tile, bool trans, uint32_t *box, uint32_t *swizzle_bytes) {
     if (tile->rank != 2) return false;
     /* the buffer tir_add_buffer gives the staged tile (the load's, or its

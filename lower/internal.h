@@ -239,6 +239,11 @@ bool tir_tma_box(const tk_type *tile, bool trans, uint32_t *box, uint32_t *swizz
  * kernel long). Its index. */
 uint32_t tir_add_buffer(tk_arena *arena, tk_tir_kernel *k, const tk_type *tile, uint32_t stages, bool transposed,
                         const tk_tir_op *loop, tk_loc loc);
+/* Lays buffer b (32-bit elements, 2-D) out for reading into mma
+ * fragments by 4-byte ld.shared along its contiguous dimension
+ * (tk_ll_fragment_shared). No longer a buffer wgmma or TMA may read
+ * (swizzle_bytes 0). */
+void tir_buffer_for_fragments(tk_arena *arena, tk_tir_buffer *b);
 /* Does what `load` reads (trans: its tl.trans) run down its first
  * dimension in memory (axis info)? Then its buffer is laid out so. */
 bool tir_loaded_column_major(const tk_tir_op *load, bool trans);

@@ -154,3 +154,20 @@ bool tk_ll_nvmma_shared(tk_ll *out, const int64_t *shape, uint32_t elem_bits, ui
     repeat(&b, ROW, COL); /* Triton's out dims (rows, cols): rows first */
     return true;
 }
+
+/* The NVMMA swizzle XORs 16-byte vectors with the row mod 8, so a warp
+ * reading 8 consecutive 4-byte elements of 4 rows (an mma fragment down
+ * the contiguous dimension) meets rows r and r ^ 1 in the same banks: two
+ * wavefronts a read. 8-element vectors XORed with the row mod 4 make it
+ * one. */
+void tk_ll_fragment_shared(tk_ll *out, const int64_t *shape, bool transposed) {
+    if (!transposed) {
+        tk_ll_shared(out, 2, shape, 8, 1, 4);
+        return;
+    }
+    int64_t t_shape[2] = {shape[1], shape[0]};
+    const uint32_t swap[2] = {1, 0};
+    tk_ll t;
+    tk_ll_shared(&t, 2, t_shape, 8, 1, 4);
+    tk_ll_permute(out, &t, swap);
+}

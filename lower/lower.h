@@ -106,6 +106,12 @@ void tk_tir_dot_warps(const int64_t *shape, uint32_t num_warps, uint32_t *warps)
  * atom. */
 bool tk_ll_nvmma_shared(tk_ll *out, const int64_t *shape, uint32_t elem_bits, uint32_t swizzle_bytes,
                         bool transposed);
+/* A shared layout of 4-byte elements for mma fragments read by ld.shared
+ * along the contiguous dimension (the last, or with `transposed` the
+ * first): a warp's 8 consecutive elements there times 4 along the other
+ * in one wavefront, where the NVMMA swizzle takes two; 16-byte vectors
+ * stay whole. Triton's swizzled layout with vec 8, per_phase 1, max_phase 4. */
+void tk_ll_fragment_shared(tk_ll *out, const int64_t *shape, bool transposed);
 /* The inverse of a bijective layout of registers only (a shared layout):
  * flat index bit i -> offset, a shared layout of shape [numel]. False when
  * `in` is not one. */

@@ -526,6 +526,39 @@ static void nvmma_shared(void) {
     CHECK(!tk_ll_nvmma_shared(&s, f32_shape, 32, 128, true)); /* 8 rows of f32: one atom is 32 */
 }
 
+/* tf32 fragments read by 4-byte ld.shared down a tile's contiguous
+ * dimension (the transposed product's B^T: [256, 32] with its first
+ * dimension contiguous, 8 warps down its rows): one wavefront a read from
+ * tk_ll_fragment_shared, two from the NVMMA swizzle (rows k and k ^ 1
+ * share banks); 16-byte runs kept for the copies; K-contiguous buffers
+ * keep the plain swizzle. */
+static void fragment_reads(void) {
+    int64_t shape[2] = {256, 32};
+    uint32_t w81[2] = {8, 1};
+    tk_ll a, nvmma, frag, inv, offsets;
+    tk_ll_mma_operand(&a, shape, 0, 1, w81, true);
+    CHECK(a.lane[0] == flat2(32, 0, 1) && a.lane[2] == flat2(32, 1, 0));
+    CHECK(tk_ll_nvmma_shared(&nvmma, shape, 32, 128, true));
+    CHECK(tk_ll_invert(&inv, &nvmma));
+    tk_ll_compose(&offsets, &inv, &a);
+    CHECK(tk_ll_smem_wavefronts(&offsets, 4, 1) == 2);
+    tk_ll_fragment_shared(&frag, shape, true);
+    CHECK(frag.shape[0] == 256 && frag.shape[1] == 32 && frag.shared);
+    CHECK(tk_ll_invert(&inv, &frag));
+    tk_ll_compose(&offsets, &inv, &a);
+    CHECK(tk_ll_smem_vector(&offsets, 4) == 1 && tk_ll_smem_wavefronts(&offsets, 4, 1) == 1);
+    /* offsets 0..7 run down the first dimension: 16-byte copies whole */
+    for (uint32_t i = 0; i < 3; i++) CHECK(frag.reg[i] == flat2(32, 1 << i, 0));
+    /* rows first: the same layout transposed */
+    int64_t t_shape[2] = {32, 256};
+    tk_ll rows_first, rf_inv;
+    tk_ll_fragment_shared(&rows_first, t_shape, false);
+    CHECK(tk_ll_invert(&inv, &frag) && tk_ll_invert(&rf_inv, &rows_first));
+    for (int64_t r = 0; r < 32; r++)
+        for (int64_t c = 0; c < 256; c++)
+            CHECK(tk_ll_reg_index(&rf_inv, flat2(256, r, c)) == tk_ll_reg_index(&inv, flat2(32, c, r)));
+}
+
 /* ldmatrix reads (tk_ll_ldmatrix): mma.sync's 16-bit operands from the
  * swizzled buffers a pipeline keeps (A plain, a row-major B .trans); not
  * from a layout whose swizzle moves elements within a 16-byte row; and a
@@ -579,6 +612,7 @@ int main(void) {
     dot_warps();
     nvmma_shared();
     ldmatrix_reads();
+    fragment_reads();
     if (failures) {
         printf("%d failures\n", failures);
         return 1;
