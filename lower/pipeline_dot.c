@@ -702,27 +702,30 @@ static void wait_before_first_read(dp_ctx *c, tk_tir_value *arg) {
     }
 }
 
-/* A 32-bit wgmma A read back into registers along its contiguous
- * dimension (M: the transposed tf32 product's B^T) from a buffer no dot
- * reads by descriptor and TMA does not fill: laid out for those reads
- * (tir_buffer_for_fragments) */
-static void fragment_buffers(dp_ctx *c, const staged_list *loads, const op_list *dots, const bool *a_view,
-                             const bool *b_view) {
+/* A 32-bit operand read from its stage into mma fragments by ld.shared
+ * along its contiguous dimension, M or N (wgmma's register A: the
+ * transposed tf32 product's B^T; mma.sync's row-major tf32 B), from a
+ * buffer no other operand reads and TMA does not fill: laid out for those
+ * reads (tir_buffer_for_fragments) */
+static void fragment_buffers(dp_ctx *c, const staged_list *loads, const op_list *dots, const bool *a_view) {
     for (uint32_t d = 0; d < dots->len; d++) {
         const staged *from[2];
         operand_sources(loads, dots->data[d], from);
-        if (!is_wgmma(dots->data[d]) || !from[0] || a_view[d] || from[0]->tma || from[0]->alias) continue;
-        tk_tir_buffer *b = &c->k->buffers.data[from[0]->buffer];
-        if (tk_dtype_bits(operand_dtype(dots->data[d])) != 32 || b->transposed == from[0]->flip || !b->swizzle_bytes)
-            continue;
-        bool by_descriptor = false;
-        for (uint32_t e = 0; e < dots->len; e++) {
-            const staged *other[2];
-            operand_sources(loads, dots->data[e], other);
-            for (uint32_t j = 0; j < 2; j++)
-                by_descriptor |= other[j] && other[j]->buffer == from[0]->buffer && (j ? b_view[e] : a_view[e]);
+        if (tk_dtype_bits(operand_dtype(dots->data[d])) != 32) continue;
+        for (uint32_t j = 0; j < 2; j++) {
+            bool in_registers = is_wgmma(dots->data[d]) ? j == 0 && !a_view[d] : true;
+            if (!from[j] || !in_registers || from[j]->tma || from[j]->alias) continue;
+            tk_tir_buffer *b = &c->k->buffers.data[from[j]->buffer];
+            bool k_contiguous = (b->transposed != from[j]->flip) == (j == 1);
+            if (k_contiguous || !b->swizzle_bytes) continue;
+            uint32_t readers = 0;
+            for (uint32_t e = 0; e < dots->len; e++) {
+                const staged *other[2];
+                operand_sources(loads, dots->data[e], other);
+                for (uint32_t i = 0; i < 2; i++) readers += other[i] && other[i]->buffer == from[j]->buffer;
+            }
+            if (readers == 1) tir_buffer_for_fragments(c->arena, b);
         }
-        if (!by_descriptor) tir_buffer_for_fragments(c->arena, b);
     }
 }
 
@@ -952,7 +955,7 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
         chained[d] = chained[d] && a_stays[d];
         in_flight |= chained[d];
     }
-    fragment_buffers(c, &loads, &dots, a_view, b_view);
+    fragment_buffers(c, &loads, &dots, a_view);
     if (in_flight && extra_buffer_costs_a_block(c, first_buffer, stages)) stages--;
     /* Where the buffer beyond the depth does not fit (tf32's big tiles,
      * 256x128x128 in 16 bits), the wgmma still stays in flight, over

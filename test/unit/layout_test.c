@@ -528,10 +528,10 @@ static void nvmma_shared(void) {
 
 /* tf32 fragments read by 4-byte ld.shared down a tile's contiguous
  * dimension (the transposed product's B^T: [256, 32] with its first
- * dimension contiguous, 8 warps down its rows): one wavefront a read from
- * tk_ll_fragment_shared, two from the NVMMA swizzle (rows k and k ^ 1
- * share banks); 16-byte runs kept for the copies; K-contiguous buffers
- * keep the plain swizzle. */
+ * dimension contiguous, 8 warps down its rows; mma.sync's B from a
+ * row-major [32, 128]): one wavefront a read from tk_ll_fragment_shared,
+ * two from the NVMMA swizzle (rows k and k ^ 1 share banks); 16-byte runs
+ * kept for the copies. */
 static void fragment_reads(void) {
     int64_t shape[2] = {256, 32};
     uint32_t w81[2] = {8, 1};
@@ -549,6 +549,18 @@ static void fragment_reads(void) {
     CHECK(tk_ll_smem_vector(&offsets, 4) == 1 && tk_ll_smem_wavefronts(&offsets, 4, 1) == 1);
     /* offsets 0..7 run down the first dimension: 16-byte copies whole */
     for (uint32_t i = 0; i < 3; i++) CHECK(frag.reg[i] == flat2(32, 1 << i, 0));
+    /* mma.sync's tf32 B from a row-major [K, N] stage: the same reads */
+    int64_t b_shape[2] = {32, 128};
+    uint32_t w22[2] = {2, 2};
+    tk_ll b, b_nvmma, b_frag;
+    tk_ll_mma_operand(&b, b_shape, 1, 1, w22, false);
+    CHECK(tk_ll_nvmma_shared(&b_nvmma, b_shape, 32, 128, false) && tk_ll_invert(&inv, &b_nvmma));
+    tk_ll_compose(&offsets, &inv, &b);
+    CHECK(tk_ll_smem_wavefronts(&offsets, 4, 1) == 2);
+    tk_ll_fragment_shared(&b_frag, b_shape, false);
+    CHECK(tk_ll_invert(&inv, &b_frag));
+    tk_ll_compose(&offsets, &inv, &b);
+    CHECK(tk_ll_smem_wavefronts(&offsets, 4, 1) == 1);
     /* rows first: the same layout transposed */
     int64_t t_shape[2] = {32, 256};
     tk_ll rows_first, rf_inv;
