@@ -944,12 +944,15 @@ static void pipeline_loop(dp_ctx *c, tk_tir_op *loop, uint32_t stages, op_list *
          * (step_groups): each step's wgmmas a group, and before a step's
          * words are read again the previous trip's same step is waited
          * for (codegen/dot.c), so the words in flight are never the ones
-         * written. */
+         * written. For 32-bit operands, where it was measured and run
+         * (8-bit ones read back, an M-major fp8 A, keep the wait at the
+         * trip's end). */
         const tk_tir_value *av = dot->operands.data[0];
         bool earlier_waits = false;
         for (uint32_t e = 0; e < d; e++) earlier_waits |= is_wgmma(dots.data[e]) && !chained[e];
         chained[d] = b_view[d] && chained_accumulator(c, dot, yield, NULL) >= 0;
-        a_steps[d] = b_view[d] && from[0] && !a_view[d] && wgmma_count == 1;
+        a_steps[d] = b_view[d] && from[0] && !a_view[d] && wgmma_count == 1 &&
+                     tk_dtype_bits(operand_dtype(dot)) == 32;
         a_stays[d] = a_view[d] || (!from[0] && !inside_body(c, av) && body_arg(c, av) < 0) || earlier_waits ||
                      a_steps[d];
         chained[d] = chained[d] && a_stays[d];

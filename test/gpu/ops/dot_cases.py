@@ -741,6 +741,12 @@ PIPELINED = [
     ("tl.trans(B), i8, 8 warps", "i8", 128, 64, 300, 64, 8, 3, 304, 304, "0", "b_kmajor_trans"),
     ("A.T and tl.trans(B)", "bf16", 64, 64, 100, 32, 4, 3, 64, 112, "0.0", "a_mmajor_b_kmajor_trans"),
     ("A.T, tf32", "f32", 64, 32, 70, 32, 4, 3, 64, 32, "0.0", "a_mmajor_trans"),
+    # A M-major read back into wgmma's register A over many trips: tf32 a
+    # K step at a time in flight (step_groups), fp8 waited for in its trip
+    ("A.T and tl.trans(B), tf32, many trips", "f32", 64, 64, 1000, 32, 4, 3, 64, 1008, "0.0",
+     "a_mmajor_b_kmajor_trans"),
+    ("A.T and tl.trans(B), fp8, many trips", "f8e4m3", 64, 64, 1000, 64, 4, 3, 64, 1008, "0.0",
+     "a_mmajor_b_kmajor_trans"),
     # A computed in registers (-A) beside a pipelined B: wgmma takes A from
     # registers (mma.sync's fragments), as attention's P
     ("A in registers", "f16", 64, 64, 100, 32, 4, 3, 104, 64, "0.0", "a_negated"),
