@@ -141,8 +141,9 @@ static uint32_t uses(ws_ctx *c, const tk_tir_value *v) {
 
 /* Operand i of dot as a TMA-copied stage: a desc_load of this body's of a
  * descriptor parameter (or its tl.trans), read by the dot alone, whose
- * boxes fill a buffer wgmma reads. */
-static bool stageable(ws_ctx *c, tk_tir_op *dot, uint32_t i, ws_load *out) {
+ * boxes fill a buffer wgmma reads. *unreadable: all but the last (a
+ * 32- or 8-bit operand that is not K-contiguous). */
+static bool stageable(ws_ctx *c, tk_tir_op *dot, uint32_t i, ws_load *out, bool *unreadable) {
     tk_tir_value *v = dot->operands.data[i];
     tk_tir_op *trans = tir_is_transpose(v->def) ? v->def : NULL;
     tk_tir_op *load = trans ? trans->operands.data[0]->def : v->def;
@@ -153,8 +154,10 @@ static bool stageable(ws_ctx *c, tk_tir_op *dot, uint32_t i, ws_load *out) {
     uint32_t box[2], swizzle;
     if (!tir_tma_box(load->results.data[0]->type, trans != NULL, box, &swizzle)) return false;
     if (!tir_wgmma_reads(tir_elem(v->type)->dtype, i, tir_loaded_column_major(load, trans != NULL),
-                         tir_swizzle_for(v->type, tir_loaded_column_major(load, trans != NULL))))
+                         tir_swizzle_for(v->type, tir_loaded_column_major(load, trans != NULL)))) {
+        *unreadable = true;
         return false;
+    }
     *out = (ws_load){load, trans, dot, i, 0};
     return true;
 }
@@ -223,8 +226,16 @@ static bool collect_loads(ws_ctx *c) {
         if (!is_wgmma(op)) continue;
         for (uint32_t j = 0; j < 2; j++) {
             ws_load l;
-            if (stageable(c, op, j, &l)) {
+            bool unreadable = false;
+            if (stageable(c, op, j, &l, &unreadable)) {
                 tk_vec_push(c->arena, &c->loads, l);
+            } else if (unreadable) {
+                c->why = j ? "a dot in it reads a B that wgmma cannot read from shared memory as the descriptor lays "
+                             "it out: a 32- or 8-bit B must be K-contiguous (a descriptor of B^T, [N, K], and tl.trans "
+                             "of its load)"
+                           : "a dot in it reads an A that wgmma cannot read from shared memory as the descriptor lays "
+                             "it out: a 32- or 8-bit A must be K-contiguous";
+                return false;
             } else if (loaded_in(c, op->operands.data[j], body)) {
                 c->why = "a dot in it reads a load that is not one of a tensor descriptor parameter TMA can copy";
                 return false;
