@@ -187,26 +187,20 @@ static bool in_set(LLVMValueRef *set, uint32_t n, LLVMValueRef v) {
 
 /* the shared-memory reads a dot has moved; `before`: the last
  * instruction before the dot's own (NULL: the block's end), up to which
- * nothing may write memory */
+ * nothing may write memory; `loads`: plain ld.shared reads move too, not
+ * only ldmatrix (wgmma's steps) */
 typedef struct sink_set {
     LLVMValueRef *moved;
     uint32_t n, cap;
     LLVMValueRef before;
+    bool loads;
 } sink_set;
 
-/* Moves the shared-memory read (ldmatrix or ld.shared) that register
- * value reg comes from (with the extracts that split its result) to the
- * builder's position, once per dot: at the K step that reads it, so that
- * what is live is a step's fragments rather than the whole tile's, or
- * (wgmma) the step's wgmma starts before the next step's words are read.
- * Only within one block, when nothing has used the fragments yet and
- * nothing between the read and the dot may write memory; otherwise the
- * read stays where local_load put it. False where it stays. */
 /* the shared-memory read in this block that register value reg is
  * taken from (through extracts and bitcasts), or NULL */
-static LLVMValueRef shared_read_root(cg *c, LLVMValueRef reg) {
+static LLVMValueRef shared_read_root(cg *c, const sink_set *sunk, LLVMValueRef reg) {
     LLVMValueRef v = reg;
-    while (LLVMIsAInstruction(v) && !is_shared_read(v)) {
+    while (LLVMIsAInstruction(v) && !(sunk->loads ? is_shared_read(v) : is_ldmatrix(v))) {
         LLVMOpcode code = LLVMGetInstructionOpcode(v);
         if (code != LLVMExtractElement && code != LLVMBitCast && code != LLVMExtractValue) return NULL;
         v = LLVMGetOperand(v, 0);
@@ -215,8 +209,16 @@ static LLVMValueRef shared_read_root(cg *c, LLVMValueRef reg) {
     return v;
 }
 
+/* Moves the shared-memory read that register value reg comes from (with
+ * the extracts that split its result) to the builder's position, once
+ * per dot: at the K step that reads it, so that what is live is a step's
+ * fragments rather than the whole tile's, or (wgmma) the step's wgmma
+ * starts before the next step's words are read. Only within one block,
+ * when nothing has used the fragments yet and nothing between the read
+ * and the dot may write memory; otherwise the read stays where
+ * local_load put it. False where it stays. */
 static bool sink_shared_read(cg *c, sink_set *sunk, LLVMValueRef reg) {
-    LLVMValueRef v = shared_read_root(c, reg);
+    LLVMValueRef v = shared_read_root(c, sunk, reg);
     if (!v) return false;
     if (in_set(sunk->moved, sunk->n, v)) return true;
     if (sunk->n == sunk->cap) return false;
@@ -308,7 +310,7 @@ static void emit_mma_sync(cg *c, const tk_tir_op *op) {
      * 256x128x64. Smaller tiles keep their loads where they are: moved,
      * the H200 ran matmul 64x128x32 on mma.sync 4% slower. */
     uint32_t words = batch * (c_slice + (a_slice + b_slice) / k_width);
-    sink_set sunk = {TK_NEW_ARRAY(c->arena, LLVMValueRef, (av->n + bv->n) / 2), 0, (av->n + bv->n) / 2, NULL};
+    sink_set sunk = {TK_NEW_ARRAY(c->arena, LLVMValueRef, (av->n + bv->n) / 2), 0, (av->n + bv->n) / 2, NULL, false};
     for (uint32_t bi = 0; bi < batch; bi++)
         for (uint32_t ki = 0; ki < kt; ki++) {
             for (uint32_t mi = 0; mi < mt && words > 192; mi++)
@@ -549,8 +551,8 @@ static void emit_wgmma(cg *c, const tk_tir_op *op) {
     const cgval *av = a_regs ? cg_get(c, a) : NULL;
     LLVMValueRef *a_words = a_regs ? TK_NEW_ARRAY(c->arena, LLVMValueRef, (size_t)(av->n / k_width)) : NULL;
     bool step_groups = a_regs && !chunk && tk_tir_attr_int(op, "step_groups", 0);
-    sink_set sunk = {NULL, 0, 0, NULL};
-    if (step_groups) sunk = (sink_set){TK_NEW_ARRAY(c->arena, LLVMValueRef, av->n), 0, av->n, dot_start};
+    sink_set sunk = {NULL, 0, 0, NULL, true};
+    if (step_groups) sunk = (sink_set){TK_NEW_ARRAY(c->arena, LLVMValueRef, av->n), 0, av->n, dot_start, true};
     for (uint32_t w = 0; a_regs && !step_groups && w < av->n / k_width; w++) a_words[w] = a_word(c, av, w, k_width, NULL);
     if (!step_groups) cg_call(c, "llvm.nvvm.wgmma.fence.sync.aligned", c->t_void, NULL, 0);
     bool issued = false;
